@@ -1,0 +1,218 @@
+//! The shared vocabulary of the board: sizes, lines (column and the two diagonal
+//! directions) and the bitmaps that record which lines are taken.
+//!
+//! Rows and columns are 1-based as in the file formats. A queen at row `i`, column `j`
+//! of an `n`-board lies on column `j`, on D1 line `n + j - i` (1 ..= 2n-1) and on D2
+//! line `i + j` (2 ..= 2n).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The largest board the project handles: rows and columns must fit a `u32`.
+pub const MAX_N: u64 = u32::MAX as u64;
+
+/// Which family of lines a conflict is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LineKind {
+    /// Same column.
+    Column,
+    /// Same D1 diagonal (`n + j - i` constant).
+    D1,
+    /// Same D2 anti-diagonal (`i + j` constant).
+    D2,
+}
+
+impl std::fmt::Display for LineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LineKind::Column => "column",
+            LineKind::D1 => "D1 diagonal",
+            LineKind::D2 => "D2 diagonal",
+        })
+    }
+}
+
+/// One line of the board: a family and its index in that family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Line {
+    /// The family.
+    pub kind: LineKind,
+    /// Index: the column for [`LineKind::Column`], `n + j - i` for D1, `i + j` for D2.
+    pub index: u64,
+}
+
+/// The three lines through the square (`row`, `col`) of an `n`-board (all 1-based).
+#[inline]
+pub fn lines_through(n: u64, row: u64, col: u64) -> [Line; 3] {
+    [
+        Line {
+            kind: LineKind::Column,
+            index: col,
+        },
+        Line {
+            kind: LineKind::D1,
+            index: n + col - row,
+        },
+        Line {
+            kind: LineKind::D2,
+            index: row + col,
+        },
+    ]
+}
+
+/// A fixed-size bitmap that several threads set bits in at once.
+pub struct AtomicBitmap {
+    words: Vec<AtomicU64>,
+}
+
+impl AtomicBitmap {
+    /// A bitmap able to hold bits `0..bits`, all clear.
+    pub fn new(bits: u64) -> Self {
+        let words = bits.div_ceil(64) as usize;
+        AtomicBitmap {
+            words: (0..words).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Sets bit `i` and tells whether it was already set.
+    #[inline]
+    pub fn test_and_set(&self, i: u64) -> bool {
+        let word = &self.words[(i >> 6) as usize];
+        let mask = 1u64 << (i & 63);
+        // A plain load first: most bits are clear, and a load is much cheaper than a
+        // locked read-modify-write when the line is shared between cores.
+        if word.load(Ordering::Relaxed) & mask != 0 {
+            return true;
+        }
+        word.fetch_or(mask, Ordering::Relaxed) & mask != 0
+    }
+}
+
+/// A fixed-size bitmap used by one thread.
+#[derive(Clone)]
+pub struct Bitmap {
+    words: Vec<u64>,
+}
+
+impl Bitmap {
+    /// A bitmap able to hold bits `0..bits`, all clear.
+    pub fn new(bits: u64) -> Self {
+        Bitmap {
+            words: vec![0; bits.div_ceil(64) as usize],
+        }
+    }
+
+    /// Whether bit `i` is set.
+    #[inline]
+    pub fn get(&self, i: u64) -> bool {
+        self.words[(i >> 6) as usize] & (1 << (i & 63)) != 0
+    }
+
+    /// Sets bit `i` and tells whether it was already set.
+    #[inline]
+    pub fn test_and_set(&mut self, i: u64) -> bool {
+        let word = &mut self.words[(i >> 6) as usize];
+        let mask = 1u64 << (i & 63);
+        let was = *word & mask != 0;
+        *word |= mask;
+        was
+    }
+}
+
+/// The lines taken by the queens placed so far, one bitmap per family
+/// (about 0.63 bytes per row of the board: n + 2n + 2n bits).
+pub struct LineBitmaps<B> {
+    /// Board size.
+    pub n: u64,
+    /// Columns 1..=n.
+    pub columns: B,
+    /// D1 lines 1..=2n-1.
+    pub d1: B,
+    /// D2 lines 2..=2n.
+    pub d2: B,
+}
+
+impl LineBitmaps<AtomicBitmap> {
+    /// Empty shared bitmaps for an `n`-board.
+    pub fn new_atomic(n: u64) -> Self {
+        LineBitmaps {
+            n,
+            columns: AtomicBitmap::new(n + 1),
+            d1: AtomicBitmap::new(2 * n + 1),
+            d2: AtomicBitmap::new(2 * n + 1),
+        }
+    }
+
+    /// Marks the lines of a queen at (`row`, `col`); returns how many of them were taken already.
+    #[inline]
+    pub fn place(&self, row: u64, col: u64) -> u32 {
+        self.columns.test_and_set(col) as u32
+            + self.d1.test_and_set(self.n + col - row) as u32
+            + self.d2.test_and_set(row + col) as u32
+    }
+}
+
+impl LineBitmaps<Bitmap> {
+    /// Empty single-thread bitmaps for an `n`-board.
+    pub fn new(n: u64) -> Self {
+        LineBitmaps {
+            n,
+            columns: Bitmap::new(n + 1),
+            d1: Bitmap::new(2 * n + 1),
+            d2: Bitmap::new(2 * n + 1),
+        }
+    }
+
+    /// Marks `line`; tells whether it was taken already.
+    #[inline]
+    pub fn take(&mut self, line: Line) -> bool {
+        match line.kind {
+            LineKind::Column => self.columns.test_and_set(line.index),
+            LineKind::D1 => self.d1.test_and_set(line.index),
+            LineKind::D2 => self.d2.test_and_set(line.index),
+        }
+    }
+
+    /// Whether the square (`row`, `col`) is attacked by no queen marked so far.
+    #[inline]
+    pub fn is_free(&self, row: u64, col: u64) -> bool {
+        !self.columns.get(col) && !self.d1.get(self.n + col - row) && !self.d2.get(row + col)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_through_uses_the_documented_indices() {
+        let [c, d1, d2] = lines_through(8, 3, 5);
+        assert_eq!(c.index, 5);
+        assert_eq!(d1.index, 8 + 5 - 3);
+        assert_eq!(d2.index, 3 + 5);
+    }
+
+    #[test]
+    fn atomic_place_counts_taken_lines() {
+        let b = LineBitmaps::new_atomic(8);
+        assert_eq!(b.place(1, 1), 0);
+        assert_eq!(b.place(2, 2), 1); // same D1
+        assert_eq!(b.place(3, 1), 2); // same column as (1,1), same D2 as (2,2)
+        assert_eq!(b.place(4, 1), 1); // same column only
+        assert_eq!(b.place(8, 8), 1); // same D1 as (1,1)
+    }
+
+    #[test]
+    fn bitmap_extremes() {
+        // The extreme indices of every family fit the bitmaps.
+        let n = 5;
+        for (row, col) in [(n, 1), (1, n), (1, 1), (n, n)] {
+            let mut b = LineBitmaps::new(n);
+            for line in lines_through(n, row, col) {
+                assert!(!b.take(line));
+                assert!(b.take(line));
+            }
+            assert!(!b.is_free(row, col));
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! `nqueens generate solution|composition`
+
+use super::{Error, exit};
+use crate::format::{Encoding, Input, OutputFormat, RowWriter, nqb::DEFAULT_FRAME_ROWS};
+use crate::generate::{check_solvable, write_constructed_solution, write_random_composition};
+use crate::verify::{Requirements, Verdict, verify};
+use std::path::{Path, PathBuf};
+
+/// What to generate.
+#[derive(clap::Subcommand, Debug)]
+pub enum Command {
+    /// A solution for an n-board (explicit construction, O(n), streamed to disk).
+    Solution(SolutionArgs),
+    /// A composition keeping a random subset of a file's queens.
+    Composition(CompositionArgs),
+}
+
+/// Where and how to write.
+#[derive(clap::Args, Debug)]
+pub struct OutputArgs {
+    /// Output file; without it, text on standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Output encoding; by default from the extension (.txt/.csv text, .zst/.nqbz NQB zstd,
+    /// anything else NQB raw).
+    #[arg(long, value_enum)]
+    encoding: Option<EncodingArg>,
+}
+
+/// The `--encoding` choices.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum EncodingArg {
+    /// NQB, one little-endian u32 per row.
+    Raw,
+    /// NQB, zstd seekable frames.
+    Zstd,
+    /// One value per line.
+    Text,
+}
+
+/// Arguments of `generate solution`.
+#[derive(clap::Args, Debug)]
+pub struct SolutionArgs {
+    /// Board size (1 or at least 4).
+    #[arg(long)]
+    n: u64,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+/// Arguments of `generate composition`.
+#[derive(clap::Args, Debug)]
+pub struct CompositionArgs {
+    /// The solution (or composition) whose queens are sampled.
+    #[arg(long, value_name = "SOLUTION")]
+    from: PathBuf,
+    /// Queens to keep; default uniform in 1..k-1 (the seed paper's protocol).
+    #[arg(long)]
+    k: Option<u64>,
+    /// Seed of every random choice; default a fresh one, printed on standard error.
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+/// Runs `generate`.
+pub fn run(cmd: Command) -> Result<i32, Error> {
+    match cmd {
+        Command::Solution(a) => {
+            check_solvable(a.n)?;
+            with_output(&a.out, a.n, |w| {
+                write_constructed_solution(a.n, w).map(|_| ())
+            })
+        }
+        Command::Composition(a) => {
+            let source = Input::open(&a.from)?;
+            let report = verify(&source, Requirements::default())?;
+            if report.verdict == Verdict::Invalid {
+                return Err(Error::Usage(format!(
+                    "{}: not a valid composition (run `nqueens verify` for details)",
+                    a.from.display()
+                )));
+            }
+            let seed = a.seed.unwrap_or_else(rand::random);
+            let mut kept = 0;
+            let code = with_output(&a.out, source.n(), |w| {
+                kept = write_random_composition(&source, report.k, a.k, seed, w)?;
+                Ok(())
+            })?;
+            eprintln!(
+                "kept {kept} of {} queens of {} (seed {seed})",
+                report.k,
+                a.from.display()
+            );
+            Ok(code)
+        }
+    }
+}
+
+fn with_output(
+    out: &OutputArgs,
+    n: u64,
+    body: impl FnOnce(&mut RowWriter) -> Result<(), crate::generate::GenerateError>,
+) -> Result<i32, Error> {
+    let dest: PathBuf = match &out.output {
+        Some(p) => p.clone(),
+        None => {
+            // Standard output: write text through a temporary file in memory-sized pieces.
+            let tmp = tempfile::tempdir().map_err(|e| {
+                Error::Format(crate::format::FormatError::new(
+                    Path::new("(temporary directory)"),
+                    crate::format::Problem::Write(e),
+                ))
+            })?;
+            let p = tmp.path().join("out.txt");
+            let mut w = RowWriter::create(&p, n, OutputFormat::Text)?;
+            body(&mut w)?;
+            w.finish()?;
+            let mut f = std::fs::File::open(&p).map_err(|e| {
+                Error::Format(crate::format::FormatError::new(
+                    &p,
+                    crate::format::Problem::Read(e),
+                ))
+            })?;
+            std::io::copy(&mut f, &mut std::io::stdout().lock()).map_err(|e| {
+                Error::Format(crate::format::FormatError::new(
+                    Path::new("(standard output)"),
+                    crate::format::Problem::Write(e),
+                ))
+            })?;
+            return Ok(exit::OK);
+        }
+    };
+    let format = match out.encoding {
+        None => OutputFormat::from_path(&dest),
+        Some(EncodingArg::Raw) => OutputFormat::Nqb(Encoding::Raw),
+        Some(EncodingArg::Zstd) => OutputFormat::Nqb(Encoding::Zstd {
+            frame_rows: DEFAULT_FRAME_ROWS,
+        }),
+        Some(EncodingArg::Text) => OutputFormat::Text,
+    };
+    let mut w = RowWriter::create(&dest, n, format)?;
+    body(&mut w)?;
+    w.finish()?;
+    Ok(exit::OK)
+}

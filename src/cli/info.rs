@@ -1,0 +1,91 @@
+//! `nqueens info FILE`
+
+use super::{Error, exit, print_json};
+use crate::format::{Encoding, Input};
+use crate::verify::{Requirements, verify};
+use std::path::PathBuf;
+
+/// Arguments of `info`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The file to describe.
+    file: PathBuf,
+    /// One JSON object on standard output.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `info`: the header as stored, then the checksum and queen count as computed.
+pub fn run(args: Args) -> Result<i32, Error> {
+    let input = Input::open(&args.file)?;
+    let file_size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
+    let n = input.n();
+    let mut v = serde_json::json!({
+        "file": args.file.display().to_string(),
+        "format": input.format_name(),
+        "n": n,
+        "file_size": file_size,
+        "payload_bytes": 4 * n,
+    });
+    if let Some(h) = input.header() {
+        v["version"] = crate::format::nqb::VERSION.into();
+        v["k"] = h.k.into();
+        v["checksum"] = format!("{:#018x}", h.payload_checksum).into();
+    }
+    if let Some(encoding) = input.encoding() {
+        v["encoding"] = encoding.to_string().into();
+        if let Encoding::Zstd { frame_rows } = encoding {
+            v["frame_rows"] = frame_rows.into();
+            v["frames"] = n.div_ceil(frame_rows).into();
+        }
+    }
+    // Reading the payload checks the checksum and the queen count; a mismatch is an error.
+    let report = match verify(&input, Requirements::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            v["checksum_status"] = format!("error: {}", e.problem).into();
+            emit(&v, args.json);
+            return Err(e.into());
+        }
+    };
+    v["k"] = report.k.into();
+    v["checksum_status"] = if report.checksum_verified {
+        "ok"
+    } else {
+        "none"
+    }
+    .into();
+    v["valid"] = (report.verdict != crate::verify::Verdict::Invalid).into();
+    emit(&v, args.json);
+    Ok(exit::OK)
+}
+
+fn emit(v: &serde_json::Value, json: bool) {
+    if json {
+        print_json(v);
+        return;
+    }
+    let get = |k: &str| {
+        v.get(k)
+            .map(|x| x.to_string().trim_matches('"').to_string())
+    };
+    for (label, key) in [
+        ("file", "file"),
+        ("format", "format"),
+        ("version", "version"),
+        ("encoding", "encoding"),
+        ("frame rows", "frame_rows"),
+        ("frames", "frames"),
+        ("n", "n"),
+        ("k (queens)", "k"),
+        ("file size", "file_size"),
+        ("payload bytes", "payload_bytes"),
+        ("checksum", "checksum"),
+        ("checksum status", "checksum_status"),
+        ("valid composition", "valid"),
+    ] {
+        if let Some(value) = get(key) {
+            println!("{label:<18}{value}");
+        }
+    }
+}

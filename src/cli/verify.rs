@@ -1,0 +1,145 @@
+//! `nqueens verify FILE...`
+
+use super::{Error, exit, print_json};
+use crate::format::{FormatError, Input};
+use crate::verify::{Report, Requirements, Verdict, verify};
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// Files of at most this many bytes are verified several at a time; larger ones one at a
+/// time (each with all threads), so that at most one large set of bitmaps is in memory.
+const SMALL_FILE: u64 = 64 << 20;
+
+/// Arguments of `verify`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = super::EXIT_CODES)]
+pub struct Args {
+    /// Files to check (NQB raw or zstd, or text).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// One JSON object per file on standard output.
+    #[arg(long)]
+    json: bool,
+    /// Count a valid composition that is not a full solution as a failure.
+    #[arg(long)]
+    require_complete: bool,
+    /// Every queen of this composition must be kept by each file.
+    #[arg(long, value_name = "COMPOSITION")]
+    base: Option<PathBuf>,
+}
+
+/// Runs `verify`.
+pub fn run(args: Args) -> Result<i32, Error> {
+    let base = args.base.as_deref().map(Input::open).transpose()?;
+    let req = Requirements {
+        complete: args.require_complete,
+        base: base.as_ref(),
+    };
+    let check = |path: &PathBuf| Input::open(path).and_then(|input| verify(&input, req));
+    let mut code = exit::OK;
+    let mut i = 0;
+    while i < args.files.len() {
+        // A run of consecutive small files goes in parallel; a large file alone.
+        let mut j = i;
+        while j < args.files.len() && is_small(&args.files[j]) {
+            j += 1;
+        }
+        let results: Vec<_> = if j > i {
+            args.files[i..j].par_iter().map(check).collect()
+        } else {
+            j = i + 1;
+            vec![check(&args.files[i])]
+        };
+        for (path, result) in args.files[i..j].iter().zip(results) {
+            code = code.max(print_result(path, &result, args.json));
+        }
+        i = j;
+    }
+    Ok(code)
+}
+
+fn is_small(path: &PathBuf) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() <= SMALL_FILE)
+}
+
+fn print_result(path: &std::path::Path, result: &Result<Report, FormatError>, json: bool) -> i32 {
+    let file = path.display().to_string();
+    match result {
+        Err(e) => {
+            if json {
+                print_json(
+                    &serde_json::json!({"file": file, "status": "error", "error": e.problem.to_string()}),
+                );
+            }
+            eprintln!("nqueens: {e}");
+            exit::ERROR
+        }
+        Ok(r) => {
+            if json {
+                let mut v = serde_json::to_value(r).expect("reports serialize");
+                v["file"] = file.into();
+                v["status"] = serde_json::to_value(&r.verdict).expect("verdicts serialize");
+                print_json(&v);
+            } else {
+                print_human(&file, r);
+            }
+            match r.verdict {
+                Verdict::Solution | Verdict::Composition => exit::OK,
+                Verdict::Incomplete | Verdict::Invalid => exit::INVALID,
+            }
+        }
+    }
+}
+
+fn print_human(file: &str, r: &Report) {
+    match r.verdict {
+        Verdict::Solution => println!("{file}: VALID SOLUTION (n = {})", r.n),
+        Verdict::Composition => println!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n),
+        Verdict::Incomplete => println!(
+            "{file}: INCOMPLETE: valid composition with {} of {} queens, a solution was required",
+            r.k, r.n
+        ),
+        Verdict::Invalid => {
+            let mut what = Vec::new();
+            if r.conflict_count > 0 {
+                what.push(format!("{} conflicts", r.conflict_count));
+            }
+            if r.out_of_range_count > 0 {
+                what.push(format!("{} values out of range", r.out_of_range_count));
+            }
+            if r.base_violation_count > 0 {
+                what.push(format!("{} base queens not kept", r.base_violation_count));
+            }
+            println!(
+                "{file}: INVALID ({}; n = {}, k = {})",
+                what.join(", "),
+                r.n,
+                r.k
+            );
+            for c in &r.conflicts {
+                println!(
+                    "  rows {} and {} share a {}: row {} column {}, row {} column {}",
+                    c.first.0, c.second.0, c.kind, c.first.0, c.first.1, c.second.0, c.second.1
+                );
+            }
+            for o in &r.out_of_range {
+                println!(
+                    "  row {}: value {} is not a column in 1..={}",
+                    o.row, o.value, r.n
+                );
+            }
+            for b in &r.base_violations {
+                println!(
+                    "  row {}: the base has a queen in column {}, this file has {}",
+                    b.row,
+                    b.base,
+                    if b.found == 0 {
+                        "none".to_string()
+                    } else {
+                        format!("column {}", b.found)
+                    }
+                );
+            }
+        }
+    }
+}

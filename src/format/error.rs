@@ -1,0 +1,137 @@
+//! The one error type of the format layer: which file, and what is wrong with it.
+
+use std::path::{Path, PathBuf};
+
+/// A file that could not be read or written, with the reason.
+///
+/// Displayed as one line, `FILE: problem`, ready for the user.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}", path.display())]
+pub struct FormatError {
+    /// The file concerned.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub problem: Problem,
+}
+
+impl FormatError {
+    /// An error about `path`.
+    pub fn new(path: &Path, problem: Problem) -> Self {
+        FormatError {
+            path: path.to_path_buf(),
+            problem,
+        }
+    }
+}
+
+/// What can be wrong with an input or output file.
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    /// The file could not be opened (missing, no permission, ...).
+    #[error("cannot open: {0}")]
+    Open(std::io::Error),
+    /// A directory was given where a file was expected.
+    #[error("is a directory, not a file")]
+    Directory,
+    /// Zero bytes.
+    #[error("empty file")]
+    Empty,
+    /// The content is none of the formats this build reads.
+    #[error("unrecognized format (first bytes {0}): expected NQB, NQB+zstd or text")]
+    Unrecognized(String),
+    /// The file is shorter than its header.
+    #[error("truncated header: {got} of {need} bytes")]
+    TruncatedHeader {
+        /// Bytes present.
+        got: u64,
+        /// Bytes the header needs.
+        need: u64,
+    },
+    /// The first bytes are not the NQB magic.
+    #[error("bad magic bytes {0} at offset 0: not an NQB file")]
+    BadMagic(String),
+    /// A version this build does not read.
+    #[error("unsupported NQB version {0} at offset 8 (this build reads version 1)")]
+    Version(u16),
+    /// An unknown payload encoding code.
+    #[error("unknown payload encoding {0} at offset 10")]
+    Encoding(u16),
+    /// The header's own checksum does not match.
+    #[error("header checksum mismatch at offset 56: the header is corrupt")]
+    HeaderChecksum,
+    /// n = 0.
+    #[error("n = 0 at offset 16: a board has at least one row")]
+    ZeroN,
+    /// n beyond the supported range.
+    #[error("n = {0} is too large: the largest supported board is n = 4294967295")]
+    TooLarge(u64),
+    /// The header is inconsistent in itself (k > n, bad frame size, ...).
+    #[error("bad header: {0}")]
+    BadHeader(String),
+    /// The payload size disagrees with n.
+    #[error("payload is {actual} bytes from offset {offset}, but n = {n} needs {expected}")]
+    PayloadSize {
+        /// Offset of the payload.
+        offset: u64,
+        /// Bytes present.
+        actual: u64,
+        /// Bytes needed.
+        expected: u64,
+        /// Board size from the header.
+        n: u64,
+    },
+    /// The payload checksum does not match the header.
+    #[error(
+        "payload checksum mismatch: header says {stored:#018x}, payload hashes to {computed:#018x}"
+    )]
+    Checksum {
+        /// Stored in the header.
+        stored: u64,
+        /// Computed from the payload.
+        computed: u64,
+    },
+    /// The header's queen count disagrees with the payload.
+    #[error("header says k = {declared} queens but the payload holds {counted}")]
+    QueenCount {
+        /// From the header.
+        declared: u64,
+        /// Counted.
+        counted: u64,
+    },
+    /// The zstd seek table is missing or inconsistent.
+    #[error("bad zstd seek table: {0}")]
+    SeekTable(String),
+    /// One compressed frame does not decode.
+    #[error(
+        "corrupt zstd frame {frame} (rows {first_row}..={last_row}) at byte offset {offset}: {detail}"
+    )]
+    CorruptFrame {
+        /// Frame index in the seek table (0 is the header frame).
+        frame: u64,
+        /// First row (1-based) the frame holds.
+        first_row: u64,
+        /// Last row (1-based) the frame holds.
+        last_row: u64,
+        /// Byte offset of the frame in the file.
+        offset: u64,
+        /// What the decoder said.
+        detail: String,
+    },
+    /// A text file with something that is not a row value.
+    #[error("line {line}: {detail}")]
+    Text {
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Two files that must describe the same board do not.
+    #[error("{0}")]
+    Mismatch(String),
+    /// Reading failed part way.
+    #[error("read error: {0}")]
+    Read(std::io::Error),
+    /// The output could not be created or written.
+    #[error("cannot write: {0}")]
+    Write(std::io::Error),
+}

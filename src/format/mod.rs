@@ -1,0 +1,285 @@
+//! Every file format behind one interface: [`Input::open`] recognises a file by its
+//! content (then its extension) and reads it by segments; [`RowWriter`] writes any output
+//! format atomically.
+
+mod error;
+pub mod nqb;
+mod output;
+pub mod text;
+
+pub use error::{FormatError, Problem};
+pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
+pub use output::AtomicFile;
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// An opened composition or solution file, read segment by segment.
+pub enum Input {
+    /// An NQB file, raw or compressed, memory-mapped.
+    Nqb(NqbFile),
+    /// A small file parsed into memory (text), held as little-endian row bytes.
+    Memory {
+        /// Where it came from.
+        path: PathBuf,
+        /// Format name for reports.
+        format: &'static str,
+        /// Payload as little-endian `u32` rows.
+        bytes: Vec<u8>,
+    },
+}
+
+/// Rows per segment of in-memory inputs.
+const MEMORY_SEGMENT_ROWS: u64 = nqb::DEFAULT_FRAME_ROWS;
+
+impl Input {
+    /// Opens `path`, detecting the format from its first bytes, then its extension.
+    pub fn open(path: &Path) -> Result<Input, FormatError> {
+        let fail = |p| FormatError::new(path, p);
+        let meta = std::fs::metadata(path).map_err(|e| fail(Problem::Open(e)))?;
+        if meta.is_dir() {
+            return Err(fail(Problem::Directory));
+        }
+        let mut file = File::open(path).map_err(|e| fail(Problem::Open(e)))?;
+        let mut head = [0u8; 512];
+        let got = read_up_to(&mut file, &mut head).map_err(|e| fail(Problem::Read(e)))?;
+        let head = &head[..got];
+        if head.is_empty() {
+            return Err(fail(Problem::Empty));
+        }
+        if nqb::sniff(head) {
+            return Ok(Input::Nqb(NqbFile::open(path, &file)?));
+        }
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz")) {
+            return Err(fail(Problem::BadMagic(hex(&head[..head.len().min(8)]))));
+        }
+        if head
+            .iter()
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace() || b >= 0x80)
+        {
+            let mut text = head.to_vec();
+            file.read_to_end(&mut text)
+                .map_err(|e| fail(Problem::Read(e)))?;
+            let rows = text::parse(path, &text)?;
+            return Self::from_rows(path, "text", &rows);
+        }
+        Err(fail(Problem::Unrecognized(hex(&head[..head.len().min(8)]))))
+    }
+
+    /// An input held in memory, for formats parsed whole.
+    pub fn from_rows(
+        path: &Path,
+        format: &'static str,
+        rows: &[u32],
+    ) -> Result<Input, FormatError> {
+        if rows.len() as u64 > crate::board::MAX_N {
+            return Err(FormatError::new(path, Problem::TooLarge(rows.len() as u64)));
+        }
+        let bytes = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Ok(Input::Memory {
+            path: path.to_path_buf(),
+            format,
+            bytes,
+        })
+    }
+
+    /// The file this input was read from.
+    pub fn path(&self) -> &Path {
+        match self {
+            Input::Nqb(f) => f.path(),
+            Input::Memory { path, .. } => path,
+        }
+    }
+
+    /// Board size.
+    pub fn n(&self) -> u64 {
+        match self {
+            Input::Nqb(f) => f.header().n,
+            Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
+        }
+    }
+
+    /// The NQB header, when the input has one.
+    pub fn header(&self) -> Option<&Header> {
+        match self {
+            Input::Nqb(f) => Some(f.header()),
+            Input::Memory { .. } => None,
+        }
+    }
+
+    /// How an NQB input stores its rows.
+    pub fn encoding(&self) -> Option<Encoding> {
+        match self {
+            Input::Nqb(f) => Some(f.encoding()),
+            Input::Memory { .. } => None,
+        }
+    }
+
+    /// A short name of the format and encoding, e.g. `NQB raw`, `NQB zstd`, `text`.
+    pub fn format_name(&self) -> String {
+        match self {
+            Input::Nqb(f) => format!("NQB {}", f.encoding()),
+            Input::Memory { format, .. } => format.to_string(),
+        }
+    }
+
+    /// Rows per segment; every segment but the last has this many.
+    pub fn segment_rows(&self) -> u64 {
+        match self {
+            Input::Nqb(f) => f.segment_rows(),
+            Input::Memory { .. } => MEMORY_SEGMENT_ROWS,
+        }
+    }
+
+    /// Number of segments.
+    pub fn segment_count(&self) -> u64 {
+        self.n().div_ceil(self.segment_rows())
+    }
+
+    /// The little-endian row bytes of segment `i`, borrowed where possible, else decoded
+    /// into `scratch`.
+    pub fn segment<'a>(
+        &'a self,
+        i: u64,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8], FormatError> {
+        match self {
+            Input::Nqb(f) => f.segment(i, scratch),
+            Input::Memory { bytes, .. } => {
+                let seg = MEMORY_SEGMENT_ROWS as usize * 4;
+                let start = i as usize * seg;
+                Ok(&bytes[start..(start + seg).min(bytes.len())])
+            }
+        }
+    }
+
+    /// Rows `first .. first + out.len()` (0-based) into `out`, through a one-segment cache
+    /// that the caller keeps between calls.
+    pub fn read_rows(
+        &self,
+        first: u64,
+        out: &mut [u32],
+        cache: &mut SegmentCache,
+    ) -> Result<(), FormatError> {
+        let seg = self.segment_rows();
+        let mut row = first;
+        let mut done = 0;
+        while done < out.len() {
+            let s = row / seg;
+            if cache.index != Some(s) {
+                let mut scratch = Vec::new();
+                let bytes = self.segment(s, &mut scratch)?;
+                cache.rows = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                cache.index = Some(s);
+            }
+            let offset = (row - s * seg) as usize;
+            let take = (cache.rows.len() - offset).min(out.len() - done);
+            out[done..done + take].copy_from_slice(&cache.rows[offset..offset + take]);
+            done += take;
+            row += take as u64;
+        }
+        Ok(())
+    }
+
+    /// All rows in memory: for small boards and tests only.
+    pub fn to_vec(&self) -> Result<Vec<u32>, FormatError> {
+        let mut rows = vec![0; self.n() as usize];
+        self.read_rows(0, &mut rows, &mut SegmentCache::default())?;
+        Ok(rows)
+    }
+}
+
+/// The last segment decoded by [`Input::read_rows`].
+#[derive(Default)]
+pub struct SegmentCache {
+    index: Option<u64>,
+    rows: Vec<u32>,
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..])? {
+            0 => break,
+            r => got += r,
+        }
+    }
+    Ok(got)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The formats a composition can be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// NQB with the given encoding.
+    Nqb(Encoding),
+    /// One value per line.
+    Text,
+}
+
+impl OutputFormat {
+    /// The format a path's extension asks for: `.txt`, `.csv`, `.dat` give text, `.zst` and
+    /// `.nqbz` compressed NQB, anything else raw NQB.
+    pub fn from_path(path: &Path) -> OutputFormat {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("txt" | "csv" | "dat") => OutputFormat::Text,
+            Some("zst" | "nqbz") => OutputFormat::Nqb(Encoding::Zstd {
+                frame_rows: nqb::DEFAULT_FRAME_ROWS,
+            }),
+            _ => OutputFormat::Nqb(Encoding::Raw),
+        }
+    }
+}
+
+/// A composition being written in any output format; the file appears only on `finish`.
+pub enum RowWriter {
+    /// NQB output.
+    Nqb(Box<NqbWriter>),
+    /// Text output.
+    Text(text::TextWriter),
+}
+
+impl RowWriter {
+    /// Starts writing an `n`-row composition to `dest`.
+    pub fn create(dest: &Path, n: u64, format: OutputFormat) -> Result<Self, FormatError> {
+        Ok(match format {
+            OutputFormat::Nqb(e) => RowWriter::Nqb(Box::new(NqbWriter::create(dest, n, e)?)),
+            OutputFormat::Text => RowWriter::Text(text::TextWriter::create(dest)?),
+        })
+    }
+
+    /// Appends rows.
+    pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
+        match self {
+            RowWriter::Nqb(w) => w.write_rows(rows),
+            RowWriter::Text(w) => w.write_rows(rows),
+        }
+    }
+
+    /// Completes the file and moves it into place.
+    pub fn finish(self) -> Result<(), FormatError> {
+        match self {
+            RowWriter::Nqb(w) => w.finish().map(|_| ()),
+            RowWriter::Text(w) => w.finish(),
+        }
+    }
+}

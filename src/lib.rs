@@ -1,0 +1,11 @@
+//! nqueens: n-queens compositions and solutions at every scale.
+//!
+//! The library reads and writes the project's file formats ([`format`]), checks
+//! compositions and solutions ([`verify`]) and builds solutions and compositions
+//! ([`generate`]). The `nqueens` binary is a thin layer over it ([`cli`]).
+
+pub mod board;
+pub mod cli;
+pub mod format;
+pub mod generate;
+pub mod verify;

@@ -1,0 +1,13 @@
+use clap::Parser;
+
+fn main() {
+    let cli = nqueens::cli::Cli::parse();
+    let code = match nqueens::cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("nqueens: {e}");
+            e.exit_code()
+        }
+    };
+    std::process::exit(code);
+}
