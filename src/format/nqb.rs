@@ -578,8 +578,10 @@ impl NqbWriter {
     /// Compresses whole frames in parallel and appends them in order: the output bytes do
     /// not depend on the number of threads.
     fn compress_frames(&mut self, bytes: &[u8], frame_rows: u64) -> Result<(), FormatError> {
+        /// One compressed frame, the checksum blocks of its rows, and its raw length.
+        type Compressed = (Vec<u8>, Vec<u64>, usize);
         let level = self.level;
-        let results: Vec<Result<(Vec<u8>, Vec<u64>, usize), std::io::Error>> = bytes
+        let results: Vec<std::io::Result<Compressed>> = bytes
             .par_chunks(4 * frame_rows as usize)
             .map(|raw| {
                 let mut c = zstd::bulk::Compressor::new(level)?;
