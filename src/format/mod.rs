@@ -158,6 +158,14 @@ impl Input {
         }
     }
 
+    /// Tells the input that segment `i` will not be read again soon (see
+    /// [`NqbFile::release`]); a no-op for inputs held in memory.
+    pub fn release(&self, i: u64) {
+        if let Input::Nqb(f) = self {
+            f.release(i);
+        }
+    }
+
     /// Rows `first .. first + out.len()` (0-based) into `out`, through a one-segment cache
     /// that the caller keeps between calls.
     pub fn read_rows(

@@ -405,6 +405,36 @@ impl NqbFile {
         }
     }
 
+    /// Drops this process's mapping of the pages wholly inside segment `i`'s stored bytes,
+    /// so that the resident set of a pass over a huge file stays bounded. The data stays in
+    /// the page cache and the file is unchanged; a later read maps the same bytes again.
+    pub fn release(&self, i: u64) {
+        let (start, len) = match &self.layout {
+            Layout::Raw => {
+                let seg = self.segment_rows();
+                let first = i * seg;
+                let rows = seg.min(self.header.n - first);
+                (HEADER_LEN as u64 + 4 * first, 4 * rows)
+            }
+            Layout::Zstd(frames) => (frames[i as usize].offset, frames[i as usize].len),
+        };
+        let page = 4096;
+        let (from, to) = (start.next_multiple_of(page), (start + len) / page * page);
+        if to > from {
+            #[cfg(unix)]
+            // SAFETY: the map is a read-only shared mapping of a file: MADV_DONTNEED only
+            // drops page-table entries, and later accesses read the same file bytes back, so
+            // no reference ever observes changed data.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    from as usize,
+                    (to - from) as usize,
+                )
+            };
+        }
+    }
+
     /// Number of compressed row frames (0 for raw files).
     pub fn frame_count(&self) -> u64 {
         match &self.layout {

@@ -138,7 +138,9 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
                     }
                     None => None,
                 };
-                Ok(scan_segment(&lines, first, bytes, base))
+                let findings = scan_segment(&lines, first, bytes, base);
+                input.release(s);
+                Ok(findings)
             },
         )
         .collect::<Result<_, FormatError>>()?;
@@ -282,6 +284,7 @@ pub fn first_conflicts(input: &Input) -> Result<Vec<Conflict>, FormatError> {
                 break 'scan;
             }
         }
+        input.release(s);
     }
     found.truncate(REPORTED);
     drop(lines);
@@ -307,6 +310,7 @@ pub fn first_conflicts(input: &Input) -> Result<Vec<Conflict>, FormatError> {
                     }
                 }
             }
+            input.release(s);
             Ok(first)
         })
         .collect::<Result<_, FormatError>>()?;

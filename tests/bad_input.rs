@@ -1,0 +1,274 @@
+//! Every kind of bad input gets one line naming the file and the problem, exit code 2,
+//! no panic, the input untouched and no output file left behind.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+/// Runs `verify` and `info` on `path` and checks the error contract; returns the message.
+fn rejected(path: &Path, needle: &str) -> String {
+    let before = std::fs::read(path).ok();
+    for cmd in ["verify", "info"] {
+        let (code, _, err) = run(&[cmd, path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{cmd} {}: {err}", path.display());
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "one line expected: {err}");
+        assert!(lines[0].starts_with("nqueens: "), "{err}");
+        assert!(
+            lines[0].contains(&path.display().to_string()),
+            "names the file: {err}"
+        );
+        assert!(lines[0].contains(needle), "expected {needle:?} in {err}");
+        assert!(!err.contains("panicked"));
+    }
+    assert_eq!(std::fs::read(path).ok(), before, "input modified");
+    let (_, err) = {
+        let (c, _, e) = run(&["verify", path.to_str().unwrap()]);
+        (c, e)
+    };
+    err
+}
+
+fn valid_raw(dir: &Path) -> Vec<u8> {
+    let p = dir.join("ok.nqb");
+    write_raw_nqb(&p, 8, &[1, 5, 8, 6, 3, 7, 2, 4]);
+    std::fs::read(p).unwrap()
+}
+
+#[test]
+fn empty_file() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("empty.nqb");
+    std::fs::write(&p, b"").unwrap();
+    rejected(&p, "empty file");
+}
+
+#[test]
+fn truncated_header() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("t.nqb");
+    std::fs::write(&p, &valid_raw(d.path())[..20]).unwrap();
+    rejected(&p, "truncated header: 20 of 64 bytes");
+}
+
+#[test]
+fn bad_magic() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("m.nqb");
+    let mut b = valid_raw(d.path());
+    b[1] = b'X';
+    std::fs::write(&p, &b).unwrap();
+    rejected(&p, "bad magic");
+}
+
+#[test]
+fn unknown_version() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("v.nqb");
+    let mut b = valid_raw(d.path());
+    b[8] = 9;
+    reseal_header(&mut b);
+    std::fs::write(&p, &b).unwrap();
+    rejected(&p, "unsupported NQB version 9");
+}
+
+#[test]
+fn n_zero_and_n_too_large() {
+    let d = tempfile::tempdir().unwrap();
+    for (n, needle) in [(0u64, "n = 0"), (1 << 32, "too large")] {
+        let p = d.path().join(format!("n{n}.nqb"));
+        let mut b = valid_raw(d.path());
+        b[16..24].copy_from_slice(&n.to_le_bytes());
+        b[24..32].copy_from_slice(&0u64.to_le_bytes());
+        reseal_header(&mut b);
+        std::fs::write(&p, &b).unwrap();
+        rejected(&p, needle);
+    }
+}
+
+#[test]
+fn payload_shorter_or_longer() {
+    let d = tempfile::tempdir().unwrap();
+    let b = valid_raw(d.path());
+    let short = d.path().join("short.nqb");
+    std::fs::write(&short, &b[..b.len() - 4]).unwrap();
+    rejected(
+        &short,
+        "payload is 28 bytes from offset 64, but n = 8 needs 32",
+    );
+    let long = d.path().join("long.nqb");
+    let mut l = b.clone();
+    l.extend_from_slice(&[0, 0, 0, 0]);
+    std::fs::write(&long, &l).unwrap();
+    rejected(&long, "payload is 36 bytes");
+}
+
+#[test]
+fn checksum_mismatch() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("c.nqb");
+    let mut b = valid_raw(d.path());
+    // Swap two rows: still a valid solution, but not the payload the header describes.
+    b.swap(64, 68);
+    std::fs::write(&p, &b).unwrap();
+    rejected(&p, "payload checksum mismatch");
+}
+
+#[test]
+fn header_field_edited_without_resealing() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("h.nqb");
+    let mut b = valid_raw(d.path());
+    b[24] = 3; // k
+    std::fs::write(&p, &b).unwrap();
+    rejected(&p, "header checksum mismatch");
+}
+
+#[test]
+fn wrong_queen_count_in_a_sealed_header() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("k.nqb");
+    let mut b = valid_raw(d.path());
+    b[24] = 3;
+    reseal_header(&mut b);
+    std::fs::write(&p, &b).unwrap();
+    rejected(&p, "header says k = 3 queens but the payload holds 8");
+}
+
+#[test]
+fn corrupt_zstd_frame() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.nqb.zst");
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "600000",
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut b = std::fs::read(&p).unwrap();
+    // Flip bytes in the middle of the first row frame (after the 77-byte header frame).
+    for i in 200..260 {
+        b[i] ^= 0x5a;
+    }
+    std::fs::write(&p, &b).unwrap();
+    rejected(&p, "corrupt zstd frame 1 (rows 1..=");
+}
+
+#[test]
+fn truncated_zstd_file() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.nqb.zst");
+    run(&[
+        "generate",
+        "solution",
+        "--n",
+        "1000",
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    let b = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &b[..b.len() - 10]).unwrap();
+    rejected(&p, "bad zstd seek table");
+}
+
+#[test]
+fn missing_file_and_directory() {
+    let d = tempfile::tempdir().unwrap();
+    rejected(&d.path().join("nope.nqb"), "cannot open");
+    rejected(d.path(), "is a directory");
+}
+
+#[test]
+fn garbage_and_bad_text() {
+    let d = tempfile::tempdir().unwrap();
+    let g = d.path().join("g.bin");
+    std::fs::write(&g, [0u8, 1, 2, 3, 0xff, 0xfe]).unwrap();
+    rejected(&g, "unrecognized format");
+    let t = d.path().join("t.txt");
+    std::fs::write(&t, "1\n3\nfive\n").unwrap();
+    rejected(&t, "line 3: \"five\" is not a number");
+}
+
+#[test]
+fn unwritable_output_leaves_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let missing_dir = d.path().join("no/such/dir/out.nqb");
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "8",
+        "-o",
+        missing_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("nqueens: ") && err.contains("out.nqb: cannot write"),
+        "{err}"
+    );
+    // A parent that is a file, not a directory.
+    let file = d.path().join("plain");
+    std::fs::write(&file, "x").unwrap();
+    let under_file = file.join("out.nqb");
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "8",
+        "-o",
+        under_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    // Output onto a directory.
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "8",
+        "-o",
+        d.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is a directory"), "{err}");
+    assert_eq!(listing(d.path()), vec!["plain"]);
+}
+
+#[test]
+fn failure_after_output_started_leaves_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("c.nqb");
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        data("grigoryan-n100-k47.txt").to_str().unwrap(),
+        "--k",
+        "48",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("cannot keep 48 queens") && err.contains("has 47"),
+        "{err}"
+    );
+    assert!(listing(d.path()).is_empty(), "{:?}", listing(d.path()));
+}
+
+#[test]
+fn bad_base() {
+    let d = tempfile::tempdir().unwrap();
+    let small = d.path().join("small.txt");
+    std::fs::write(&small, "1\n").unwrap();
+    let (code, _, err) = run(&[
+        "verify",
+        data("grigoryan-n100-k47.txt").to_str().unwrap(),
+        "--base",
+        small.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("n = 100, but the base"), "{err}");
+}

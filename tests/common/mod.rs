@@ -1,0 +1,57 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The `nqueens` binary under test.
+pub fn nqueens() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// A committed fixture.
+pub fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// Runs nqueens, returning (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = nqueens().args(args).output().unwrap();
+    (
+        out.status.code().expect("exited normally, not by a signal"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The file names in a directory, sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Writes a raw NQB file by hand from `rows`, independently of the library's writer.
+pub fn write_raw_nqb(path: &Path, n: u64, rows: &[u32]) {
+    let payload: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let k = rows.iter().filter(|&&v| v != 0).count() as u64;
+    let header = nqueens::format::Header {
+        n,
+        k,
+        payload_checksum: nqueens::format::nqb::payload_checksum(&payload),
+    };
+    let mut bytes = header.to_bytes().to_vec();
+    bytes.extend_from_slice(&payload);
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Recomputes the header checksum after a test edited header bytes.
+pub fn reseal_header(bytes: &mut [u8]) {
+    let h = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
+    bytes[56..64].copy_from_slice(&h.to_le_bytes());
+}
