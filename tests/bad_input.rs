@@ -150,8 +150,8 @@ fn corrupt_zstd_frame() {
     assert_eq!(code, 0, "{err}");
     let mut b = std::fs::read(&p).unwrap();
     // Flip bytes in the middle of the first row frame (after the 77-byte header frame).
-    for i in 200..260 {
-        b[i] ^= 0x5a;
+    for byte in &mut b[200..260] {
+        *byte ^= 0x5a;
     }
     std::fs::write(&p, &b).unwrap();
     rejected(&p, "corrupt zstd frame 1 (rows 1..=");
