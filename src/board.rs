@@ -74,6 +74,19 @@ impl AtomicBitmap {
         }
     }
 
+    /// Sets bit `i`.
+    #[inline]
+    pub fn set(&self, i: u64) {
+        self.words[(i >> 6) as usize].fetch_or(1 << (i & 63), Ordering::Relaxed);
+    }
+
+    /// The same bits, for one thread (no copy: the words are reused in place).
+    pub fn into_bitmap(self) -> Bitmap {
+        Bitmap {
+            words: self.words.into_iter().map(AtomicU64::into_inner).collect(),
+        }
+    }
+
     /// Sets bit `i` and tells whether it was already set.
     #[inline]
     pub fn test_and_set(&self, i: u64) -> bool {
@@ -106,6 +119,54 @@ impl Bitmap {
     #[inline]
     pub fn get(&self, i: u64) -> bool {
         self.words[(i >> 6) as usize] & (1 << (i & 63)) != 0
+    }
+
+    /// Sets bit `i`.
+    #[inline]
+    pub fn set(&mut self, i: u64) {
+        self.words[(i >> 6) as usize] |= 1 << (i & 63);
+    }
+
+    /// Clears bit `i`.
+    #[inline]
+    pub fn clear(&mut self, i: u64) {
+        self.words[(i >> 6) as usize] &= !(1 << (i & 63));
+    }
+
+    /// Calls `f` with every clear bit in `from..to`, in increasing order, until `f` returns
+    /// false. Scans a word at a time, so sparse clear bits cost little.
+    #[inline]
+    pub fn for_each_clear(&self, from: u64, to: u64, mut f: impl FnMut(u64) -> bool) {
+        if from >= to {
+            return;
+        }
+        let (first, last) = ((from >> 6) as usize, ((to - 1) >> 6) as usize);
+        for w in first..=last {
+            let mut bits = !self.words[w];
+            if w == first {
+                bits &= !0u64 << (from & 63);
+            }
+            if w == last && to & 63 != 0 {
+                bits &= (1u64 << (to & 63)) - 1;
+            }
+            while bits != 0 {
+                let i = ((w as u64) << 6) | bits.trailing_zeros() as u64;
+                if !f(i) {
+                    return;
+                }
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    /// Number of clear bits in `from..to`.
+    pub fn count_clear(&self, from: u64, to: u64) -> u64 {
+        let mut c = 0;
+        self.for_each_clear(from, to, |_| {
+            c += 1;
+            true
+        });
+        c
     }
 
     /// Sets bit `i` and tells whether it was already set.
@@ -143,6 +204,16 @@ impl LineBitmaps<AtomicBitmap> {
         }
     }
 
+    /// The same bits, for one thread.
+    pub fn into_bitmaps(self) -> LineBitmaps<Bitmap> {
+        LineBitmaps {
+            n: self.n,
+            columns: self.columns.into_bitmap(),
+            d1: self.d1.into_bitmap(),
+            d2: self.d2.into_bitmap(),
+        }
+    }
+
     /// Marks the lines of a queen at (`row`, `col`); returns how many of them were taken already.
     #[inline]
     pub fn place(&self, row: u64, col: u64) -> u32 {
@@ -173,6 +244,28 @@ impl LineBitmaps<Bitmap> {
         }
     }
 
+    /// Whether both diagonals through (`row`, `col`) are free (the column is not looked at).
+    #[inline]
+    pub fn diagonals_free(&self, row: u64, col: u64) -> bool {
+        !self.d1.get(self.n + col - row) && !self.d2.get(row + col)
+    }
+
+    /// Marks the lines of a queen at (`row`, `col`).
+    #[inline]
+    pub fn mark(&mut self, row: u64, col: u64) {
+        self.columns.set(col);
+        self.d1.set(self.n + col - row);
+        self.d2.set(row + col);
+    }
+
+    /// Clears the lines of a queen at (`row`, `col`).
+    #[inline]
+    pub fn unmark(&mut self, row: u64, col: u64) {
+        self.columns.clear(col);
+        self.d1.clear(self.n + col - row);
+        self.d2.clear(row + col);
+    }
+
     /// Whether the square (`row`, `col`) is attacked by no queen marked so far.
     #[inline]
     pub fn is_free(&self, row: u64, col: u64) -> bool {
@@ -200,6 +293,24 @@ mod tests {
         assert_eq!(b.place(3, 1), 2); // same column as (1,1), same D2 as (2,2)
         assert_eq!(b.place(4, 1), 1); // same column only
         assert_eq!(b.place(8, 8), 1); // same D1 as (1,1)
+    }
+
+    #[test]
+    fn clear_bit_scan_matches_a_plain_loop() {
+        let mut b = Bitmap::new(300);
+        for i in (0..300).filter(|i| i % 7 == 0 || i % 11 == 3) {
+            b.set(i);
+        }
+        for (from, to) in [(0, 300), (5, 64), (63, 65), (64, 128), (100, 101), (7, 7)] {
+            let mut got = Vec::new();
+            b.for_each_clear(from, to, |i| {
+                got.push(i);
+                true
+            });
+            let want: Vec<u64> = (from..to).filter(|&i| !b.get(i)).collect();
+            assert_eq!(got, want, "{from}..{to}");
+            assert_eq!(b.count_clear(from, to), want.len() as u64);
+        }
     }
 
     #[test]

@@ -6,6 +6,8 @@
 
 pub mod board;
 pub mod cli;
+pub mod complete;
 pub mod format;
 pub mod generate;
+pub mod memory;
 pub mod verify;

@@ -38,12 +38,32 @@ pub enum EncodingArg {
     Text,
 }
 
+impl EncodingArg {
+    /// The output format this choice names.
+    pub fn format(self) -> OutputFormat {
+        match self {
+            EncodingArg::Raw => OutputFormat::Nqb(Encoding::Raw),
+            EncodingArg::Zstd => OutputFormat::Nqb(Encoding::Zstd {
+                frame_rows: DEFAULT_FRAME_ROWS,
+            }),
+            EncodingArg::Text => OutputFormat::Text,
+        }
+    }
+}
+
 /// Arguments of `generate solution`.
 #[derive(clap::Args, Debug)]
 pub struct SolutionArgs {
     /// Board size (1 or at least 4).
     #[arg(long)]
     n: u64,
+    /// A random solution (the completion engine on the empty board) instead of the
+    /// explicit construction.
+    #[arg(long)]
+    random: bool,
+    /// Seed of a random solution; default a fresh one, printed on standard error.
+    #[arg(long, requires = "random")]
+    seed: Option<u64>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -67,6 +87,7 @@ pub struct CompositionArgs {
 /// Runs `generate`.
 pub fn run(cmd: Command) -> Result<i32, Error> {
     match cmd {
+        Command::Solution(a) if a.random => random_solution(a),
         Command::Solution(a) => {
             check_solvable(a.n)?;
             with_output(&a.out, a.n, |w| {
@@ -98,6 +119,60 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
     }
 }
 
+fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
+    check_solvable(a.n)?;
+    let seed = a.seed.unwrap_or_else(rand::random);
+    let input = Input::Empty { n: a.n };
+    let tmp;
+    let (dest, format) = match &a.out.output {
+        Some(p) => (
+            p.clone(),
+            a.out
+                .encoding
+                .map(EncodingArg::format)
+                .unwrap_or_else(|| OutputFormat::from_path(p)),
+        ),
+        None => {
+            tmp = tempfile::tempdir().map_err(|e| {
+                crate::format::FormatError::new(
+                    Path::new("(temporary directory)"),
+                    crate::format::Problem::Write(e),
+                )
+            })?;
+            (tmp.path().join("solution.txt"), OutputFormat::Text)
+        }
+    };
+    let outcome = super::complete::solve(&input, Some((&dest, format)), seed, None, false)?;
+    match outcome {
+        crate::complete::job::JobOutcome::Ran {
+            answer: crate::complete::Answer::Solved,
+            ..
+        } => {}
+        crate::complete::job::JobOutcome::Ran { answer, .. } => {
+            return Err(Error::Usage(format!(
+                "no random solution found: {answer:?}"
+            )));
+        }
+        crate::complete::job::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
+    }
+    if a.out.output.is_none() {
+        let mut f = std::fs::File::open(&dest).map_err(|e| {
+            Error::Format(crate::format::FormatError::new(
+                &dest,
+                crate::format::Problem::Read(e),
+            ))
+        })?;
+        std::io::copy(&mut f, &mut std::io::stdout().lock()).map_err(|e| {
+            Error::Format(crate::format::FormatError::new(
+                Path::new("(standard output)"),
+                crate::format::Problem::Write(e),
+            ))
+        })?;
+    }
+    eprintln!("random solution of n = {} (seed {seed})", a.n);
+    Ok(exit::OK)
+}
+
 fn with_output(
     out: &OutputArgs,
     n: u64,
@@ -116,7 +191,7 @@ fn with_output(
             let p = tmp.path().join("out.txt");
             let mut w = RowWriter::create(&p, n, OutputFormat::Text)?;
             body(&mut w)?;
-            w.finish()?;
+            w.finish()?.commit()?;
             let mut f = std::fs::File::open(&p).map_err(|e| {
                 Error::Format(crate::format::FormatError::new(
                     &p,
@@ -132,16 +207,12 @@ fn with_output(
             return Ok(exit::OK);
         }
     };
-    let format = match out.encoding {
-        None => OutputFormat::from_path(&dest),
-        Some(EncodingArg::Raw) => OutputFormat::Nqb(Encoding::Raw),
-        Some(EncodingArg::Zstd) => OutputFormat::Nqb(Encoding::Zstd {
-            frame_rows: DEFAULT_FRAME_ROWS,
-        }),
-        Some(EncodingArg::Text) => OutputFormat::Text,
-    };
+    let format = out
+        .encoding
+        .map(EncodingArg::format)
+        .unwrap_or_else(|| OutputFormat::from_path(&dest));
     let mut w = RowWriter::create(&dest, n, format)?;
     body(&mut w)?;
-    w.finish()?;
+    w.finish()?.commit()?;
     Ok(exit::OK)
 }

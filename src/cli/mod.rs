@@ -1,9 +1,13 @@
 //! The `nqueens` command line: argument structures and a short `run` per subcommand.
 //! No algorithms live here.
 
+mod complete;
 mod generate;
 mod info;
+mod progress;
 mod verify;
+
+pub(crate) use progress::Progress;
 
 use crate::format::FormatError;
 use clap::{Parser, Subcommand};
@@ -16,12 +20,24 @@ pub mod exit {
     pub const INVALID: i32 = 1;
     /// Unreadable or corrupt input, unwritable output, or bad arguments.
     pub const ERROR: i32 = 2;
+    /// `complete`: the composition has no completion (a certificate is printed).
+    pub const INFEASIBLE: i32 = 3;
+    /// `complete`: the budget ran out before an answer.
+    pub const UNKNOWN: i32 = 4;
+    /// A result failed its own re-verification (a bug): nothing was written.
+    pub const INTERNAL: i32 = 5;
+    /// Stopped by Ctrl-C; no output file was left.
+    pub const INTERRUPTED: i32 = 130;
 }
 
 const EXIT_CODES: &str = "Exit codes:
-  0  success (every file valid)
-  1  some file is not a valid composition or solution, or lacks what was required
-  2  unreadable or corrupt input, unwritable output, or bad arguments";
+  0    success (every file valid; complete: SOLVED)
+  1    some file is not a valid composition or solution, or lacks what was required
+  2    unreadable or corrupt input, unwritable output, or bad arguments
+  3    complete: INFEASIBLE, no completion exists (with a certificate)
+  4    complete: UNKNOWN, the time limit ran out first
+  5    internal error: a result failed its own re-verification; nothing was written
+  130  interrupted (Ctrl-C); no output file was left";
 
 /// n-queens compositions and solutions at every scale.
 #[derive(Parser, Debug)]
@@ -35,6 +51,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Complete a composition into a solution, or prove that none exists.
+    Complete(complete::Args),
     /// Check compositions and solutions, many files at once.
     Verify(verify::Args),
     /// Show a file's format, header fields, sizes and checksum status.
@@ -56,18 +74,48 @@ pub enum Error {
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),
+    /// A completion job failed.
+    #[error(transparent)]
+    Job(#[from] crate::complete::job::JobError),
 }
 
 impl Error {
     /// The exit code for this failure.
     pub fn exit_code(&self) -> i32 {
-        exit::ERROR
+        match self {
+            Error::Job(crate::complete::job::JobError::SelfCheck(_)) => exit::INTERNAL,
+            _ => exit::ERROR,
+        }
     }
+}
+
+static INTERRUPT: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::OnceLock::new();
+
+/// The flag Ctrl-C sets (the handler is installed on first use).
+fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    INTERRUPT
+        .get_or_init(|| {
+            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let f = flag.clone();
+            // Without a handler Ctrl-C still stops the process, only less tidily.
+            let _ = ctrlc::set_handler(move || f.store(true, std::sync::atomic::Ordering::SeqCst));
+            flag
+        })
+        .clone()
+}
+
+/// Whether Ctrl-C was pressed.
+fn interrupted() -> bool {
+    INTERRUPT
+        .get()
+        .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
 }
 
 /// Runs a parsed command line; returns the exit code for a command that ran to its end.
 pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {
+        Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Info(a) => info::run(a),
         Command::Generate(c) => generate::run(c),

@@ -91,7 +91,8 @@ fn print_result(path: &std::path::Path, result: &Result<Report, FormatError>, js
     }
 }
 
-fn print_human(file: &str, r: &Report) {
+/// Prints a report for people, as `verify` does.
+pub(super) fn print_human(file: &str, r: &Report) {
     match r.verdict {
         Verdict::Solution => println!("{file}: VALID SOLUTION (n = {})", r.n),
         Verdict::Composition => println!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n),

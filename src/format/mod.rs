@@ -28,6 +28,11 @@ pub enum Input {
         /// Payload as little-endian `u32` rows.
         bytes: Vec<u8>,
     },
+    /// The empty n-board (no queens), read as zeros without storage.
+    Empty {
+        /// Board size.
+        n: u64,
+    },
 }
 
 /// Rows per segment of in-memory inputs.
@@ -93,6 +98,7 @@ impl Input {
         match self {
             Input::Nqb(f) => f.path(),
             Input::Memory { path, .. } => path,
+            Input::Empty { .. } => Path::new("(empty board)"),
         }
     }
 
@@ -101,6 +107,7 @@ impl Input {
         match self {
             Input::Nqb(f) => f.header().n,
             Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
+            Input::Empty { n } => *n,
         }
     }
 
@@ -108,7 +115,7 @@ impl Input {
     pub fn header(&self) -> Option<&Header> {
         match self {
             Input::Nqb(f) => Some(f.header()),
-            Input::Memory { .. } => None,
+            Input::Memory { .. } | Input::Empty { .. } => None,
         }
     }
 
@@ -116,7 +123,7 @@ impl Input {
     pub fn encoding(&self) -> Option<Encoding> {
         match self {
             Input::Nqb(f) => Some(f.encoding()),
-            Input::Memory { .. } => None,
+            Input::Memory { .. } | Input::Empty { .. } => None,
         }
     }
 
@@ -125,6 +132,7 @@ impl Input {
         match self {
             Input::Nqb(f) => format!("NQB {}", f.encoding()),
             Input::Memory { format, .. } => format.to_string(),
+            Input::Empty { .. } => "empty board".to_string(),
         }
     }
 
@@ -132,7 +140,7 @@ impl Input {
     pub fn segment_rows(&self) -> u64 {
         match self {
             Input::Nqb(f) => f.segment_rows(),
-            Input::Memory { .. } => MEMORY_SEGMENT_ROWS,
+            Input::Memory { .. } | Input::Empty { .. } => MEMORY_SEGMENT_ROWS,
         }
     }
 
@@ -154,6 +162,13 @@ impl Input {
                 let seg = MEMORY_SEGMENT_ROWS as usize * 4;
                 let start = i as usize * seg;
                 Ok(&bytes[start..(start + seg).min(bytes.len())])
+            }
+            Input::Empty { n } => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                let rows = MEMORY_SEGMENT_ROWS.min(n - first) as usize;
+                scratch.clear();
+                scratch.resize(4 * rows, 0);
+                Ok(scratch)
             }
         }
     }
@@ -240,6 +255,19 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// The format an input is in, for writing results like it.
+    pub fn like(input: &Input) -> OutputFormat {
+        match input.encoding() {
+            Some(e) => OutputFormat::Nqb(match e {
+                Encoding::Raw => Encoding::Raw,
+                Encoding::Zstd { .. } => Encoding::Zstd {
+                    frame_rows: nqb::DEFAULT_FRAME_ROWS,
+                },
+            }),
+            None => OutputFormat::Text,
+        }
+    }
+
     /// The format a path's extension asks for: `.txt`, `.csv`, `.dat` give text, `.zst` and
     /// `.nqbz` compressed NQB, anything else raw NQB.
     pub fn from_path(path: &Path) -> OutputFormat {
@@ -283,11 +311,34 @@ impl RowWriter {
         }
     }
 
-    /// Completes the file and moves it into place.
-    pub fn finish(self) -> Result<(), FormatError> {
+    /// Completes the file; returns it still unpublished ([`AtomicFile::commit`] publishes).
+    pub fn finish(self) -> Result<AtomicFile, FormatError> {
         match self {
-            RowWriter::Nqb(w) => w.finish().map(|_| ()),
+            RowWriter::Nqb(w) => w.finish().map(|(_, f)| f),
             RowWriter::Text(w) => w.finish(),
         }
+    }
+
+    /// Streams every row of `input` into a new file at `dest`; returns it unpublished.
+    pub fn copy(
+        input: &Input,
+        dest: &Path,
+        format: OutputFormat,
+    ) -> Result<AtomicFile, FormatError> {
+        let mut w = RowWriter::create(dest, input.n(), format)?;
+        let mut scratch = Vec::new();
+        let mut rows = Vec::new();
+        for s in 0..input.segment_count() {
+            let bytes = input.segment(s, &mut scratch)?;
+            rows.clear();
+            rows.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+            );
+            w.write_rows(&rows)?;
+            input.release(s);
+        }
+        w.finish()
     }
 }

@@ -638,9 +638,9 @@ impl NqbWriter {
         Ok(())
     }
 
-    /// Writes the final header (and seek table) and moves the file into place.
-    /// Returns the header written.
-    pub fn finish(mut self) -> Result<Header, FormatError> {
+    /// Writes the final header (and seek table). Returns the header and the complete file,
+    /// still unpublished: [`AtomicFile::commit`] moves it into place.
+    pub fn finish(mut self) -> Result<(Header, AtomicFile), FormatError> {
         if self.rows != self.n {
             return Err(self.fail(Problem::Mismatch(format!(
                 "{} rows written for n = {}",
@@ -675,8 +675,7 @@ impl NqbWriter {
             Encoding::Zstd { .. } => file.file().write_all(&header_frame(&bytes)),
         }
         .map_err(io)?;
-        file.commit()?;
-        Ok(header)
+        Ok((header, file))
     }
 }
 

@@ -39,6 +39,11 @@ impl AtomicFile {
         &self.dest
     }
 
+    /// Where the data is until `commit`: a complete file can be read back from here first.
+    pub fn temp_path(&self) -> &Path {
+        self.tmp.path()
+    }
+
     /// The temporary file, for writing and seeking.
     pub fn file(&mut self) -> &mut File {
         self.tmp.as_file_mut()

@@ -79,14 +79,12 @@ impl TextWriter {
         FormatError::new(self.out.get_ref().dest(), Problem::Write(e))
     }
 
-    /// Flushes and moves the file into place.
-    pub fn finish(self) -> Result<(), FormatError> {
+    /// Flushes; returns the complete file, still unpublished.
+    pub fn finish(self) -> Result<AtomicFile, FormatError> {
         let dest = self.out.get_ref().dest().to_path_buf();
-        let file = self
-            .out
+        self.out
             .into_inner()
-            .map_err(|e| FormatError::new(&dest, Problem::Write(e.into_error())))?;
-        file.commit()
+            .map_err(|e| FormatError::new(&dest, Problem::Write(e.into_error())))
     }
 }
 

@@ -6,7 +6,7 @@
 //! pass finds a conflict do two more passes name the first conflicts exactly (see
 //! [`first_conflicts`]).
 
-use crate::board::{LineBitmaps, LineKind, lines_through};
+use crate::board::{AtomicBitmap, Bitmap, LineBitmaps, LineKind, lines_through};
 use crate::format::{FormatError, Input, Problem, SegmentCache, nqb::PayloadHasher};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -105,9 +105,34 @@ struct SegmentFindings {
     block_hashes: Vec<u64>,
 }
 
+/// The bitmaps a verification pass fills, handed to whoever works on the board next.
+pub struct Marks {
+    /// Bit i set: row i holds a queen.
+    pub rows: Bitmap,
+    /// Columns and diagonals taken.
+    pub lines: LineBitmaps<Bitmap>,
+}
+
 /// Verifies `input`; errors are for unreadable or corrupt files only (a wrong board is an
 /// `Ok` report with verdict [`Verdict::Invalid`]).
 pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
+    verify_pass(input, req, false).map(|(report, _)| report)
+}
+
+/// Verifies `input` like [`verify`] and, when it is a valid composition, also returns the
+/// bitmaps of its rows and lines (0.75 bytes per row), saving the caller a pass.
+pub fn verify_and_mark(
+    input: &Input,
+    req: Requirements,
+) -> Result<(Report, Option<Marks>), FormatError> {
+    verify_pass(input, req, true)
+}
+
+fn verify_pass(
+    input: &Input,
+    req: Requirements,
+    keep_marks: bool,
+) -> Result<(Report, Option<Marks>), FormatError> {
     let n = input.n();
     if let Some(base) = req.base
         && base.n() != n
@@ -122,6 +147,7 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
         ));
     }
     let lines = LineBitmaps::new_atomic(n);
+    let rows = keep_marks.then(|| AtomicBitmap::new(n + 1));
     let seg_rows = input.segment_rows();
     let findings: Vec<SegmentFindings> = (0..input.segment_count())
         .into_par_iter()
@@ -138,13 +164,12 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
                     }
                     None => None,
                 };
-                let findings = scan_segment(&lines, first, bytes, base);
+                let findings = scan_segment(&lines, rows.as_ref(), first, bytes, base);
                 input.release(s);
                 Ok(findings)
             },
         )
         .collect::<Result<_, FormatError>>()?;
-    drop(lines);
 
     let mut report = Report {
         n,
@@ -190,8 +215,15 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
         }
         report.checksum_verified = true;
     }
+    let mut marks = None;
     if report.conflict_count > 0 {
+        drop(lines);
         report.conflicts = first_conflicts(input)?;
+    } else if let Some(rows) = rows {
+        marks = Some(Marks {
+            rows: rows.into_bitmap(),
+            lines: lines.into_bitmaps(),
+        });
     }
     report.verdict =
         if report.conflict_count + report.out_of_range_count + report.base_violation_count > 0 {
@@ -203,7 +235,10 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
         } else {
             Verdict::Composition
         };
-    Ok(report)
+    if report.verdict == Verdict::Invalid {
+        marks = None;
+    }
+    Ok((report, marks))
 }
 
 fn extend_capped<T>(v: &mut Vec<T>, more: Vec<T>) {
@@ -212,7 +247,8 @@ fn extend_capped<T>(v: &mut Vec<T>, more: Vec<T>) {
 }
 
 fn scan_segment(
-    lines: &LineBitmaps<crate::board::AtomicBitmap>,
+    lines: &LineBitmaps<AtomicBitmap>,
+    rows: Option<&AtomicBitmap>,
     first: u64,
     bytes: &[u8],
     base: Option<&[u32]>,
@@ -250,6 +286,9 @@ fn scan_segment(
             continue;
         }
         f.conflicts += lines.place(row, v) as u64;
+        if let Some(rows) = rows {
+            rows.set(row);
+        }
     }
     f
 }

@@ -1,0 +1,210 @@
+//! `nqueens complete IN [-o OUT]`
+
+use super::{Error, exit, print_json};
+use crate::complete::job::{JobOutcome, run_job};
+use crate::complete::{Answer, Options, Stats};
+use crate::format::{AtomicFile, Input, OutputFormat};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Arguments of `complete`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = super::EXIT_CODES)]
+pub struct Args {
+    /// The composition to complete (NQB raw or zstd, or text).
+    input: PathBuf,
+    /// Where to write the solution (in the input's encoding unless --encoding).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Output encoding.
+    #[arg(long, value_enum)]
+    encoding: Option<super::generate::EncodingArg>,
+    /// Seed of every random choice; default a fresh one, printed in the statistics.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Give up with UNKNOWN after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+    /// Write the proof of an INFEASIBLE answer to this file (JSON).
+    #[arg(long, value_name = "FILE")]
+    certificate: Option<PathBuf>,
+    /// The answer and statistics as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// No progress display and no statistics, only the answer line.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Runs `complete`.
+pub fn run(args: Args) -> Result<i32, Error> {
+    let input = Input::open(&args.input)?;
+    let format = args
+        .encoding
+        .map(super::generate::EncodingArg::format)
+        .unwrap_or_else(|| OutputFormat::like(&input));
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let time_limit = match args.time_limit {
+        Some(t) if !(t > 0.0 && t.is_finite()) => {
+            return Err(Error::Usage(format!(
+                "--time-limit {t}: expected a positive number of seconds"
+            )));
+        }
+        t => t.map(Duration::from_secs_f64),
+    };
+    let started = Instant::now();
+    let outcome = solve(
+        &input,
+        args.output.as_deref().map(|o| (o, format)),
+        seed,
+        time_limit,
+        args.quiet,
+    )?;
+    let (answer, stats, seconds_output) = match outcome {
+        JobOutcome::Invalid(report) => {
+            eprintln!(
+                "nqueens: {}: not a valid composition; the verifier says:",
+                args.input.display()
+            );
+            super::verify::print_human(&args.input.display().to_string(), &report);
+            return Ok(exit::INVALID);
+        }
+        JobOutcome::Ran {
+            answer,
+            stats,
+            seconds_output,
+        } => (answer, stats, seconds_output),
+    };
+    if let (Answer::Infeasible(cert), Some(path)) = (&answer, &args.certificate) {
+        let doc = serde_json::json!({
+            "input": args.input.display().to_string(),
+            "n": stats.n,
+            "free_rows": stats.free_rows,
+            "certificate": cert,
+            "explanation": cert.to_string(),
+        });
+        let mut f = AtomicFile::create(path)?;
+        writeln!(f, "{doc:#}")
+            .map_err(|e| crate::format::FormatError::new(path, crate::format::Problem::Write(e)))?;
+        f.commit()?;
+    }
+    let total = started.elapsed().as_secs_f64();
+    report(&answer, &stats, seed, seconds_output, total, &args);
+    Ok(match answer {
+        Answer::Solved => exit::OK,
+        Answer::Infeasible(_) => exit::INFEASIBLE,
+        Answer::Unknown(_) if crate::cli::interrupted() => exit::INTERRUPTED,
+        Answer::Unknown(_) => exit::UNKNOWN,
+    })
+}
+
+/// Runs the engine with Ctrl-C handling and a progress display; shared with
+/// `generate solution --random`.
+pub(super) fn solve(
+    input: &Input,
+    output: Option<(&std::path::Path, OutputFormat)>,
+    seed: u64,
+    time_limit: Option<Duration>,
+    quiet: bool,
+) -> Result<JobOutcome, Error> {
+    let opts = Options {
+        seed,
+        time_limit,
+        interrupt: super::interrupt_flag(),
+    };
+    let progress = super::Progress::start(
+        quiet,
+        format!("completing n = {} ({})", input.n(), input.path().display()),
+    );
+    let outcome = run_job(input, output, &opts);
+    progress.finish();
+    Ok(outcome?)
+}
+
+fn report(answer: &Answer, stats: &Stats, seed: u64, seconds_output: f64, total: f64, args: &Args) {
+    let headline = match answer {
+        Answer::Solved => "SOLVED".to_string(),
+        Answer::Infeasible(c) => format!("INFEASIBLE: {c}"),
+        Answer::Unknown(why) => format!("UNKNOWN: {why}"),
+    };
+    if args.json {
+        let mut v = serde_json::json!({
+            "input": args.input.display().to_string(),
+            "answer": match answer {
+                Answer::Solved => "solved",
+                Answer::Infeasible(_) => "infeasible",
+                Answer::Unknown(_) => "unknown",
+            },
+            "seed": seed,
+            "seconds": total,
+            "seconds_output": seconds_output,
+            "peak_rss_bytes": crate::memory::peak_rss(),
+            "stats": stats,
+        });
+        match answer {
+            Answer::Infeasible(c) => {
+                v["certificate"] = serde_json::to_value(c).expect("certificates serialize");
+                v["explanation"] = c.to_string().into();
+            }
+            Answer::Unknown(why) => v["reason"] = why.clone().into(),
+            Answer::Solved => {
+                if let Some(o) = &args.output {
+                    v["output"] = o.display().to_string().into();
+                }
+            }
+        }
+        print_json(&v);
+        return;
+    }
+    println!("{headline}");
+    if args.quiet {
+        return;
+    }
+    let phase = |name: &str, p: &crate::complete::Phase, extra: String| {
+        if p.runs > 0 {
+            println!(
+                "  {name:<13}{:>9.3} s  {:>12} queens  {extra}",
+                p.seconds, p.placed
+            );
+        }
+    };
+    println!(
+        "  n = {}, {} free rows in the input; levels 2 and 3: {} and {} free rows; seed {seed}",
+        stats.n, stats.free_rows, stats.levels.0, stats.levels.1
+    );
+    phase("input", &stats.input, "read, validated, marked".into());
+    phase("certificates", &stats.certificates, String::new());
+    phase(
+        "pairing",
+        &stats.pairing,
+        format!("{} rounds in the last run", stats.pairing_rounds.len()),
+    );
+    phase(
+        "scatter",
+        &stats.scatter,
+        format!("{} runs", stats.scatter.runs),
+    );
+    phase(
+        "end game",
+        &stats.endgame,
+        format!("{} runs", stats.endgame.runs / 2),
+    );
+    phase("exact", &stats.exact, String::new());
+    println!(
+        "  search        {} nodes, {} dead ends; returns to level 2: {} (phase 2) + {} (end game); restarts: {}",
+        stats.search_nodes,
+        stats.search_dead_ends,
+        stats.dead_ends_scatter,
+        stats.dead_ends_endgame,
+        stats.restarts
+    );
+    println!("  output        {seconds_output:>9.3} s  (seal, re-verify, write)");
+    if let Some(rss) = crate::memory::peak_rss() {
+        println!(
+            "  peak RSS      {:.1} MiB (mapped file pages included)",
+            rss as f64 / (1 << 20) as f64
+        );
+    }
+    println!("  total         {total:>9.3} s");
+}

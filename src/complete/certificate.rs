@@ -1,0 +1,78 @@
+//! Proofs that a composition has no completion, in a form a user can check by hand or with
+//! another program.
+
+use serde::Serialize;
+
+/// Why a composition cannot be completed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Certificate {
+    /// A free row every cell of which is attacked (column taken, or a diagonal taken).
+    EmptyRow {
+        /// The row (1-based).
+        row: u64,
+    },
+    /// A free column every cell of which (in free rows) is attacked.
+    EmptyColumn {
+        /// The column (1-based).
+        column: u64,
+    },
+    /// Free rows whose free cells all lie in fewer free columns than there are rows (Hall's
+    /// condition fails: the rows cannot all get distinct columns).
+    Hall {
+        /// The rows, increasing.
+        rows: Vec<u64>,
+        /// Every column where any of those rows has a free cell, increasing.
+        columns: Vec<u64>,
+    },
+    /// An exact search of every way to fill the free rows of the input, none of which works.
+    ExhaustedSearch {
+        /// Free rows of the input (= free columns).
+        free_rows: u64,
+        /// Free cells of the input residual.
+        free_cells: u64,
+        /// Search nodes visited.
+        nodes: u64,
+    },
+}
+
+impl std::fmt::Display for Certificate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Certificate::EmptyRow { row } => {
+                write!(
+                    f,
+                    "free row {row} has no free cell (every column or diagonal through it is taken)"
+                )
+            }
+            Certificate::EmptyColumn { column } => {
+                write!(f, "free column {column} has no free cell in any free row")
+            }
+            Certificate::Hall { rows, columns } => write!(
+                f,
+                "the {} free rows {} have free cells only in the {} columns {}",
+                rows.len(),
+                list(rows),
+                columns.len(),
+                list(columns)
+            ),
+            Certificate::ExhaustedSearch {
+                free_rows,
+                free_cells,
+                nodes,
+            } => write!(
+                f,
+                "exact search of the {free_rows} free rows ({free_cells} free cells) exhausted after {nodes} nodes"
+            ),
+        }
+    }
+}
+
+fn list(v: &[u64]) -> String {
+    const SHOWN: usize = 12;
+    let mut s: Vec<String> = v.iter().take(SHOWN).map(u64::to_string).collect();
+    if v.len() > SHOWN {
+        s.push(format!("... ({} more)", v.len() - SHOWN));
+    }
+    format!("[{}]", s.join(", "))
+}

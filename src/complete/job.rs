@@ -1,0 +1,137 @@
+//! A whole completion job, from an input to a published, re-verified output file.
+//!
+//! The queens live in a memory-mapped raw NQB file: the output itself when it is raw NQB
+//! (completed in place), else a temporary file beside the output that is converted at the
+//! end. A solution is read back from the file about to be published and verified (every
+//! queen of the input kept, every row filled) before it is renamed into place.
+
+use super::rows::RowStore;
+use super::{Completion, Options, Prepared, Stats, complete, prepare};
+use crate::format::{AtomicFile, Encoding, FormatError, Input, OutputFormat, Problem, RowWriter};
+use crate::verify::{Report, Requirements, Verdict, verify};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Why a job failed.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// Reading or writing.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The result failed its own re-verification: a bug; nothing was written.
+    #[error("internal error, nothing written: the completed board failed re-verification: {0}")]
+    SelfCheck(String),
+}
+
+/// What a job ended with.
+pub enum JobOutcome {
+    /// The input is not a valid composition.
+    Invalid(Report),
+    /// The engine ran: its answer and statistics; `seconds_output` is the time spent
+    /// sealing, re-verifying and writing.
+    Ran {
+        /// The engine's answer.
+        answer: super::Answer,
+        /// Statistics.
+        stats: Box<Stats>,
+        /// Seconds for sealing, re-verification and output.
+        seconds_output: f64,
+    },
+}
+
+/// Completes `input`; when solved and `output` is given, writes the solution there in the
+/// given format.
+pub fn run_job(
+    input: &Input,
+    output: Option<(&Path, OutputFormat)>,
+    opts: &Options,
+) -> Result<JobOutcome, JobError> {
+    let n = input.n();
+    let in_place = matches!(output, Some((_, OutputFormat::Nqb(Encoding::Raw))));
+    // The backing file: the output's own temporary file, or a temporary beside it.
+    let mut published: Option<AtomicFile> = None;
+    let scratch: tempfile::NamedTempFile;
+    let (store, store_path): (RowStore, PathBuf) = match output {
+        Some((dest, _)) if in_place => {
+            let mut file = AtomicFile::create(dest)?;
+            let store = RowStore::create(file.file(), n, dest)?;
+            let path = file.temp_path().to_path_buf();
+            published = Some(file);
+            (store, path)
+        }
+        _ => {
+            let dir = output
+                .and_then(|(d, _)| d.parent())
+                .filter(|p| !p.as_os_str().is_empty())
+                .map(Path::to_path_buf)
+                .unwrap_or_else(std::env::temp_dir);
+            let where_ = output
+                .map(|(d, _)| d.to_path_buf())
+                .unwrap_or_else(|| dir.clone());
+            scratch = tempfile::Builder::new()
+                .prefix(".nqueens-work-")
+                .tempfile_in(&dir)
+                .map_err(|e| FormatError::new(&where_, Problem::Write(e)))?;
+            let store = RowStore::create(scratch.as_file(), n, scratch.path())?;
+            (store, scratch.path().to_path_buf())
+        }
+    };
+    let (state, stats) = match prepare(input, store)? {
+        Prepared::Invalid(report) => return Ok(JobOutcome::Invalid(report)),
+        Prepared::Ready(state, stats) => (state, stats),
+    };
+    let Completion {
+        answer,
+        mut state,
+        stats,
+    } = complete(input, state, stats, opts)?;
+    let t = Instant::now();
+    if answer == super::Answer::Solved {
+        state
+            .seal()
+            .map_err(|e| FormatError::new(&store_path, Problem::Write(e)))?;
+        drop(state);
+        match (output, published) {
+            (Some(_), Some(file)) => {
+                check_solution(file.temp_path(), input)?;
+                file.commit()?;
+            }
+            (Some((dest, format)), None) => {
+                let solved = Input::open(&store_path)?;
+                let file = RowWriter::copy(&solved, dest, format)?;
+                drop(solved);
+                check_solution(file.temp_path(), input)?;
+                file.commit()?;
+            }
+            (None, _) => check_solution(&store_path, input)?,
+        }
+    }
+    Ok(JobOutcome::Ran {
+        answer,
+        stats: Box::new(stats),
+        seconds_output: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// Reads `path` back and checks that it is a full solution keeping every queen of `base`.
+fn check_solution(path: &Path, base: &Input) -> Result<(), JobError> {
+    let written = Input::open(path)?;
+    let base = match base {
+        Input::Empty { .. } => None,
+        other => Some(other),
+    };
+    let report = verify(
+        &written,
+        Requirements {
+            complete: true,
+            base,
+        },
+    )?;
+    if report.verdict != Verdict::Solution {
+        return Err(JobError::SelfCheck(format!(
+            "{:?}: {} conflicts, {} base queens moved, {} of {} rows filled",
+            report.verdict, report.conflict_count, report.base_violation_count, report.k, report.n
+        )));
+    }
+    Ok(())
+}

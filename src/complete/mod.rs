@@ -1,0 +1,378 @@
+//! The completion engine: adds queens to a valid composition until every row has one, or
+//! proves that no completion exists, or says that its budget ran out.
+//!
+//! - Few free rows (at most [`EXACT_FIRST`]): the exact search ([`search`]) of the input's
+//!   residual decides the question outright.
+//! - Otherwise, randomized placement brings the board down to a small residual: phase 1
+//!   pairs free rows with free columns in blocks ([`pairing`]) down to level 2, phase 2
+//!   places queens on random free cells ([`scatter`]) down to level 3, and the exact search
+//!   finishes with a node limit. A dead end rewinds to level 2 (journal) and tries again;
+//!   after [`ATTEMPTS_PER_BASE`] dead ends the attempt restarts from the input.
+//! - Whenever the input's residual is small enough to project ([`RESIDUAL_MAX`] rows), it
+//!   is checked first for certificates of infeasibility ([`residual`]), and between
+//!   randomized restarts the exact search of the input residual gets a growing node budget,
+//!   so that an infeasible input is eventually proved so rather than left unknown.
+
+pub mod certificate;
+pub mod job;
+pub mod pairing;
+pub mod residual;
+pub mod rows;
+mod scatter;
+pub mod search;
+pub mod state;
+
+use crate::format::{FormatError, Input};
+use crate::verify::{Requirements, verify_and_mark};
+use certificate::Certificate;
+use rand_chacha::ChaCha8Rng;
+use residual::Residual;
+use rows::RowStore;
+use search::{SearchOutcome, search};
+use serde::Serialize;
+use state::BoardState;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Inputs with at most this many free rows are decided by exact search alone.
+pub const EXACT_FIRST: u64 = 400;
+/// Largest input residual projected for certificates and exact search.
+pub const RESIDUAL_MAX: u64 = 4096;
+/// Dead ends tolerated from level 2 before restarting from the input.
+pub const ATTEMPTS_PER_BASE: u64 = 12;
+/// Free rows up to which every placement is journaled from the input on, so that a
+/// restart from the input is a cheap rewind instead of a reread of the input.
+const JOURNAL_FROM_INPUT: u64 = 1 << 22;
+
+/// A generator for one purpose, seeded by the user's seed and a path of indices naming the
+/// purpose (phase, round, chunk, ...), so that no two purposes share a stream.
+pub fn seeded_rng(seed: u64, path: &[u64]) -> ChaCha8Rng {
+    use rand::SeedableRng;
+    let mut h = seed ^ 0x6a09_e667_f3bc_c908;
+    for &p in path {
+        h = splitmix(h ^ splitmix(p.wrapping_add(0x9e37_79b9_7f4a_7c15)));
+    }
+    ChaCha8Rng::seed_from_u64(h)
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The free rows left after phase 2 (the end game's residual size) for an n-board.
+pub fn level3(n: u64) -> u64 {
+    ((40.0 * (n.max(2) as f64).ln()) as u64).clamp(64, 1024)
+}
+
+/// The free rows left after phase 1.
+pub fn level2(n: u64) -> u64 {
+    4 * level3(n)
+}
+
+/// How to run.
+#[derive(Clone)]
+pub struct Options {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Wall-clock budget.
+    pub time_limit: Option<Duration>,
+    /// Set from outside (Ctrl-C) to stop as soon as possible.
+    pub interrupt: Arc<AtomicBool>,
+}
+
+/// The answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Every row has a queen.
+    Solved,
+    /// No completion exists, with the proof.
+    Infeasible(Certificate),
+    /// The budget ran out first: which budget.
+    Unknown(String),
+}
+
+/// Time and queens of one phase.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Phase {
+    /// Seconds spent.
+    pub seconds: f64,
+    /// Queens placed that were kept in the answer or undone by restarts.
+    pub placed: u64,
+    /// Times run.
+    pub runs: u64,
+}
+
+/// What the engine did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    /// Board size.
+    pub n: u64,
+    /// Free rows of the input.
+    pub free_rows: u64,
+    /// Level 2 (free rows after phase 1) and level 3 (after phase 2).
+    pub levels: (u64, u64),
+    /// Reading, validating and marking the input.
+    pub input: Phase,
+    /// Certificates looked for on the input residual.
+    pub certificates: Phase,
+    /// Phase 1: block pairing.
+    pub pairing: Phase,
+    /// Each pairing round of the last run: free rows before it, queens it placed.
+    pub pairing_rounds: Vec<pairing::Round>,
+    /// Phase 2: random free cells.
+    pub scatter: Phase,
+    /// Phase 3: exact search of residuals.
+    pub endgame: Phase,
+    /// Exact search of the input residual (proofs).
+    pub exact: Phase,
+    /// Search nodes in all.
+    pub search_nodes: u64,
+    /// Dead ends in phase 2 (a row without free cell), each a return to level 2.
+    pub dead_ends_scatter: u64,
+    /// End games that failed or hit their node limit, each a return to level 2.
+    pub dead_ends_endgame: u64,
+    /// Dead ends inside searches (the paper's totSimCount counts returns; these are nodes).
+    pub search_dead_ends: u64,
+    /// Restarts from the input.
+    pub restarts: u64,
+}
+
+struct Stop<'a> {
+    deadline: Option<Instant>,
+    interrupt: &'a AtomicBool,
+}
+
+impl Stop<'_> {
+    fn now(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    fn reason(&self, limit: Option<Duration>) -> String {
+        if self.interrupt.load(Ordering::Relaxed) {
+            "interrupted".into()
+        } else {
+            format!(
+                "time limit of {:.1} s",
+                limit.unwrap_or_default().as_secs_f64()
+            )
+        }
+    }
+}
+
+fn timed<T>(phase: &mut Phase, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let r = f();
+    phase.seconds += t.elapsed().as_secs_f64();
+    phase.runs += 1;
+    r
+}
+
+/// A finished run: the answer, the board (complete when solved) and the statistics.
+pub struct Completion {
+    /// The answer.
+    pub answer: Answer,
+    /// The board as left by the engine.
+    pub state: BoardState,
+    /// What happened.
+    pub stats: Stats,
+}
+
+/// The result of opening an input for completion.
+// Made once per run and matched at once: boxing the large variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum Prepared {
+    /// A valid composition, loaded into the row store, ready for [`complete`].
+    Ready(BoardState, Stats),
+    /// Not a valid composition: the verifier's report.
+    Invalid(crate::verify::Report),
+}
+
+/// Validates `input`, copies it into `rows` and marks its lines.
+pub fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatError> {
+    let mut stats = Stats {
+        n: input.n(),
+        levels: (level2(input.n()), level3(input.n())),
+        ..Stats::default()
+    };
+    let t = Instant::now();
+    let (report, marks) = verify_and_mark(input, Requirements::default())?;
+    let Some(marks) = marks else {
+        return Ok(Prepared::Invalid(report));
+    };
+    rows.fill_from(input)?;
+    stats.input.seconds = t.elapsed().as_secs_f64();
+    stats.input.runs = 1;
+    stats.free_rows = input.n() - report.k;
+    let state = BoardState::new(rows, marks.rows, marks.lines, report.k);
+    Ok(Prepared::Ready(state, stats))
+}
+
+/// Completes the board in `state`, whose queens come from `input` (reread on a restart).
+pub fn complete(
+    input: &Input,
+    mut state: BoardState,
+    mut stats: Stats,
+    opts: &Options,
+) -> Result<Completion, FormatError> {
+    let stop = Stop {
+        deadline: opts.time_limit.map(|t| Instant::now() + t),
+        interrupt: &opts.interrupt,
+    };
+    let answer = run(input, &mut state, &mut stats, opts, &stop)?;
+    Ok(Completion {
+        answer,
+        state,
+        stats,
+    })
+}
+
+fn place_all(state: &mut BoardState, cells: &[(u64, u64)]) {
+    for &(i, j) in cells {
+        state.place(i, j);
+    }
+}
+
+fn run(
+    input: &Input,
+    state: &mut BoardState,
+    stats: &mut Stats,
+    opts: &Options,
+    stop: &Stop,
+) -> Result<Answer, FormatError> {
+    let m0 = state.free();
+    if m0 == 0 {
+        return Ok(Answer::Solved);
+    }
+    let stop_now = || stop.now();
+    let unknown =
+        |what: &str| Answer::Unknown(format!("{} ran out {what}", stop.reason(opts.time_limit)));
+
+    // The input's residual: certificates, and exact search when small.
+    let input_residual = if m0 <= RESIDUAL_MAX {
+        let res = timed(&mut stats.certificates, || Residual::from_state(state));
+        if let Some(cert) = timed(&mut stats.certificates, || res.certificate()) {
+            return Ok(Answer::Infeasible(cert));
+        }
+        if m0 <= EXACT_FIRST {
+            let (outcome, counts) =
+                timed(&mut stats.exact, || search(&res, None, u64::MAX, &stop_now));
+            stats.search_nodes += counts.nodes;
+            stats.search_dead_ends += counts.dead_ends;
+            return Ok(match outcome {
+                SearchOutcome::Solved(cells) => {
+                    stats.exact.placed += cells.len() as u64;
+                    place_all(state, &cells);
+                    Answer::Solved
+                }
+                SearchOutcome::Exhausted => Answer::Infeasible(Certificate::ExhaustedSearch {
+                    free_rows: m0,
+                    free_cells: res.free_cells(),
+                    nodes: counts.nodes,
+                }),
+                SearchOutcome::Stopped => {
+                    unknown(&format!("during the exact search ({} nodes)", counts.nodes))
+                }
+            });
+        }
+        Some(res)
+    } else {
+        None
+    };
+
+    let (l2, l3) = stats.levels;
+    let input_mark = (m0 <= JOURNAL_FROM_INPUT).then(|| state.mark());
+    let mut exact_budget: u64 = 1 << 16;
+    for restart in 0.. {
+        if restart > 0 {
+            stats.restarts += 1;
+            match input_mark {
+                Some(mark) => state.rewind_to(mark),
+                None => reload(input, state)?,
+            }
+            // Give the exact search of the input a turn, with a budget that doubles.
+            if let Some(res) = &input_residual {
+                let (outcome, counts) = timed(&mut stats.exact, || {
+                    search(res, None, exact_budget, &stop_now)
+                });
+                stats.search_nodes += counts.nodes;
+                stats.search_dead_ends += counts.dead_ends;
+                exact_budget = exact_budget.saturating_mul(2);
+                match outcome {
+                    SearchOutcome::Solved(cells) => {
+                        stats.exact.placed += cells.len() as u64;
+                        place_all(state, &cells);
+                        return Ok(Answer::Solved);
+                    }
+                    SearchOutcome::Exhausted => {
+                        return Ok(Answer::Infeasible(Certificate::ExhaustedSearch {
+                            free_rows: m0,
+                            free_cells: res.free_cells(),
+                            nodes: counts.nodes,
+                        }));
+                    }
+                    SearchOutcome::Stopped => {}
+                }
+            }
+        }
+        if stop.now() {
+            return Ok(unknown(&format!("after {restart} restarts")));
+        }
+        let before = state.free();
+        let rounds = timed(&mut stats.pairing, || {
+            pairing::pair_rounds(state, opts.seed ^ restart, l2, 8, &stop_now)
+        });
+        stats.pairing.placed += before - state.free();
+        stats.pairing_rounds = rounds;
+        let level2_mark = state.mark();
+        for attempt in 0..ATTEMPTS_PER_BASE {
+            if stop.now() {
+                return Ok(unknown(&format!(
+                    "after {restart} restarts and {attempt} end games"
+                )));
+            }
+            let mut rng = seeded_rng(opts.seed, &[3, restart, attempt]);
+            let placed = timed(&mut stats.scatter, || scatter::scatter(state, l3, &mut rng));
+            match placed {
+                Ok(p) => stats.scatter.placed += p,
+                Err(_) => {
+                    stats.dead_ends_scatter += 1;
+                    state.rewind_to(level2_mark);
+                    continue;
+                }
+            }
+            let res = timed(&mut stats.endgame, || Residual::from_state(state));
+            let limit = 2000 + 20 * res.size() as u64;
+            let (outcome, counts) = timed(&mut stats.endgame, || {
+                search(&res, Some(&mut rng), limit, &stop_now)
+            });
+            stats.search_nodes += counts.nodes;
+            stats.search_dead_ends += counts.dead_ends;
+            if let SearchOutcome::Solved(cells) = outcome {
+                stats.endgame.placed += cells.len() as u64;
+                place_all(state, &cells);
+                return Ok(Answer::Solved);
+            }
+            stats.dead_ends_endgame += 1;
+            state.rewind_to(level2_mark);
+        }
+    }
+    unreachable!("the restart loop only ends by returning")
+}
+
+/// Puts the input back into `state`, for a restart when the journal does not reach back
+/// to the input.
+fn reload(input: &Input, state: &mut BoardState) -> Result<(), FormatError> {
+    state.drop_marks();
+    let (report, marks) = verify_and_mark(input, Requirements::default())?;
+    let marks = marks.expect("the input was valid before");
+    state.rows.fill_from(input)?;
+    state.reset(marks.rows, marks.lines, report.k);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

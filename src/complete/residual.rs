@@ -1,0 +1,258 @@
+//! The residual: the free rows x free columns of a board projected into a small matrix of
+//! free cells, and the certificates that can be read off it.
+
+use super::certificate::Certificate;
+use super::state::BoardState;
+
+/// Free rows x free columns with a bitset of free cells per row.
+#[derive(Clone)]
+pub struct Residual {
+    /// Free rows (1-based), increasing.
+    pub rows: Vec<u64>,
+    /// Free columns (1-based), increasing; as many as rows.
+    pub cols: Vec<u64>,
+    words: usize,
+    cells: Vec<u64>,
+}
+
+impl Residual {
+    /// Projects the free part of `state`.
+    pub fn from_state(state: &BoardState) -> Residual {
+        let (rows, cols) = state.free_rows_and_columns();
+        Self::build(rows, cols, |i, j| state.lines.diagonals_free(i, j))
+    }
+
+    /// A residual over `rows` x `cols` whose free cells are those where `free(i, j)`.
+    pub fn build(rows: Vec<u64>, cols: Vec<u64>, free: impl Fn(u64, u64) -> bool) -> Residual {
+        debug_assert_eq!(rows.len(), cols.len());
+        let words = cols.len().div_ceil(64).max(1);
+        let mut cells = vec![0u64; rows.len() * words];
+        for (r, &i) in rows.iter().enumerate() {
+            let bits = &mut cells[r * words..(r + 1) * words];
+            for (c, &j) in cols.iter().enumerate() {
+                if free(i, j) {
+                    bits[c >> 6] |= 1 << (c & 63);
+                }
+            }
+        }
+        Residual {
+            rows,
+            cols,
+            words,
+            cells,
+        }
+    }
+
+    /// Number of free rows (= free columns).
+    pub fn size(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// 64-bit words per row bitset.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The free-cell bitset of residual row `r`.
+    pub fn row_bits(&self, r: usize) -> &[u64] {
+        &self.cells[r * self.words..(r + 1) * self.words]
+    }
+
+    /// All row bitsets, row after row.
+    pub fn cells(&self) -> &[u64] {
+        &self.cells
+    }
+
+    /// Number of free cells.
+    pub fn free_cells(&self) -> u64 {
+        self.cells.iter().map(|w| w.count_ones() as u64).sum()
+    }
+
+    /// A proof that no completion exists, when one can be read off the residual without
+    /// search: an empty row, an empty column, or a set of rows violating Hall's condition
+    /// (found through a maximum matching of rows to columns over free cells).
+    pub fn certificate(&self) -> Option<Certificate> {
+        let m = self.size();
+        if let Some(r) = (0..m).find(|&r| self.row_bits(r).iter().all(|&w| w == 0)) {
+            return Some(Certificate::EmptyRow { row: self.rows[r] });
+        }
+        let mut any = vec![0u64; self.words];
+        for r in 0..m {
+            for (a, b) in any.iter_mut().zip(self.row_bits(r)) {
+                *a |= b;
+            }
+        }
+        if let Some(c) = (0..m).find(|&c| any[c >> 6] & (1 << (c & 63)) == 0) {
+            return Some(Certificate::EmptyColumn {
+                column: self.cols[c],
+            });
+        }
+        let (row_of_col, unmatched) = self.max_matching();
+        let u = unmatched?;
+        // Rows reachable from the unmatched row by alternating paths: their columns are all
+        // matched (else the matching could grow), to rows of the same set; so the set has
+        // one row more than its columns.
+        let mut in_set = vec![false; m];
+        let mut seen_col = vec![false; m];
+        let mut stack = vec![u];
+        in_set[u] = true;
+        while let Some(r) = stack.pop() {
+            for c in ones(self.row_bits(r)) {
+                if !seen_col[c] {
+                    seen_col[c] = true;
+                    let r2 =
+                        row_of_col[c].expect("a maximum matching leaves no reachable column free");
+                    if !in_set[r2] {
+                        in_set[r2] = true;
+                        stack.push(r2);
+                    }
+                }
+            }
+        }
+        let rows = (0..m)
+            .filter(|&r| in_set[r])
+            .map(|r| self.rows[r])
+            .collect();
+        let columns = (0..m)
+            .filter(|&c| seen_col[c])
+            .map(|c| self.cols[c])
+            .collect();
+        Some(Certificate::Hall { rows, columns })
+    }
+
+    /// A maximum matching of rows to columns (Kuhn's augmenting paths over bitsets):
+    /// for each column its row, and one unmatched row if the matching is not perfect.
+    fn max_matching(&self) -> (Vec<Option<usize>>, Option<usize>) {
+        let m = self.size();
+        let mut row_of_col: Vec<Option<usize>> = vec![None; m];
+        let mut col_of_row: Vec<Option<usize>> = vec![None; m];
+        // Greedy start: most rows match at once.
+        for (r, slot) in col_of_row.iter_mut().enumerate() {
+            if let Some(c) = ones(self.row_bits(r)).find(|&c| row_of_col[c].is_none()) {
+                row_of_col[c] = Some(r);
+                *slot = Some(c);
+            }
+        }
+        let mut visited = vec![0u64; self.words];
+        for r in 0..m {
+            if col_of_row[r].is_some() {
+                continue;
+            }
+            visited.iter_mut().for_each(|w| *w = 0);
+            if !self.augment(r, &mut visited, &mut row_of_col, &mut col_of_row) {
+                return (row_of_col, Some(r));
+            }
+        }
+        (row_of_col, None)
+    }
+
+    /// Iterative depth-first search for an augmenting path from row `start`.
+    fn augment(
+        &self,
+        start: usize,
+        visited: &mut [u64],
+        row_of_col: &mut [Option<usize>],
+        col_of_row: &mut [Option<usize>],
+    ) -> bool {
+        // Stack of (row, column taken to reach the next row).
+        let mut path: Vec<(usize, usize)> = Vec::new();
+        let mut r = start;
+        loop {
+            let next = self
+                .row_bits(r)
+                .iter()
+                .zip(visited.iter())
+                .enumerate()
+                .find_map(|(w, (&bits, &seen))| {
+                    let open = bits & !seen;
+                    (open != 0).then(|| w * 64 + open.trailing_zeros() as usize)
+                });
+            match next {
+                Some(c) => {
+                    visited[c >> 6] |= 1 << (c & 63);
+                    match row_of_col[c] {
+                        None => {
+                            // Flip the path: each row takes the column that led onwards.
+                            path.push((r, c));
+                            for &(pr, pc) in &path {
+                                row_of_col[pc] = Some(pr);
+                                col_of_row[pr] = Some(pc);
+                            }
+                            return true;
+                        }
+                        Some(r2) => {
+                            path.push((r, c));
+                            r = r2;
+                        }
+                    }
+                }
+                None => match path.pop() {
+                    Some((pr, _)) => r = pr,
+                    None => return false,
+                },
+            }
+        }
+    }
+}
+
+/// The indices of the set bits of a bitset.
+pub fn ones(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    bits.iter().enumerate().flat_map(|(w, &word)| {
+        let mut b = word;
+        std::iter::from_fn(move || {
+            (b != 0).then(|| {
+                let i = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                i
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_matrix(m: &[&str]) -> Residual {
+        let k = m.len() as u64;
+        Residual::build((1..=k).collect(), (1..=k).collect(), |i, j| {
+            m[i as usize - 1].as_bytes()[j as usize - 1] == b'1'
+        })
+    }
+
+    #[test]
+    fn perfect_matching_gives_no_certificate() {
+        assert_eq!(from_matrix(&["110", "011", "101"]).certificate(), None);
+    }
+
+    #[test]
+    fn hall_violation_is_found_and_is_real() {
+        // Rows 1, 2, 3 only use columns 1 and 2.
+        let r = from_matrix(&["1100", "0100", "1000", "1111"]);
+        match r.certificate() {
+            Some(Certificate::Hall { rows, columns }) => {
+                assert!(columns.len() < rows.len());
+                for &i in &rows {
+                    for j in 1..=4u64 {
+                        if r.row_bits(i as usize - 1)[0] & (1 << (j - 1)) != 0 {
+                            assert!(columns.contains(&j));
+                        }
+                    }
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn empty_row_and_column() {
+        assert_eq!(
+            from_matrix(&["11", "00"]).certificate(),
+            Some(Certificate::EmptyRow { row: 2 })
+        );
+        assert_eq!(
+            from_matrix(&["10", "10"]).certificate(),
+            Some(Certificate::EmptyColumn { column: 2 })
+        );
+    }
+}

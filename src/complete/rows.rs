@@ -1,0 +1,103 @@
+//! The queens of the board being completed, stored as a raw NQB file mapped into memory:
+//! the engine never holds an n-sized array besides this map, and for raw NQB output the map
+//! is the output file itself.
+
+use crate::format::nqb::{HEADER_LEN, Header, PayloadHasher};
+use crate::format::{FormatError, Input, Problem};
+use memmap2::MmapMut;
+use rayon::prelude::*;
+use std::fs::File;
+use std::path::Path;
+
+/// Rows 1..=n of a board, as little-endian `u32` at offset 64 of a mapped file.
+pub struct RowStore {
+    map: MmapMut,
+    n: u64,
+}
+
+impl RowStore {
+    /// Sizes `file` for an `n`-row raw NQB file and maps it (all rows empty).
+    pub fn create(file: &File, n: u64, path: &Path) -> Result<Self, FormatError> {
+        let err = |e| FormatError::new(path, Problem::Write(e));
+        file.set_len(HEADER_LEN as u64 + 4 * n).map_err(err)?;
+        // SAFETY: the file is a private temporary file of this process; nothing else maps
+        // or truncates it while the map lives.
+        let map = unsafe { MmapMut::map_mut(file) }.map_err(err)?;
+        Ok(RowStore { map, n })
+    }
+
+    /// Board size.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    fn payload(&self) -> &[u32] {
+        // SAFETY: the map starts page-aligned and the payload at offset 64, so it is aligned
+        // for u32 and holds exactly n of them.
+        let (head, rows, _) = unsafe { self.map[HEADER_LEN..].align_to::<u32>() };
+        debug_assert!(head.is_empty());
+        rows
+    }
+
+    fn payload_mut(&mut self) -> &mut [u32] {
+        // SAFETY: as in `payload`.
+        let (head, rows, _) = unsafe { self.map[HEADER_LEN..].align_to_mut::<u32>() };
+        debug_assert!(head.is_empty());
+        rows
+    }
+
+    /// The column of row `row` (1-based), 0 if empty.
+    #[inline]
+    pub fn get(&self, row: u64) -> u64 {
+        u32::from_le(self.payload()[(row - 1) as usize]) as u64
+    }
+
+    /// Sets row `row` (1-based) to column `col` (0 = empty).
+    #[inline]
+    pub fn set(&mut self, row: u64, col: u64) {
+        self.payload_mut()[(row - 1) as usize] = (col as u32).to_le();
+    }
+
+    /// Copies every row of `input` (same n), segments in parallel.
+    pub fn fill_from(&mut self, input: &Input) -> Result<(), FormatError> {
+        let seg = input.segment_rows() as usize;
+        self.payload_mut()
+            .par_chunks_mut(seg)
+            .enumerate()
+            .try_for_each_init(Vec::new, |scratch, (s, out)| {
+                let bytes = input.segment(s as u64, scratch)?;
+                for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *o = u32::from_le_bytes(c.try_into().unwrap()).to_le();
+                }
+                input.release(s as u64);
+                Ok(())
+            })
+    }
+
+    /// Writes the header (k counted, checksum computed in parallel) so that the file is a
+    /// complete raw NQB file, and flushes the map. Returns the header.
+    pub fn seal(&mut self) -> std::io::Result<Header> {
+        let bytes_per_block = crate::format::nqb::CHECKSUM_BLOCK_ROWS as usize * 4;
+        let parts: Vec<(u64, u64)> = self.map[HEADER_LEN..]
+            .par_chunks(bytes_per_block)
+            .map(|b| {
+                let k = b.chunks_exact(4).filter(|c| c != &[0, 0, 0, 0]).count() as u64;
+                (k, xxhash_rust::xxh3::xxh3_64(b))
+            })
+            .collect();
+        let mut hasher = PayloadHasher::new();
+        let mut k = 0;
+        for (kk, h) in parts {
+            k += kk;
+            hasher.push(h);
+        }
+        let header = Header {
+            n: self.n,
+            k,
+            payload_checksum: hasher.finish(),
+        };
+        self.map[..HEADER_LEN].copy_from_slice(&header.to_bytes());
+        self.map.flush()?;
+        Ok(header)
+    }
+}
