@@ -63,15 +63,20 @@ fn splitmix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The free rows left after phase 2 (the end game's residual size) for an n-board.
+/// The free rows left after phase 2 (the end game's residual size) for an n-board:
+/// 10 ln n, measured best of 10, 20 and 40 ln n on the Table 2 protocol (BENCHMARKS.md).
 pub fn level3(n: u64) -> u64 {
-    ((40.0 * (n.max(2) as f64).ln()) as u64).clamp(64, 1024)
+    ((10.0 * (n.max(2) as f64).ln()) as u64).clamp(32, 1024)
 }
 
-/// The free rows left after phase 1.
+/// The free rows at which phase 1 stops (it usually stalls earlier, see [`PAIRING_STALL`]).
 pub fn level2(n: u64) -> u64 {
     4 * level3(n)
 }
+
+/// Phase 1 ends when a round places fewer than 1/PAIRING_STALL of the free rows: deeper
+/// pairing (1/32, 1/128) was measured to leave rows without free cells far more often.
+pub const PAIRING_STALL: u64 = 8;
 
 /// How to run.
 #[derive(Clone)]
@@ -251,39 +256,25 @@ fn run(
     let unknown =
         |what: &str| Answer::Unknown(format!("{} ran out {what}", stop.reason(opts.time_limit)));
 
-    // The input's residual: certificates, and exact search when small.
-    let input_residual = if m0 <= RESIDUAL_MAX {
+    let (l2, l3) = stats.levels;
+    // Few free rows: the exact search of the input decides.
+    if m0 <= EXACT_FIRST.max(l3) {
         let res = timed(&mut stats.certificates, || Residual::from_state(state));
         if let Some(cert) = timed(&mut stats.certificates, || res.certificate()) {
             return Ok(Answer::Infeasible(cert));
         }
-        if m0 <= EXACT_FIRST {
-            let (outcome, counts) =
-                timed(&mut stats.exact, || search(&res, None, u64::MAX, &stop_now));
-            stats.search_nodes += counts.nodes;
-            stats.search_dead_ends += counts.dead_ends;
-            return Ok(match outcome {
-                SearchOutcome::Solved(cells) => {
-                    stats.exact.placed += cells.len() as u64;
-                    place_all(state, &cells);
-                    Answer::Solved
-                }
-                SearchOutcome::Exhausted => Answer::Infeasible(Certificate::ExhaustedSearch {
-                    free_rows: m0,
-                    free_cells: res.free_cells(),
-                    nodes: counts.nodes,
-                }),
-                SearchOutcome::Stopped => {
-                    unknown(&format!("during the exact search ({} nodes)", counts.nodes))
-                }
-            });
-        }
-        Some(res)
-    } else {
-        None
-    };
-
-    let (l2, l3) = stats.levels;
+        return Ok(
+            exact(state, &res, stats, opts, u64::MAX, stop).unwrap_or_else(|| {
+                unknown(&format!(
+                    "during the exact search ({} nodes)",
+                    stats.search_nodes
+                ))
+            }),
+        );
+    }
+    // Projected (with its certificates) only after a first restart: random compositions
+    // are completed before that, and projecting costs time proportional to its cells.
+    let mut input_residual: Option<Residual> = None;
     let input_mark = (m0 <= JOURNAL_FROM_INPUT).then(|| state.mark());
     let mut exact_budget: u64 = 1 << 16;
     for restart in 0.. {
@@ -294,28 +285,19 @@ fn run(
                 None => reload(input, state)?,
             }
             // Give the exact search of the input a turn, with a budget that doubles.
-            if let Some(res) = &input_residual {
-                let (outcome, counts) = timed(&mut stats.exact, || {
-                    search(res, None, exact_budget, &stop_now)
-                });
-                stats.search_nodes += counts.nodes;
-                stats.search_dead_ends += counts.dead_ends;
-                exact_budget = exact_budget.saturating_mul(2);
-                match outcome {
-                    SearchOutcome::Solved(cells) => {
-                        stats.exact.placed += cells.len() as u64;
-                        place_all(state, &cells);
-                        return Ok(Answer::Solved);
+            if m0 <= RESIDUAL_MAX && input_mark.is_some() {
+                if input_residual.is_none() {
+                    let res = timed(&mut stats.certificates, || Residual::from_state(state));
+                    if let Some(cert) = timed(&mut stats.certificates, || res.certificate()) {
+                        return Ok(Answer::Infeasible(cert));
                     }
-                    SearchOutcome::Exhausted => {
-                        return Ok(Answer::Infeasible(Certificate::ExhaustedSearch {
-                            free_rows: m0,
-                            free_cells: res.free_cells(),
-                            nodes: counts.nodes,
-                        }));
-                    }
-                    SearchOutcome::Stopped => {}
+                    input_residual = Some(res);
                 }
+                let res = input_residual.as_ref().expect("projected above");
+                if let Some(answer) = exact(state, res, stats, opts, exact_budget, stop) {
+                    return Ok(answer);
+                }
+                exact_budget = exact_budget.saturating_mul(2);
             }
         }
         if stop.now() {
@@ -323,7 +305,7 @@ fn run(
         }
         let before = state.free();
         let rounds = timed(&mut stats.pairing, || {
-            pairing::pair_rounds(state, opts.seed ^ restart, l2, 8, &stop_now)
+            pairing::pair_rounds(state, opts.seed ^ restart, l2, PAIRING_STALL, &stop_now)
         });
         stats.pairing.placed += before - state.free();
         stats.pairing_rounds = rounds;
@@ -338,16 +320,20 @@ fn run(
             let placed = timed(&mut stats.scatter, || scatter::scatter(state, l3, &mut rng));
             match placed {
                 Ok(p) => stats.scatter.placed += p,
-                Err(_) => {
+                Err(dead) => {
                     stats.dead_ends_scatter += 1;
                     state.rewind_to(level2_mark);
+                    if dead.placed == 0 {
+                        // The row was dead at level 2 already: only a restart can help.
+                        break;
+                    }
                     continue;
                 }
             }
             let res = timed(&mut stats.endgame, || Residual::from_state(state));
             let limit = 2000 + 20 * res.size() as u64;
             let (outcome, counts) = timed(&mut stats.endgame, || {
-                search(&res, Some(&mut rng), limit, &stop_now)
+                search(&res, state.n, Some(&mut rng), limit, &stop_now)
             });
             stats.search_nodes += counts.nodes;
             stats.search_dead_ends += counts.dead_ends;
@@ -361,6 +347,64 @@ fn run(
         }
     }
     unreachable!("the restart loop only ends by returning")
+}
+
+/// Exact search of `res` (projected from `state`) with randomized restarts: node limits
+/// grow geometrically up to `max_nodes`, so heavy-tailed runs are cut short while the
+/// search stays complete. `None` when the limit or the budget ran out.
+fn exact(
+    state: &mut BoardState,
+    res: &Residual,
+    stats: &mut Stats,
+    opts: &Options,
+    max_nodes: u64,
+    stop: &Stop,
+) -> Option<Answer> {
+    let stop_now = || stop.now();
+    let mut limit = 64 + 8 * res.size() as u64;
+    let mut spent = 0u64;
+    for run in 0u64.. {
+        let this = limit.min(max_nodes.saturating_sub(spent));
+        let mut rng = seeded_rng(opts.seed, &[4, run]);
+        let (outcome, counts) = timed(&mut stats.exact, || {
+            search(res, state.n, Some(&mut rng), this, &stop_now)
+        });
+        stats.search_nodes += counts.nodes;
+        stats.search_dead_ends += counts.dead_ends;
+        spent += counts.nodes;
+        match outcome {
+            SearchOutcome::Solved(cells) => {
+                stats.exact.placed += cells.len() as u64;
+                place_all(state, &cells);
+                return Some(Answer::Solved);
+            }
+            SearchOutcome::Exhausted => {
+                return Some(Answer::Infeasible(Certificate::ExhaustedSearch {
+                    free_rows: res.size() as u64,
+                    free_cells: res.free_cells(),
+                    nodes: counts.nodes,
+                }));
+            }
+            SearchOutcome::Stopped if stop.now() || spent >= max_nodes => return None,
+            SearchOutcome::Stopped => limit = limit.saturating_mul(2),
+        }
+    }
+    None
+}
+
+/// Completes a composition held in memory (`rows[i - 1]` = column of row i, 0 = empty):
+/// the answer, the rows as the engine left them (a solution when solved), and statistics.
+/// `None` when the rows are not a valid composition.
+pub fn complete_rows(rows: &[u32], opts: &Options) -> Option<(Answer, Vec<u32>, Stats)> {
+    let input = Input::from_rows(std::path::Path::new("(memory)"), "memory", rows).ok()?;
+    let store = RowStore::anonymous(rows.len() as u64).ok()?;
+    match prepare(&input, store).ok()? {
+        Prepared::Invalid(_) => None,
+        Prepared::Ready(state, stats) => {
+            let c = complete(&input, state, stats, opts).ok()?;
+            Some((c.answer, c.state.rows.to_vec(), c.stats))
+        }
+    }
 }
 
 /// Puts the input back into `state`, for a restart when the journal does not reach back

@@ -30,8 +30,14 @@ pub struct Round {
     pub placed: u64,
 }
 
+/// Free rows above which rows have so many free cells that pairing does not endanger them:
+/// there, rounds go on while they place at least 1/64 of the free rows, and the `stall`
+/// rule applies only below.
+const SAFE_FREE_ROWS: u64 = 1 << 16;
+
 /// Runs pairing rounds until at most `target` rows are free, or a round places fewer than
-/// `1/stall` of the free rows, or `stop` says so. Returns the rounds run.
+/// `1/stall` of the free rows (1/64 above [`SAFE_FREE_ROWS`]), or `stop` says so.
+/// Returns the rounds run.
 pub fn pair_rounds(
     state: &mut BoardState,
     seed: u64,
@@ -48,6 +54,11 @@ pub fn pair_rounds(
             free_before,
             placed,
         });
+        let stall = if state.free() > SAFE_FREE_ROWS {
+            64
+        } else {
+            stall
+        };
         if placed * stall < free_before {
             break;
         }

@@ -26,6 +26,17 @@ impl RowStore {
         Ok(RowStore { map, n })
     }
 
+    /// A row store in anonymous memory, for small boards and in-process use.
+    pub fn anonymous(n: u64) -> std::io::Result<Self> {
+        let map = MmapMut::map_anon(HEADER_LEN + 4 * n as usize)?;
+        Ok(RowStore { map, n })
+    }
+
+    /// All rows (1-based row i at index i - 1), for small boards and tests.
+    pub fn to_vec(&self) -> Vec<u32> {
+        self.payload().iter().map(|&v| u32::from_le(v)).collect()
+    }
+
     /// Board size.
     pub fn n(&self) -> u64 {
         self.n

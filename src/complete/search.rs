@@ -31,17 +31,58 @@ pub struct SearchCounts {
     pub dead_ends: u64,
 }
 
-/// Candidates whose damage is computed exactly; beyond this many, the rest follow at random.
-const RANKED_CANDIDATES: usize = 24;
+/// Open cells per diagonal, indexed by the board's D1 (`n + j - i`) or D2 (`i + j`)
+/// index: a plain array for boards up to [`DIRECT_DIAGONALS`] diagonals, a hash map above.
+enum DiagonalCounts {
+    Direct(Vec<u16>),
+    Hashed(std::collections::HashMap<u64, u16>),
+}
+
+/// Largest diagonal index counted in a plain array (16 MiB of u16 per family, touched
+/// only where the residual has cells).
+const DIRECT_DIAGONALS: u64 = 1 << 23;
+
+impl DiagonalCounts {
+    fn new(max_index: u64) -> Self {
+        if max_index < DIRECT_DIAGONALS {
+            DiagonalCounts::Direct(vec![0; max_index as usize + 1])
+        } else {
+            DiagonalCounts::Hashed(Default::default())
+        }
+    }
+
+    #[inline]
+    fn get(&self, d: u64) -> u16 {
+        match self {
+            DiagonalCounts::Direct(v) => v[d as usize],
+            DiagonalCounts::Hashed(h) => h.get(&d).copied().unwrap_or(0),
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, d: u64, delta: i16) {
+        match self {
+            DiagonalCounts::Direct(v) => v[d as usize] = v[d as usize].wrapping_add_signed(delta),
+            DiagonalCounts::Hashed(h) => {
+                let e = h.entry(d).or_insert(0);
+                *e = e.wrapping_add_signed(delta);
+            }
+        }
+    }
+}
 
 struct Search<'a> {
     res: &'a Residual,
+    n: u64,
     words: usize,
     cells: Vec<u64>,
     row_count: Vec<u32>,
     col_count: Vec<u32>,
+    d1_count: DiagonalCounts,
+    d2_count: DiagonalCounts,
     row_open: Vec<bool>,
     col_open: Vec<bool>,
+    open_rows: usize,
     trail: Vec<(u32, u32)>,
     chosen: Vec<(usize, usize)>,
     counts: SearchCounts,
@@ -51,10 +92,11 @@ struct Search<'a> {
     stopped: bool,
 }
 
-/// Searches `res` exhaustively, up to `max_nodes` nodes; `stop` is polled now and then and
-/// ends the search when it returns true.
+/// Searches `res` (a residual of an `n`-board) exhaustively, up to `max_nodes` nodes;
+/// `stop` is polled now and then and ends the search when it returns true.
 pub fn search(
     res: &Residual,
+    n: u64,
     rng: Option<&mut ChaCha8Rng>,
     max_nodes: u64,
     stop: &dyn Fn() -> bool,
@@ -64,20 +106,28 @@ pub fn search(
     let cells = res.cells().to_vec();
     let mut row_count = vec![0u32; m];
     let mut col_count = vec![0u32; m];
+    let mut d1_count = DiagonalCounts::new(2 * n);
+    let mut d2_count = DiagonalCounts::new(2 * n);
     for r in 0..m {
         for c in ones(&cells[r * words..(r + 1) * words]) {
             row_count[r] += 1;
             col_count[c] += 1;
+            d1_count.add(n + res.cols[c] - res.rows[r], 1);
+            d2_count.add(res.rows[r] + res.cols[c], 1);
         }
     }
     let mut s = Search {
         res,
+        n,
         words,
         cells,
         row_count,
         col_count,
+        d1_count,
+        d2_count,
         row_open: vec![true; m],
         col_open: vec![true; m],
+        open_rows: m,
         trail: Vec::new(),
         chosen: Vec::with_capacity(m),
         counts: SearchCounts::default(),
@@ -102,6 +152,7 @@ pub fn search(
 }
 
 /// What to branch on.
+#[derive(Clone, Copy)]
 enum Branch {
     Row(usize),
     Col(usize),
@@ -114,13 +165,31 @@ impl Search<'_> {
     }
 
     #[inline]
+    fn d1(&self, r: usize, c: usize) -> u64 {
+        self.n + self.res.cols[c] - self.res.rows[r]
+    }
+
+    #[inline]
+    fn d2(&self, r: usize, c: usize) -> u64 {
+        self.res.rows[r] + self.res.cols[c]
+    }
+
+    #[inline]
+    fn count_cell(&mut self, r: usize, c: usize, delta: i32) {
+        self.row_count[r] = self.row_count[r].wrapping_add_signed(delta);
+        self.col_count[c] = self.col_count[c].wrapping_add_signed(delta);
+        let (d1, d2) = (self.d1(r, c), self.d2(r, c));
+        self.d1_count.add(d1, delta as i16);
+        self.d2_count.add(d2, delta as i16);
+    }
+
+    #[inline]
     fn remove(&mut self, r: usize, c: usize) {
         let w = &mut self.cells[r * self.words + (c >> 6)];
         let bit = 1u64 << (c & 63);
         if *w & bit != 0 {
             *w &= !bit;
-            self.row_count[r] -= 1;
-            self.col_count[c] -= 1;
+            self.count_cell(r, c, -1);
             self.trail.push((r as u32, c as u32));
         }
     }
@@ -130,86 +199,83 @@ impl Search<'_> {
             let (r, c) = self.trail.pop().unwrap();
             let (r, c) = (r as usize, c as usize);
             self.cells[r * self.words + (c >> 6)] |= 1 << (c & 63);
-            self.row_count[r] += 1;
-            self.col_count[c] += 1;
-        }
-    }
-
-    /// Residual column index of board column `j`, if it is a residual column.
-    #[inline]
-    fn col_index(&self, j: i64) -> Option<usize> {
-        if j < 1 {
-            return None;
-        }
-        self.res.cols.binary_search(&(j as u64)).ok()
-    }
-
-    /// The open cells on the diagonals of (r, c), excluding (r, c): calls `f(r2, c2)`.
-    fn for_each_diagonal_cell(&self, r: usize, c: usize, mut f: impl FnMut(usize, usize)) {
-        let (i, j) = (self.res.rows[r] as i64, self.res.cols[c] as i64);
-        for (r2, &i2) in self.res.rows.iter().enumerate() {
-            if r2 == r || !self.row_open[r2] {
-                continue;
-            }
-            let d = i2 as i64 - i;
-            for j2 in [j + d, j - d] {
-                if let Some(c2) = self.col_index(j2)
-                    && self.has(r2, c2)
-                {
-                    f(r2, c2);
-                }
-            }
+            self.count_cell(r, c, 1);
         }
     }
 
     /// Free cells closed by a queen on (r, c), besides (r, c) itself.
+    #[inline]
     fn damage(&self, r: usize, c: usize) -> u32 {
-        let mut d = self.row_count[r] - 1 + self.col_count[c] - 1;
-        self.for_each_diagonal_cell(r, c, |_, _| d += 1);
-        d
+        self.row_count[r]
+            + self.col_count[c]
+            + self.d1_count.get(self.d1(r, c)) as u32
+            + self.d2_count.get(self.d2(r, c)) as u32
+            - 4
     }
 
     fn place(&mut self, r: usize, c: usize) {
         self.row_open[r] = false;
         self.col_open[c] = false;
-        let row_cells: Vec<usize> =
-            ones(&self.cells[r * self.words..(r + 1) * self.words]).collect();
-        for c2 in row_cells {
-            self.remove(r, c2);
-        }
-        for r2 in 0..self.res.size() {
-            if self.row_open[r2] {
-                self.remove(r2, c);
+        self.open_rows -= 1;
+        for w in 0..self.words {
+            let mut bits = self.cells[r * self.words + w];
+            while bits != 0 {
+                self.remove(r, w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
             }
         }
-        let mut diag = Vec::new();
-        self.for_each_diagonal_cell(r, c, |r2, c2| diag.push((r2, c2)));
-        for (r2, c2) in diag {
-            self.remove(r2, c2);
+        let m = self.res.size();
+        let (i, j) = (self.res.rows[r], self.res.cols[c]);
+        // Rows and columns are sorted, so as the row i2 grows, the D1 partner column
+        // j + (i2 - i) grows and the D2 partner j - (i2 - i) shrinks: two pointers find
+        // both in one pass.
+        let cols = &self.res.cols;
+        let mut p1 = 0usize; // first column >= D1 partner
+        let mut p2 = m; // one past the last column <= D2 partner
+        for r2 in 0..m {
+            if !self.row_open[r2] {
+                continue;
+            }
+            self.remove(r2, c);
+            let i2 = self.res.rows[r2];
+            let t1 = (j + i2) as i64 - i as i64; // D1 partner column
+            while p1 < m && (cols[p1] as i64) < t1 {
+                p1 += 1;
+            }
+            if p1 < m && cols[p1] as i64 == t1 {
+                self.remove(r2, p1);
+            }
+            let t2 = (j + i) as i64 - i2 as i64; // D2 partner column
+            while p2 > 0 && cols[p2 - 1] as i64 > t2 {
+                p2 -= 1;
+            }
+            if p2 > 0 && cols[p2 - 1] as i64 == t2 {
+                self.remove(r2, p2 - 1);
+            }
         }
     }
 
     /// Picks the open row or column with the fewest free cells; None when one has none.
     fn choose(&mut self) -> Option<Branch> {
+        let m = self.res.size();
         let mut best: Option<(u32, Branch)> = None;
         let mut ties = 0u32;
-        let m = self.res.size();
-        let candidates = (0..m)
-            .filter(|&r| self.row_open[r])
-            .map(|r| (self.row_count[r], Branch::Row(r)))
-            .chain(
-                (0..m)
-                    .filter(|&c| self.col_open[c])
-                    .map(|c| (self.col_count[c], Branch::Col(c))),
-            )
-            .collect::<Vec<_>>();
-        for (count, b) in candidates {
+        for k in 0..2 * m {
+            let (open, count, b) = if k < m {
+                (self.row_open[k], self.row_count[k], Branch::Row(k))
+            } else {
+                let c = k - m;
+                (self.col_open[c], self.col_count[c], Branch::Col(c))
+            };
+            if !open {
+                continue;
+            }
             if count == 0 {
                 return None;
             }
-            match &best {
-                Some((bc, _)) if count > *bc => {}
-                Some((bc, _)) if count == *bc => {
+            match best {
+                Some((bc, _)) if count > bc => {}
+                Some((bc, _)) if count == bc => {
                     ties += 1;
                     if let Some(rng) = self.rng.as_deref_mut()
                         && rng.random_range(0..=ties) == 0
@@ -227,8 +293,8 @@ impl Search<'_> {
     }
 
     /// Cells of the branch, least damage first (random ties with a generator).
-    fn ordered_cells(&mut self, branch: &Branch) -> Vec<(usize, usize)> {
-        let mut cells: Vec<(usize, usize)> = match *branch {
+    fn ordered_cells(&mut self, branch: Branch) -> Vec<(usize, usize)> {
+        let mut cells: Vec<(usize, usize)> = match branch {
             Branch::Row(r) => ones(&self.cells[r * self.words..(r + 1) * self.words])
                 .map(|c| (r, c))
                 .collect(),
@@ -242,24 +308,17 @@ impl Search<'_> {
                 cells.swap(i, rng.random_range(0..=i));
             }
         }
-        let ranked = cells.len().min(RANKED_CANDIDATES);
-        let mut keyed: Vec<(u32, (usize, usize))> = cells[..ranked]
-            .iter()
-            .map(|&(r, c)| (self.damage(r, c), (r, c)))
-            .collect();
-        keyed.sort_by_key(|&(d, _)| d);
-        keyed
-            .into_iter()
-            .map(|(_, cell)| cell)
-            .chain(cells[ranked..].iter().copied())
-            .collect()
+        cells.sort_by_cached_key(|&(r, c)| self.damage(r, c));
+        cells
     }
 
     fn descend(&mut self) -> bool {
-        if self.chosen.len() == self.res.size() {
+        if self.open_rows == 0 {
             return true;
         }
-        if self.counts.nodes >= self.max_nodes || (self.counts.nodes & 1023 == 0 && (self.stop)()) {
+        if self.counts.nodes >= self.max_nodes
+            || (self.counts.nodes & 1023 == 1023 && (self.stop)())
+        {
             self.stopped = true;
             return false;
         }
@@ -267,7 +326,7 @@ impl Search<'_> {
             self.counts.dead_ends += 1;
             return false;
         };
-        for (r, c) in self.ordered_cells(&branch) {
+        for (r, c) in self.ordered_cells(branch) {
             self.counts.nodes += 1;
             let mark = self.trail.len();
             self.place(r, c);
@@ -279,6 +338,7 @@ impl Search<'_> {
             self.undo(mark);
             self.row_open[r] = true;
             self.col_open[c] = true;
+            self.open_rows += 1;
             if self.stopped {
                 return false;
             }
@@ -301,7 +361,7 @@ mod tests {
     #[test]
     fn solves_empty_boards_and_proves_two_and_three_impossible() {
         for n in 1..=12u64 {
-            let (out, _) = search(&empty_board(n), None, u64::MAX, &|| false);
+            let (out, _) = search(&empty_board(n), n, None, u64::MAX, &|| false);
             match out {
                 SearchOutcome::Solved(sol) => {
                     assert!(n == 1 || n >= 4);
@@ -323,7 +383,7 @@ mod tests {
 
     #[test]
     fn node_limit_stops() {
-        let (out, counts) = search(&empty_board(3), None, 1, &|| false);
+        let (out, counts) = search(&empty_board(3), 3, None, 1, &|| false);
         assert_eq!(out, SearchOutcome::Stopped);
         assert!(counts.nodes <= 1);
     }
