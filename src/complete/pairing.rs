@@ -18,8 +18,19 @@ use super::state::BoardState;
 use rand::RngExt;
 use rayon::prelude::*;
 
-/// Free rows (and columns) per chunk.
+/// Largest number of free rows (and columns) per chunk.
 const CHUNK: u64 = 1 << 15;
+/// Board rows a chunk should span at most: its diagonal windows (about twice that many
+/// bits each) then stay in a core's L2 cache however sparse the free rows are.
+const WINDOW_ROWS: u64 = 1 << 18;
+
+/// Pairs ahead whose diagonal words are prefetched.
+const AHEAD: usize = 12;
+
+/// Free rows per chunk when `free` of `n` rows are free.
+fn chunk_size(free: u64, n: u64) -> u64 {
+    ((WINDOW_ROWS as u128 * free as u128 / n as u128) as u64).clamp(64, CHUNK)
+}
 
 /// What one round did.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
@@ -28,6 +39,8 @@ pub struct Round {
     pub free_before: u64,
     /// Queens placed.
     pub placed: u64,
+    /// Seconds taken.
+    pub seconds: f64,
 }
 
 /// Free rows above which rows have so many free cells that pairing does not endanger them:
@@ -46,13 +59,33 @@ pub fn pair_rounds(
     stop: &dyn Fn() -> bool,
 ) -> Vec<Round> {
     let mut rounds = Vec::new();
+    let mut lists: Option<(Vec<u32>, Vec<u32>)> = None;
     while state.free() > target && !stop() {
         let free_before = state.free();
-        pairing_round(state, seed, rounds.len() as u64, stop);
+        let round = rounds.len() as u64;
+        let started = std::time::Instant::now();
+        // Few free rows: keep them (and the free columns) in lists rather than scanning
+        // the whole row and column bitmaps every round.
+        if lists.is_none() && free_before <= state.n / LIST_RATIO {
+            let (rows, cols) = state.free_rows_and_columns();
+            lists = Some((
+                rows.into_iter().map(|i| i as u32).collect(),
+                cols.into_iter().map(|j| j as u32).collect(),
+            ));
+        }
+        match &mut lists {
+            Some((rows, cols)) => {
+                list_round(state, rows, cols, seed, round, stop);
+                rows.retain(|&i| !state.taken_rows.get(i as u64));
+                cols.retain(|&j| !state.lines.columns.get(j as u64));
+            }
+            None => pairing_round(state, seed, round, stop),
+        }
         let placed = free_before - state.free();
         rounds.push(Round {
             free_before,
             placed,
+            seconds: started.elapsed().as_secs_f64(),
         });
         let stall = if state.free() > SAFE_FREE_ROWS {
             64
@@ -64,6 +97,85 @@ pub fn pair_rounds(
         }
     }
     rounds
+}
+
+/// Free rows at most n / LIST_RATIO switch rounds from bitmap scans to lists.
+const LIST_RATIO: u64 = 32;
+
+/// A random permutation of the chunks of a round.
+fn chunk_permutation(chunks: usize, seed: u64, round: u64) -> Vec<usize> {
+    let mut rng = seeded_rng(seed, &[1, round]);
+    let mut pi: Vec<usize> = (0..chunks).collect();
+    for i in (1..chunks).rev() {
+        pi.swap(i, rng.random_range(0..=i));
+    }
+    pi
+}
+
+/// Chunk `t`'s columns shuffled by the chunk's own generator.
+fn shuffled(mut cols: Vec<u32>, seed: u64, round: u64, t: usize) -> Vec<u32> {
+    let mut rng = seeded_rng(seed, &[2, round, t as u64]);
+    for i in (1..cols.len()).rev() {
+        cols.swap(i, rng.random_range(0..=i));
+    }
+    cols
+}
+
+/// Places each (row, column) pair whose diagonals are free. (Re-pairing a chunk pair's
+/// leftovers while its windows are in cache was tried: it pairs deeper, which leaves rows
+/// without free cells, and made phase 2 fail far more often.)
+fn place_pairs(state: &mut BoardState, rows: &[u32], cols: &[u32]) {
+    let len = rows.len().min(cols.len());
+    for k in 0..len {
+        // With sparse free rows every check is a cache miss: start them early so that they
+        // overlap (a prefetch changes nothing on the board, so results are the same).
+        if k + AHEAD < len {
+            state
+                .lines
+                .prefetch_diagonals(rows[k + AHEAD] as u64, cols[k + AHEAD] as u64);
+        }
+        let (i, j) = (rows[k] as u64, cols[k] as u64);
+        if state.lines.diagonals_free(i, j) {
+            state.place(i, j);
+        }
+    }
+}
+
+/// One round over sorted lists of the free rows and columns; the same chunks, pairs and
+/// placements as [`pairing_round`] over the bitmaps.
+fn list_round(
+    state: &mut BoardState,
+    rows: &[u32],
+    cols: &[u32],
+    seed: u64,
+    round: u64,
+    stop: &dyn Fn() -> bool,
+) {
+    let c = chunk_size(rows.len() as u64, state.n) as usize;
+    let chunks = rows.len().div_ceil(c);
+    let pi = chunk_permutation(chunks, seed, round);
+    let batch = 4 * rayon::current_num_threads();
+    for first in (0..chunks).step_by(batch) {
+        if stop() {
+            return;
+        }
+        let last = (first + batch).min(chunks);
+        let shuffled_cols: Vec<Vec<u32>> = (first..last)
+            .into_par_iter()
+            .map(|t| {
+                let u = pi[t];
+                shuffled(
+                    cols[u * c..((u + 1) * c).min(cols.len())].to_vec(),
+                    seed,
+                    round,
+                    t,
+                )
+            })
+            .collect();
+        for (t, cols_t) in (first..last).zip(shuffled_cols) {
+            place_pairs(state, &rows[t * c..((t + 1) * c).min(rows.len())], &cols_t);
+        }
+    }
 }
 
 /// Positions (in a bitmap scan of 1..=n) where each chunk of `chunk` clear bits starts,
@@ -84,15 +196,12 @@ fn chunk_starts(scan: impl Fn(&mut dyn FnMut(u64) -> bool), n: u64, chunk: u64) 
 
 fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() -> bool) {
     let n = state.n;
-    let row_starts = chunk_starts(|f| state.for_each_free_row(f), n, CHUNK);
-    let col_starts = chunk_starts(|f| state.for_each_free_column(f), n, CHUNK);
+    let chunk = chunk_size(state.free(), n);
+    let row_starts = chunk_starts(|f| state.for_each_free_row(f), n, chunk);
+    let col_starts = chunk_starts(|f| state.for_each_free_column(f), n, chunk);
     let chunks = row_starts.len() - 1;
     debug_assert_eq!(chunks, col_starts.len() - 1);
-    let mut rng = seeded_rng(seed, &[1, round]);
-    let mut pi: Vec<usize> = (0..chunks).collect();
-    for i in (1..chunks).rev() {
-        pi.swap(i, rng.random_range(0..=i));
-    }
+    let pi = chunk_permutation(chunks, seed, round);
     let batch = 4 * rayon::current_num_threads();
     for first in (0..chunks).step_by(batch) {
         if stop() {
@@ -103,36 +212,27 @@ fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() 
         let pairs: Vec<(Vec<u32>, Vec<u32>)> = (first..last)
             .into_par_iter()
             .map(|t| {
-                let mut rows = Vec::with_capacity(CHUNK as usize);
+                let mut rows = Vec::with_capacity(chunk as usize);
                 st.taken_rows
                     .for_each_clear(row_starts[t], row_starts[t + 1], |i| {
                         rows.push(i as u32);
                         true
                     });
                 let u = pi[t];
-                let mut cols = Vec::with_capacity(CHUNK as usize);
+                let mut cols = Vec::with_capacity(chunk as usize);
                 st.lines
                     .columns
                     .for_each_clear(col_starts[u], col_starts[u + 1], |j| {
                         cols.push(j as u32);
                         true
                     });
-                let mut rng = seeded_rng(seed, &[2, round, t as u64]);
-                for i in (1..cols.len()).rev() {
-                    cols.swap(i, rng.random_range(0..=i));
-                }
-                (rows, cols)
+                (rows, shuffled(cols, seed, round, t))
             })
             .collect();
         // Each chunk's rows and columns are touched only by its own pairs, so gathering
         // ahead of placing sees the same free rows and columns as gathering just before.
         for (rows, cols) in pairs {
-            for (&i, &j) in rows.iter().zip(&cols) {
-                let (i, j) = (i as u64, j as u64);
-                if state.lines.diagonals_free(i, j) {
-                    state.place(i, j);
-                }
-            }
+            place_pairs(state, &rows, &cols);
         }
     }
 }

@@ -246,6 +246,9 @@ fn extend_capped<T>(v: &mut Vec<T>, more: Vec<T>) {
     v.extend(more.into_iter().take(room));
 }
 
+/// How many rows ahead the marking loop prefetches.
+const PREFETCH_AHEAD: usize = 16;
+
 fn scan_segment(
     lines: &LineBitmaps<AtomicBitmap>,
     rows: Option<&AtomicBitmap>,
@@ -258,8 +261,17 @@ fn scan_segment(
         block_hashes: PayloadHasher::block_hashes(bytes),
         ..Default::default()
     };
-    for (i, c) in bytes.chunks_exact(4).enumerate() {
-        let v = u32::from_le_bytes(c.try_into().unwrap()) as u64;
+    let value = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()) as u64;
+    let rows_here = bytes.len() / 4;
+    for i in 0..rows_here {
+        // Prefetch the lines of the queen PREFETCH_AHEAD rows on (see AtomicBitmap::prefetch).
+        if i + PREFETCH_AHEAD < rows_here {
+            let ahead = value(i + PREFETCH_AHEAD);
+            if ahead != 0 && ahead <= n {
+                lines.prefetch(first + (i + PREFETCH_AHEAD) as u64 + 1, ahead);
+            }
+        }
+        let v = value(i);
         let row = first + i as u64 + 1;
         if let Some(base) = base {
             let b = base[i] as u64;
