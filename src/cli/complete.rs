@@ -200,10 +200,17 @@ fn report(answer: &Answer, stats: &Stats, seed: u64, seconds_output: f64, total:
         stats.restarts
     );
     println!("  output        {seconds_output:>9.3} s  (seal, re-verify, write)");
+    let mib = |b: u64| b as f64 / (1 << 20) as f64;
+    if let Some(b) = stats.peak_anonymous_bytes {
+        println!(
+            "  memory        {:.1} MiB anonymous (bitmaps and working sets, sampled)",
+            mib(b)
+        );
+    }
     if let Some(rss) = crate::memory::peak_rss() {
         println!(
             "  peak RSS      {:.1} MiB (mapped file pages included)",
-            rss as f64 / (1 << 20) as f64
+            mib(rss)
         );
     }
     println!("  total         {total:>9.3} s");

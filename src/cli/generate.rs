@@ -133,12 +133,7 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
                 .unwrap_or_else(|| OutputFormat::from_path(p)),
         ),
         None => {
-            tmp = tempfile::tempdir().map_err(|e| {
-                crate::format::FormatError::new(
-                    Path::new("(temporary directory)"),
-                    crate::format::Problem::Write(e),
-                )
-            })?;
+            tmp = temp_dir()?;
             (tmp.path().join("solution.txt"), OutputFormat::Text)
         }
     };
@@ -156,21 +151,31 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         crate::complete::job::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
     }
     if a.out.output.is_none() {
-        let mut f = std::fs::File::open(&dest).map_err(|e| {
-            Error::Format(crate::format::FormatError::new(
-                &dest,
-                crate::format::Problem::Read(e),
-            ))
-        })?;
-        std::io::copy(&mut f, &mut std::io::stdout().lock()).map_err(|e| {
-            Error::Format(crate::format::FormatError::new(
-                Path::new("(standard output)"),
-                crate::format::Problem::Write(e),
-            ))
-        })?;
+        copy_to_stdout(&dest)?;
     }
     eprintln!("random solution of n = {} (seed {seed})", a.n);
     Ok(exit::OK)
+}
+
+fn temp_dir() -> Result<tempfile::TempDir, Error> {
+    tempfile::tempdir().map_err(|e| {
+        Error::Format(crate::format::FormatError::new(
+            Path::new("(temporary directory)"),
+            crate::format::Problem::Write(e),
+        ))
+    })
+}
+
+fn copy_to_stdout(path: &Path) -> Result<(), Error> {
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| crate::format::FormatError::new(path, crate::format::Problem::Read(e)))?;
+    std::io::copy(&mut f, &mut std::io::stdout().lock()).map_err(|e| {
+        crate::format::FormatError::new(
+            Path::new("(standard output)"),
+            crate::format::Problem::Write(e),
+        )
+    })?;
+    Ok(())
 }
 
 fn with_output(
@@ -181,29 +186,14 @@ fn with_output(
     let dest: PathBuf = match &out.output {
         Some(p) => p.clone(),
         None => {
-            // Standard output: write text through a temporary file in memory-sized pieces.
-            let tmp = tempfile::tempdir().map_err(|e| {
-                Error::Format(crate::format::FormatError::new(
-                    Path::new("(temporary directory)"),
-                    crate::format::Problem::Write(e),
-                ))
-            })?;
+            // Standard output: write text through a temporary file, so that nothing is
+            // printed unless the whole board was made.
+            let tmp = temp_dir()?;
             let p = tmp.path().join("out.txt");
             let mut w = RowWriter::create(&p, n, OutputFormat::Text)?;
             body(&mut w)?;
             w.finish()?.commit()?;
-            let mut f = std::fs::File::open(&p).map_err(|e| {
-                Error::Format(crate::format::FormatError::new(
-                    &p,
-                    crate::format::Problem::Read(e),
-                ))
-            })?;
-            std::io::copy(&mut f, &mut std::io::stdout().lock()).map_err(|e| {
-                Error::Format(crate::format::FormatError::new(
-                    Path::new("(standard output)"),
-                    crate::format::Problem::Write(e),
-                ))
-            })?;
+            copy_to_stdout(&p)?;
             return Ok(exit::OK);
         }
     };

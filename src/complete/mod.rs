@@ -64,9 +64,10 @@ fn splitmix(mut z: u64) -> u64 {
 }
 
 /// The free rows left after phase 2 (the end game's residual size) for an n-board:
-/// 10 ln n, measured best of 10, 20 and 40 ln n on the Table 2 protocol (BENCHMARKS.md).
+/// 7 ln n, measured on the Table 2 protocol against 8.5, 10, 20 and 40 ln n (BENCHMARKS.md):
+/// smaller end games are cheaper, and the extra dead ends they cause are cheap too.
 pub fn level3(n: u64) -> u64 {
-    ((10.0 * (n.max(2) as f64).ln()) as u64).clamp(32, 1024)
+    ((7.0 * (n.max(2) as f64).ln()) as u64).clamp(32, 1024)
 }
 
 /// The free rows at which phase 1 stops (it usually stalls earlier, see [`PAIRING_STALL`]).
@@ -144,6 +145,17 @@ pub struct Stats {
     pub search_dead_ends: u64,
     /// Restarts from the input.
     pub restarts: u64,
+    /// Largest anonymous resident memory seen (sampled after reading the input, after every
+    /// pairing round and at the end): the engine's own memory, without mapped file pages.
+    pub peak_anonymous_bytes: Option<u64>,
+}
+
+impl Stats {
+    fn sample_memory(&mut self, sample: Option<u64>) {
+        if let Some(b) = sample {
+            self.peak_anonymous_bytes = Some(self.peak_anonymous_bytes.unwrap_or(0).max(b));
+        }
+    }
 }
 
 struct Stop<'a> {
@@ -211,6 +223,7 @@ pub fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatErro
     rows.fill_from(input)?;
     stats.input.seconds = t.elapsed().as_secs_f64();
     stats.input.runs = 1;
+    stats.sample_memory(crate::memory::anonymous_rss());
     stats.free_rows = input.n() - report.k;
     let state = BoardState::new(rows, marks.rows, marks.lines, report.k);
     Ok(Prepared::Ready(state, stats))
@@ -228,6 +241,7 @@ pub fn complete(
         interrupt: &opts.interrupt,
     };
     let answer = run(input, &mut state, &mut stats, opts, &stop)?;
+    stats.sample_memory(crate::memory::anonymous_rss());
     Ok(Completion {
         answer,
         state,
@@ -308,6 +322,9 @@ fn run(
             pairing::pair_rounds(state, opts.seed ^ restart, l2, PAIRING_STALL, &stop_now)
         });
         stats.pairing.placed += before - state.free();
+        for r in &rounds {
+            stats.sample_memory(r.anonymous_bytes);
+        }
         stats.pairing_rounds = rounds;
         let level2_mark = state.mark();
         for attempt in 0..ATTEMPTS_PER_BASE {

@@ -41,6 +41,8 @@ pub struct Round {
     pub placed: u64,
     /// Seconds taken.
     pub seconds: f64,
+    /// Anonymous resident memory at the end of the round (bitmaps, lists), if known.
+    pub anonymous_bytes: Option<u64>,
 }
 
 /// Free rows above which rows have so many free cells that pairing does not endanger them:
@@ -86,6 +88,7 @@ pub fn pair_rounds(
             free_before,
             placed,
             seconds: started.elapsed().as_secs_f64(),
+            anonymous_bytes: crate::memory::anonymous_rss(),
         });
         let stall = if state.free() > SAFE_FREE_ROWS {
             64
@@ -152,7 +155,28 @@ fn list_round(
     stop: &dyn Fn() -> bool,
 ) {
     let c = chunk_size(rows.len() as u64, state.n) as usize;
-    let chunks = rows.len().div_ceil(c);
+    let slice = |v: &[u32], t: usize| v[t * c..((t + 1) * c).min(v.len())].to_vec();
+    run_chunks(
+        state,
+        rows.len().div_ceil(c),
+        seed,
+        round,
+        stop,
+        |_, t, u| (slice(rows, t), slice(cols, u)),
+    );
+}
+
+/// Pairs row chunk t with column chunk pi(t) for every chunk of a round: `gather(state, t,
+/// u)` returns row chunk t and column chunk u; batches are gathered and shuffled in
+/// parallel, then placed in chunk order on this thread.
+fn run_chunks(
+    state: &mut BoardState,
+    chunks: usize,
+    seed: u64,
+    round: u64,
+    stop: &dyn Fn() -> bool,
+    gather: impl Fn(&BoardState, usize, usize) -> (Vec<u32>, Vec<u32>) + Sync,
+) {
     let pi = chunk_permutation(chunks, seed, round);
     let batch = 4 * rayon::current_num_threads();
     for first in (0..chunks).step_by(batch) {
@@ -160,20 +184,18 @@ fn list_round(
             return;
         }
         let last = (first + batch).min(chunks);
-        let shuffled_cols: Vec<Vec<u32>> = (first..last)
+        let st = &*state;
+        let pairs: Vec<(Vec<u32>, Vec<u32>)> = (first..last)
             .into_par_iter()
             .map(|t| {
-                let u = pi[t];
-                shuffled(
-                    cols[u * c..((u + 1) * c).min(cols.len())].to_vec(),
-                    seed,
-                    round,
-                    t,
-                )
+                let (rows, cols) = gather(st, t, pi[t]);
+                (rows, shuffled(cols, seed, round, t))
             })
             .collect();
-        for (t, cols_t) in (first..last).zip(shuffled_cols) {
-            place_pairs(state, &rows[t * c..((t + 1) * c).min(rows.len())], &cols_t);
+        // Each chunk's rows and columns are touched only by its own pairs, so gathering
+        // ahead of placing sees the same free rows and columns as gathering just before.
+        for (rows, cols) in pairs {
+            place_pairs(state, &rows, &cols);
         }
     }
 }
@@ -199,40 +221,26 @@ fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() 
     let chunk = chunk_size(state.free(), n);
     let row_starts = chunk_starts(|f| state.for_each_free_row(f), n, chunk);
     let col_starts = chunk_starts(|f| state.for_each_free_column(f), n, chunk);
-    let chunks = row_starts.len() - 1;
-    debug_assert_eq!(chunks, col_starts.len() - 1);
-    let pi = chunk_permutation(chunks, seed, round);
-    let batch = 4 * rayon::current_num_threads();
-    for first in (0..chunks).step_by(batch) {
-        if stop() {
-            return;
-        }
-        let last = (first + batch).min(chunks);
-        let st = &*state;
-        let pairs: Vec<(Vec<u32>, Vec<u32>)> = (first..last)
-            .into_par_iter()
-            .map(|t| {
-                let mut rows = Vec::with_capacity(chunk as usize);
-                st.taken_rows
-                    .for_each_clear(row_starts[t], row_starts[t + 1], |i| {
-                        rows.push(i as u32);
-                        true
-                    });
-                let u = pi[t];
-                let mut cols = Vec::with_capacity(chunk as usize);
-                st.lines
-                    .columns
-                    .for_each_clear(col_starts[u], col_starts[u + 1], |j| {
-                        cols.push(j as u32);
-                        true
-                    });
-                (rows, shuffled(cols, seed, round, t))
-            })
-            .collect();
-        // Each chunk's rows and columns are touched only by its own pairs, so gathering
-        // ahead of placing sees the same free rows and columns as gathering just before.
-        for (rows, cols) in pairs {
-            place_pairs(state, &rows, &cols);
-        }
-    }
+    debug_assert_eq!(row_starts.len(), col_starts.len());
+    let clear_bits = |bits: &crate::board::Bitmap, starts: &[u64], t: usize| {
+        let mut v = Vec::with_capacity(chunk as usize);
+        bits.for_each_clear(starts[t], starts[t + 1], |i| {
+            v.push(i as u32);
+            true
+        });
+        v
+    };
+    run_chunks(
+        state,
+        row_starts.len() - 1,
+        seed,
+        round,
+        stop,
+        |st, t, u| {
+            (
+                clear_bits(&st.taken_rows, &row_starts, t),
+                clear_bits(&st.lines.columns, &col_starts, u),
+            )
+        },
+    );
 }
