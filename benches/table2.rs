@@ -111,23 +111,14 @@ fn main() {
         let t90 = &times[..((samples * 9).div_ceil(10)).max(1)];
         let t90_mean = t90.iter().sum::<f64>() / t90.len() as f64;
         let (min, max) = (times[0], times[samples - 1]);
+        let per_row = mean / n as f64;
+        let mean_nodes = nodes as f64 / samples as f64;
+        let [d0, d1, d23, d4] = dead_hist;
         println!(
-            "| {n:.0e} | {samples} | {mean:.6} | {t90_mean:.6} | {min:.6} | {max:.6} | {false_negatives} | {:.2e} | {}/{}/{}/{} | {:.0} |",
-            mean / n as f64,
-            dead_hist[0],
-            dead_hist[1],
-            dead_hist[2],
-            dead_hist[3],
-            nodes as f64 / samples as f64
+            "| {n:.0e} | {samples} | {mean:.6} | {t90_mean:.6} | {min:.6} | {max:.6} | {false_negatives} | {per_row:.2e} | {d0}/{d1}/{d23}/{d4} | {mean_nodes:.0} |"
         );
         csv += &format!(
-            "{n},{samples},{mean},{t90_mean},{min},{max},{false_negatives},{},{},{},{},{},{}\n",
-            mean / n as f64,
-            dead_hist[0],
-            dead_hist[1],
-            dead_hist[2],
-            dead_hist[3],
-            nodes as f64 / samples as f64
+            "{n},{samples},{mean},{t90_mean},{min},{max},{false_negatives},{per_row},{d0},{d1},{d23},{d4},{mean_nodes}\n"
         );
     }
     if let Some(p) = csv_path {

@@ -35,6 +35,15 @@ fn valid_raw(dir: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap()
 }
 
+/// A valid 8-queens file with `edit` applied to its bytes, written as `name`.
+fn edited(dir: &Path, name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> std::path::PathBuf {
+    let mut b = valid_raw(dir);
+    edit(&mut b);
+    let p = dir.join(name);
+    std::fs::write(&p, &b).unwrap();
+    p
+}
+
 #[test]
 fn empty_file() {
     let d = tempfile::tempdir().unwrap();
@@ -54,21 +63,16 @@ fn truncated_header() {
 #[test]
 fn bad_magic() {
     let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("m.nqb");
-    let mut b = valid_raw(d.path());
-    b[1] = b'X';
-    std::fs::write(&p, &b).unwrap();
-    rejected(&p, "bad magic");
+    rejected(&edited(d.path(), "m.nqb", |b| b[1] = b'X'), "bad magic");
 }
 
 #[test]
 fn unknown_version() {
     let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("v.nqb");
-    let mut b = valid_raw(d.path());
-    b[8] = 9;
-    reseal_header(&mut b);
-    std::fs::write(&p, &b).unwrap();
+    let p = edited(d.path(), "v.nqb", |b| {
+        b[8] = 9;
+        reseal_header(b);
+    });
     rejected(&p, "unsupported NQB version 9");
 }
 
@@ -76,12 +80,11 @@ fn unknown_version() {
 fn n_zero_and_n_too_large() {
     let d = tempfile::tempdir().unwrap();
     for (n, needle) in [(0u64, "n = 0"), (1 << 32, "too large")] {
-        let p = d.path().join(format!("n{n}.nqb"));
-        let mut b = valid_raw(d.path());
-        b[16..24].copy_from_slice(&n.to_le_bytes());
-        b[24..32].copy_from_slice(&0u64.to_le_bytes());
-        reseal_header(&mut b);
-        std::fs::write(&p, &b).unwrap();
+        let p = edited(d.path(), &format!("n{n}.nqb"), |b| {
+            b[16..24].copy_from_slice(&n.to_le_bytes());
+            b[24..32].copy_from_slice(&0u64.to_le_bytes());
+            reseal_header(b);
+        });
         rejected(&p, needle);
     }
 }
@@ -106,32 +109,25 @@ fn payload_shorter_or_longer() {
 #[test]
 fn checksum_mismatch() {
     let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("c.nqb");
-    let mut b = valid_raw(d.path());
     // Swap two rows: still a valid solution, but not the payload the header describes.
-    b.swap(64, 68);
-    std::fs::write(&p, &b).unwrap();
+    let p = edited(d.path(), "c.nqb", |b| b.swap(64, 68));
     rejected(&p, "payload checksum mismatch");
 }
 
 #[test]
 fn header_field_edited_without_resealing() {
     let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("h.nqb");
-    let mut b = valid_raw(d.path());
-    b[24] = 3; // k
-    std::fs::write(&p, &b).unwrap();
+    let p = edited(d.path(), "h.nqb", |b| b[24] = 3); // k, without resealing
     rejected(&p, "header checksum mismatch");
 }
 
 #[test]
 fn wrong_queen_count_in_a_sealed_header() {
     let d = tempfile::tempdir().unwrap();
-    let p = d.path().join("k.nqb");
-    let mut b = valid_raw(d.path());
-    b[24] = 3;
-    reseal_header(&mut b);
-    std::fs::write(&p, &b).unwrap();
+    let p = edited(d.path(), "k.nqb", |b| {
+        b[24] = 3;
+        reseal_header(b);
+    });
     rejected(&p, "header says k = 3 queens but the payload holds 8");
 }
 
