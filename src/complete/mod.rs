@@ -323,7 +323,7 @@ fn run(
         }
         let before = state.free();
         let rounds = timed(&mut stats.pairing, || {
-            pairing::pair_rounds(state, opts.seed ^ restart, l2, PAIRING_STALL, &stop_now)
+            pairing::pair_rounds(state, opts.seed, restart, l2, PAIRING_STALL, &stop_now)
         });
         stats.pairing.placed += before - state.free();
         for r in &rounds {

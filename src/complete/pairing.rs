@@ -56,6 +56,7 @@ const SAFE_FREE_ROWS: u64 = 1 << 16;
 pub fn pair_rounds(
     state: &mut BoardState,
     seed: u64,
+    restart: u64,
     target: u64,
     stall: u64,
     stop: &dyn Fn() -> bool,
@@ -64,7 +65,8 @@ pub fn pair_rounds(
     let mut lists: Option<(Vec<u32>, Vec<u32>)> = None;
     while state.free() > target && !stop() {
         let free_before = state.free();
-        let round = rounds.len() as u64;
+        // Each restart's rounds get their own streams: (restart, round) names a round.
+        let round = (restart << 32) | rounds.len() as u64;
         let started = std::time::Instant::now();
         // Few free rows: keep them (and the free columns) in lists rather than scanning
         // the whole row and column bitmaps every round.
