@@ -7,6 +7,7 @@
 pub mod board;
 pub mod cli;
 pub mod complete;
+pub mod count;
 pub mod format;
 pub mod generate;
 pub mod memory;

@@ -2,6 +2,7 @@
 //! No algorithms live here.
 
 mod complete;
+mod count;
 mod generate;
 mod info;
 mod progress;
@@ -34,7 +35,8 @@ const EXIT_CODES: &str = "Exit codes:
   0    success (every file valid; complete: SOLVED)
   1    some file is not a valid composition or solution, or lacks what was required
   2    unreadable or corrupt input, unwritable output, or bad arguments
-  3    complete: INFEASIBLE, no completion exists (with a certificate)
+  3    complete: INFEASIBLE, no completion exists (with a certificate);
+       count --first: no placement exists
   4    complete: UNKNOWN, the time limit ran out first
   5    internal error: a result failed its own re-verification; nothing was written
   130  interrupted (Ctrl-C); no output file was left";
@@ -57,6 +59,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Show a file's format, header fields, sizes and checksum status.
     Info(info::Args),
+    /// Count placements of n queens, rooks or bishops (regular, super, awesome).
+    Count(count::Args),
     /// Build solutions and compositions.
     #[command(subcommand)]
     Generate(generate::Command),
@@ -119,6 +123,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Command::Verify(a) => verify::run(a),
         Command::Info(a) => info::run(a),
         Command::Generate(c) => generate::run(c),
+        Command::Count(a) => count::run(a),
     }
 }
 

@@ -1,0 +1,495 @@
+//! `nqueens count`: placements of n queens, rooks or bishops, and `count merge` for shards.
+
+use super::{Error, Progress, exit, print_json};
+use crate::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
+use crate::format::{Input, OutputFormat, RowWriter};
+use num_bigint::BigUint;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `count`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Args {
+    /// Add up the JSON results of shards.
+    #[command(subcommand)]
+    merge: Option<MergeCommand>,
+    /// Board size, which is also the number of pieces (taken from --from when omitted).
+    n: Option<u32>,
+    /// The piece.
+    #[arg(long, value_enum, default_value = "queen")]
+    piece: Piece,
+    /// Regular moves, or plus a knight leap (super), or plus nightrider rays (awesome).
+    #[arg(long, value_enum, default_value = "regular")]
+    kind: Kind,
+    /// Also count placements distinct up to rotation and reflection.
+    #[arg(long)]
+    distinct: bool,
+    /// Also count placements with their placing order: (n - preplaced)! per placement.
+    #[arg(long)]
+    orders: bool,
+    /// Find the first placement instead of counting.
+    #[arg(long, conflicts_with_all = ["distinct", "orders", "shard", "range"])]
+    first: bool,
+    /// Preplaced pieces as ROW:COL, 1-based, comma-separated (e.g. 1:2,5:7).
+    #[arg(long, value_delimiter = ',')]
+    place: Vec<String>,
+    /// Preplaced pieces from a composition file (any supported format).
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Count only part I of S of the work (0 <= I < S), for a cluster; add with `count merge`.
+    #[arg(long, value_name = "I/S")]
+    shard: Option<String>,
+    /// Count every n in A..B (inclusive), one row each.
+    #[arg(long, value_name = "A..B", conflicts_with = "n")]
+    range: Option<String>,
+    /// The engine: the fast one, or Wirth's check-function backtracking (regular queens only).
+    #[arg(long, value_enum, default_value = "fast")]
+    algorithm: Algorithm,
+    /// With --first: write the placement as a composition file.
+    #[arg(short, long, requires = "first")]
+    output: Option<PathBuf>,
+    /// Print one JSON object per count.
+    #[arg(long)]
+    json: bool,
+    /// No progress display.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `count merge`.
+#[derive(clap::Subcommand, Debug)]
+enum MergeCommand {
+    /// Add the JSON results of the shards of a count (each file: lines from `count --json`).
+    Merge {
+        /// The shard results.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Which counting engine.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Algorithm {
+    /// Bitboards, symmetry classes, all cores.
+    Fast,
+    /// Wirth's backtracking with a check function (the seed's baseline).
+    Basic,
+}
+
+/// Runs `count`.
+pub fn run(args: Args) -> Result<i32, Error> {
+    if let Some(MergeCommand::Merge { files, json }) = &args.merge {
+        return merge(files, *json);
+    }
+    let pool = match args.threads {
+        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build(),
+        None => rayon::ThreadPoolBuilder::new().build(),
+    }
+    .map_err(|e| {
+        Error::Usage(format!(
+            "cannot start {} threads: {e}",
+            args.threads.unwrap_or(0)
+        ))
+    })?;
+    pool.install(|| run_in_pool(&args))
+}
+
+fn run_in_pool(args: &Args) -> Result<i32, Error> {
+    let rules = Rules::new(args.piece, args.kind);
+    let (from_n, mut placed) = preplaced(args)?;
+    let sizes: Vec<u32> = match (
+        &args.range,
+        args.n.or(from_n.map(|f| f.min(u32::MAX as u64) as u32)),
+    ) {
+        (Some(r), _) => parse_range(r)?,
+        (None, Some(n)) => vec![n],
+        (None, None) => {
+            return Err(Error::Usage(
+                "count: give N, --range A..B or --from FILE".into(),
+            ));
+        }
+    };
+    if let (Some(f), Some(n)) = (from_n, args.n)
+        && f != n as u64
+    {
+        return Err(Error::Usage(format!(
+            "count: N = {n} but --from holds a board of {f} rows"
+        )));
+    }
+    placed.sort_unstable();
+    let shard = match &args.shard {
+        Some(s) => parse_shard(s)?,
+        None => Shard::WHOLE,
+    };
+    if args.algorithm == Algorithm::Basic
+        && (rules != Rules::new(Piece::Queen, Kind::Regular)
+            || !placed.is_empty()
+            || args.distinct
+            || args.first
+            || args.shard.is_some())
+    {
+        return Err(Error::Usage(
+            "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first or --shard".into(),
+        ));
+    }
+    if args.range.is_some() && !args.json {
+        let mut head = format!("{:>4}  {:>24}", "n", "placements");
+        if args.distinct {
+            head += &format!("  {:>22}", "distinct");
+        }
+        if args.orders {
+            head += &format!("  {:>40}", "orders");
+        }
+        println!("{head}  {:>10}", "seconds");
+    }
+    for n in sizes {
+        let problem = Problem::new(n, rules, placed.clone())
+            .map_err(|e| Error::Usage(format!("count: {e}")))?;
+        if args.first {
+            return first(args, &problem);
+        }
+        let progress = Progress::start(args.quiet, format!("counting n = {n}"));
+        let started = Instant::now();
+        let tally = if args.algorithm == Algorithm::Basic {
+            Tally {
+                count: count::count_queens_basic(n).into(),
+                distinct: None,
+                method: count::Method::Rows,
+                items: 1,
+                conflict: None,
+            }
+        } else {
+            count::count(&problem, args.distinct, shard)
+                .map_err(|e| Error::Usage(format!("count: {e}")))?
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        progress.finish();
+        let v = result_json(&problem, &tally, shard, args, seconds);
+        if args.json {
+            print_json(&v);
+        } else if args.range.is_some() {
+            print_row(&v);
+        } else {
+            print_human(&v);
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// Squares as (row, column), 0-based.
+type Squares = Vec<(u32, u32)>;
+
+/// The preplaced pieces (0-based) and, with --from, the board size of the file.
+fn preplaced(args: &Args) -> Result<(Option<u64>, Squares), Error> {
+    let mut placed = Vec::new();
+    for item in args.place.iter().filter(|s| !s.trim().is_empty()) {
+        let parsed = item.split_once(':').and_then(|(r, c)| {
+            Some((r.trim().parse::<u64>().ok()?, c.trim().parse::<u64>().ok()?))
+        });
+        match parsed {
+            Some((r, c)) if r >= 1 && c >= 1 => placed.push((
+                (r - 1).min(u32::MAX as u64) as u32,
+                (c - 1).min(u32::MAX as u64) as u32,
+            )),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "count: --place {item:?}: expected ROW:COL with 1-based numbers"
+                )));
+            }
+        }
+    }
+    let Some(path) = &args.from else {
+        return Ok((None, placed));
+    };
+    let input = Input::open(path)?;
+    let n = input.n();
+    for (i, &q) in input.to_vec()?.iter().enumerate() {
+        if q as u64 > n {
+            return Err(Error::Usage(format!(
+                "{}: row {}: column {q} is off the {n} x {n} board",
+                path.display(),
+                i + 1
+            )));
+        }
+        if q != 0 {
+            placed.push((i as u32, q - 1));
+        }
+    }
+    Ok((Some(n), placed))
+}
+
+fn parse_range(s: &str) -> Result<Vec<u32>, Error> {
+    let bad = || {
+        Error::Usage(format!(
+            "count: --range {s:?}: expected A..B with 1 <= A <= B"
+        ))
+    };
+    let (a, b) = s.split_once("..").ok_or_else(bad)?;
+    let (a, b): (u32, u32) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a == 0 || a > b {
+        return Err(bad());
+    }
+    Ok((a..=b).collect())
+}
+
+fn parse_shard(s: &str) -> Result<Shard, Error> {
+    let bad = |why: String| Error::Usage(format!("count: --shard {s:?}: {why}"));
+    let (i, of) = s
+        .split_once('/')
+        .ok_or_else(|| bad("expected I/S".into()))?;
+    let (i, of) = (
+        i.trim().parse().map_err(|_| bad("expected I/S".into()))?,
+        of.trim().parse().map_err(|_| bad("expected I/S".into()))?,
+    );
+    Shard::new(i, of).map_err(|e| bad(e.to_string()))
+}
+
+fn square_list(squares: &[(u32, u32)]) -> Value {
+    squares
+        .iter()
+        .map(|&(r, c)| json!([r + 1, c + 1]))
+        .collect()
+}
+
+fn result_json(p: &Problem, t: &Tally, shard: Shard, args: &Args, seconds: f64) -> Value {
+    let mut v = json!({
+        "n": p.n,
+        "piece": p.rules.piece,
+        "kind": p.rules.kind,
+        "placed": square_list(&p.placed),
+        "shard": [shard.index, shard.of],
+        "placements": t.count.to_string(),
+        "engine": if args.algorithm == Algorithm::Basic { json!("basic") } else { json!(t.method) },
+        "items": t.items,
+        "seconds": seconds,
+    });
+    if let Some(d) = &t.distinct {
+        v["distinct"] = d.to_string().into();
+    }
+    if args.orders {
+        v["orders"] = (&t.count * p.orders_per_placement()).to_string().into();
+    }
+    if let Some((a, b)) = t.conflict {
+        v["conflict"] = square_list(&[a, b]);
+    }
+    v
+}
+
+fn print_human(v: &Value) {
+    let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    println!("n: {}, {} {}s", v["n"], text("kind"), text("piece"));
+    if let Some(c) = v["conflict"].as_array() {
+        println!("preplaced pieces attack each other: {} and {}", c[0], c[1]);
+    }
+    println!("placements: {}", text("placements"));
+    for key in ["distinct", "orders"] {
+        if v.get(key).is_some() {
+            println!("{key}: {}", text(key));
+        }
+    }
+    let shard = &v["shard"];
+    let part = if shard[1] == 1 {
+        String::new()
+    } else {
+        format!(", shard {}/{}", shard[0], shard[1])
+    };
+    println!(
+        "engine: {}, {} work items{part}",
+        text("engine"),
+        v["items"]
+    );
+    println!("time: {:.3} s", v["seconds"].as_f64().unwrap_or(0.0));
+}
+
+fn print_row(v: &Value) {
+    let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    let mut row = format!("{:>4}  {:>24}", v["n"], text("placements"));
+    if v.get("distinct").is_some() {
+        row += &format!("  {:>22}", text("distinct"));
+    }
+    if v.get("orders").is_some() {
+        row += &format!("  {:>40}", text("orders"));
+    }
+    println!("{row}  {:>10.3}", v["seconds"].as_f64().unwrap_or(0.0));
+}
+
+fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
+    if let Some((a, b)) = p.conflict() {
+        let msg = format!(
+            "no placement: preplaced pieces at {}:{} and {}:{} attack each other",
+            a.0 + 1,
+            a.1 + 1,
+            b.0 + 1,
+            b.1 + 1
+        );
+        if args.json {
+            print_json(&json!({"n": p.n, "first": null, "reason": msg}));
+        } else {
+            println!("{msg}");
+        }
+        return Ok(exit::INFEASIBLE);
+    }
+    if args.output.is_some() && !p.rules.one_per_line() {
+        return Err(Error::Usage(
+            "count --first -o: bishop placements are not compositions (several may share a row)"
+                .into(),
+        ));
+    }
+    let progress = Progress::start(args.quiet, format!("searching n = {}", p.n));
+    let found = count::first(p).map_err(|e| Error::Usage(format!("count: {e}")))?;
+    progress.finish();
+    let Some(found) = found else {
+        if args.json {
+            print_json(&json!({"n": p.n, "first": null, "reason": "no placement exists"}));
+        } else {
+            println!("no placement exists");
+        }
+        return Ok(exit::INFEASIBLE);
+    };
+    if let Some(out) = &args.output {
+        write_composition(out, p.n, &found)?;
+    }
+    if args.json {
+        print_json(
+            &json!({"n": p.n, "piece": p.rules.piece, "kind": p.rules.kind, "first": square_list(&found)}),
+        );
+        return Ok(exit::OK);
+    }
+    if p.n <= 32 {
+        let mut board = vec![vec!['.'; p.n as usize]; p.n as usize];
+        let mark = match p.rules.piece {
+            Piece::Queen => 'Q',
+            Piece::Rook => 'R',
+            Piece::Bishop => 'B',
+        };
+        for &(r, c) in &found {
+            board[r as usize][c as usize] = mark;
+        }
+        for row in board {
+            println!(
+                "{}",
+                row.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
+    if p.rules.one_per_line() && args.output.is_none() && p.n <= 10_000 {
+        let cols: Vec<String> = found.iter().map(|&(_, c)| (c + 1).to_string()).collect();
+        println!("columns: {}", cols.join(" "));
+    } else if !p.rules.one_per_line() {
+        let squares: Vec<String> = found
+            .iter()
+            .map(|&(r, c)| format!("{}:{}", r + 1, c + 1))
+            .collect();
+        println!("squares: {}", squares.join(" "));
+    }
+    Ok(exit::OK)
+}
+
+fn write_composition(out: &Path, n: u32, found: &[(u32, u32)]) -> Result<(), Error> {
+    let mut rows = vec![0u32; n as usize];
+    for &(r, c) in found {
+        rows[r as usize] = c + 1;
+    }
+    let mut w = RowWriter::create(out, n as u64, OutputFormat::from_path(out))?;
+    w.write_rows(&rows)?;
+    w.finish()?.commit()?;
+    Ok(())
+}
+
+/// A count's identity: everything but the shard and the numbers.
+fn identity(v: &Value) -> Value {
+    json!([
+        v["n"],
+        v["piece"],
+        v["kind"],
+        v["placed"],
+        v["shard"][1],
+        v.get("distinct").is_some(),
+        v.get("orders").is_some()
+    ])
+}
+
+fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
+    let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v: Value = serde_json::from_str(line)
+                .ok()
+                .filter(|v: &Value| v["placements"].is_string() && v["shard"][1].is_u64())
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "{}: line {}: not a result of `count --json`",
+                        path.display(),
+                        i + 1
+                    ))
+                })?;
+            let id = identity(&v);
+            match groups.iter_mut().find(|(g, _)| *g == id) {
+                Some((_, parts)) => parts.push(v),
+                None => groups.push((id, vec![v])),
+            }
+        }
+    }
+    for (_, parts) in groups {
+        let of = parts[0]["shard"][1].as_u64().unwrap_or(1);
+        let mut seen: Vec<u64> = parts
+            .iter()
+            .filter_map(|v| v["shard"][0].as_u64())
+            .collect();
+        seen.sort_unstable();
+        if seen != (0..of).collect::<Vec<_>>() {
+            return Err(Error::Usage(format!(
+                "count merge: n = {}: shards {:?} of {of} given; need each of 0..{of} exactly once",
+                parts[0]["n"], seen
+            )));
+        }
+        let sum = |key: &str| -> Result<BigUint, Error> {
+            parts.iter().try_fold(BigUint::ZERO, |acc, v| {
+                let s = v[key].as_str().unwrap_or("0");
+                s.parse::<BigUint>()
+                    .map(|x| acc + x)
+                    .map_err(|_| Error::Usage(format!("count merge: bad number {s:?} in {key}")))
+            })
+        };
+        let mut v = parts[0].clone();
+        v["shard"] = json!([0, 1]);
+        v["placements"] = sum("placements")?.to_string().into();
+        v["seconds"] = parts
+            .iter()
+            .filter_map(|p| p["seconds"].as_f64())
+            .sum::<f64>()
+            .into();
+        v["items"] = parts[0]["items"].clone();
+        for key in ["distinct", "orders"] {
+            if v.get(key).is_some() {
+                v[key] = sum(key)?.to_string().into();
+            }
+        }
+        if as_json {
+            print_json(&v);
+        } else {
+            print_human(&v);
+        }
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,448 @@
+//! Counting placements of n non-attacking queens, rooks or bishops (regular, super, awesome),
+//! with preplaced pieces, distinct up to symmetry, and split into shards.
+//!
+//! Which engine runs depends on the piece: queens and rooks take one row and one column each
+//! and go to the bitboard row engine ([`rows`]), searching half the first row when nothing is
+//! preplaced (the mirror image of each placement is the other half); regular rooks and regular bishops
+//! have closed counts (a factorial; a Ferrers-board programme per colour, [`bishops`]); super
+//! and awesome bishops, and bishops up to symmetry, go to the square engine ([`squares`]).
+
+mod basic;
+mod bishops;
+#[cfg(test)]
+mod oracle;
+pub(crate) mod rows;
+mod rules;
+mod squares;
+mod symmetry;
+mod takaken;
+#[cfg(test)]
+mod tests;
+
+pub use basic::count_queens as count_queens_basic;
+pub use rows::MAX_ROW_N;
+pub use rules::{Kind, Piece, Rules};
+pub use squares::MAX_SQUARES_N;
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+use rows::{Lines, RowBoard, RowState, with_lines};
+use squares::SquareBoard;
+use symmetry::Symmetry;
+
+/// The largest board for regular bishops (their count is a polynomial programme).
+pub const MAX_BISHOP_N: u32 = 4096;
+/// The largest board for regular rooks (their count is a factorial).
+pub const MAX_ROOK_N: u32 = 100_000;
+
+/// What to count: `n` pieces of one kind on an `n` x `n` board, containing `placed`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Board size and number of pieces.
+    pub n: u32,
+    /// The piece and its kind.
+    pub rules: Rules,
+    /// Preplaced pieces, (row, column), 0-based, sorted.
+    pub placed: Vec<(u32, u32)>,
+}
+
+/// Why a count cannot be made.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CountError {
+    /// A preplaced piece is off the board.
+    #[error("preplaced piece at row {row}, column {col} is off the {n} x {n} board")]
+    OffBoard {
+        /// 1-based row.
+        row: u64,
+        /// 1-based column.
+        col: u64,
+        /// Board size.
+        n: u32,
+    },
+    /// The board is larger than the engine for this question handles.
+    #[error("n = {n} is too large for {what} (at most {max})")]
+    TooLarge {
+        /// Board size asked for.
+        n: u32,
+        /// The largest supported.
+        max: u32,
+        /// The question.
+        what: String,
+    },
+    /// A board without squares.
+    #[error("n must be at least 1")]
+    Empty,
+    /// `--shard I/S` out of range.
+    #[error("shard {index}/{of}: need 0 <= I < S")]
+    BadShard {
+        /// I.
+        index: u32,
+        /// S.
+        of: u32,
+    },
+}
+
+/// One part of a count split for a cluster: the work items whose position is `index` modulo
+/// `of`. The split depends only on the problem, never on threads or timing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// Which part, from 0.
+    pub index: u32,
+    /// How many parts.
+    pub of: u32,
+}
+
+impl Shard {
+    /// The whole count.
+    pub const WHOLE: Shard = Shard { index: 0, of: 1 };
+
+    /// Part `index` of `of`.
+    pub fn new(index: u32, of: u32) -> Result<Shard, CountError> {
+        if of == 0 || index >= of {
+            return Err(CountError::BadShard { index, of });
+        }
+        Ok(Shard { index, of })
+    }
+
+    fn takes(&self, item: usize) -> bool {
+        item % self.of as usize == self.index as usize
+    }
+}
+
+/// The engine that produced a count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Regular rooks: (n - preplaced)!.
+    Factorial,
+    /// Regular bishops: Ferrers-board counts per colour.
+    BishopColours,
+    /// Regular queens: one placement per symmetry class (Takaken).
+    Symmetry,
+    /// Row engine over the left half of the first row, doubled by the mirror.
+    Mirror,
+    /// Row engine from the preplaced pieces.
+    Rows,
+    /// Square engine.
+    Squares,
+    /// Nothing to count: preplaced pieces attack each other.
+    Conflict,
+}
+
+/// The result of a count (of one shard).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    /// Placements, each set of squares once.
+    pub count: BigUint,
+    /// Placements distinct up to the board's symmetries, when asked for.
+    pub distinct: Option<BigUint>,
+    /// The engine used.
+    pub method: Method,
+    /// Work items of the whole problem (the shards split these).
+    pub items: usize,
+    /// Two preplaced pieces that attack each other (then every count is 0).
+    pub conflict: Option<((u32, u32), (u32, u32))>,
+}
+
+impl Problem {
+    /// A problem, checking that every preplaced piece (0-based) is on the board.
+    pub fn new(n: u32, rules: Rules, mut placed: Vec<(u32, u32)>) -> Result<Problem, CountError> {
+        if n == 0 {
+            return Err(CountError::Empty);
+        }
+        if let Some(&(r, c)) = placed.iter().find(|&&(r, c)| r >= n || c >= n) {
+            return Err(CountError::OffBoard {
+                row: r as u64 + 1,
+                col: c as u64 + 1,
+                n,
+            });
+        }
+        placed.sort_unstable();
+        Ok(Problem { n, rules, placed })
+    }
+
+    /// Two preplaced pieces that attack each other or share a square.
+    pub fn conflict(&self) -> Option<((u32, u32), (u32, u32))> {
+        self.rules.first_conflict(self.n, &self.placed)
+    }
+
+    /// The number of placing orders of one placement: (n - preplaced)!.
+    pub fn orders_per_placement(&self) -> BigUint {
+        let free = self.n as u64 - self.placed.len().min(self.n as usize) as u64;
+        (1..=free).fold(BigUint::from(1u32), |f, k| f * k)
+    }
+
+    fn too_large(&self, max: u32, what: &str) -> Result<(), CountError> {
+        if self.n > max {
+            return Err(CountError::TooLarge {
+                n: self.n,
+                max,
+                what: what.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Counts the placements of `problem` (and the distinct ones when `distinct`) in `shard`,
+/// on the current rayon pool.
+pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, CountError> {
+    let p = problem;
+    if let Some(conflict) = p.conflict() {
+        return Ok(Tally {
+            count: BigUint::ZERO,
+            distinct: distinct.then_some(BigUint::ZERO),
+            method: Method::Conflict,
+            items: 0,
+            conflict: Some(conflict),
+        });
+    }
+    let (piece, kind) = (p.rules.piece, p.rules.kind);
+    match (piece, kind, distinct) {
+        (Piece::Rook, Kind::Regular, false) => {
+            p.too_large(MAX_ROOK_N, "regular rooks")?;
+            let count = if shard.takes(0) {
+                p.orders_per_placement()
+            } else {
+                BigUint::ZERO
+            };
+            Ok(tally(count, None, Method::Factorial, 1))
+        }
+        (Piece::Bishop, Kind::Regular, false) => {
+            p.too_large(MAX_BISHOP_N, "regular bishops")?;
+            Ok(bishop_colours(p, shard))
+        }
+        (Piece::Bishop, _, _) => {
+            p.too_large(
+                MAX_SQUARES_N,
+                "super and awesome bishops, and bishops up to symmetry",
+            )?;
+            Ok(squares(p, distinct, shard))
+        }
+        (Piece::Queen, Kind::Regular, _)
+            if p.placed.is_empty() && (takaken::MIN_N..=takaken::MAX_N).contains(&p.n) =>
+        {
+            let items = takaken::items(p.n);
+            let classes = takaken::sum(
+                items
+                    .par_iter()
+                    .enumerate()
+                    .filter(|(i, _)| shard.takes(*i))
+                    .map(|(_, item)| takaken::run(item))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            );
+            Ok(tally(
+                BigUint::from(classes.total()),
+                distinct.then(|| BigUint::from(classes.distinct())),
+                Method::Symmetry,
+                items.len(),
+            ))
+        }
+        _ => {
+            p.too_large(MAX_ROW_N, "queens and rooks")?;
+            Ok(with_lines!(p.rules, one_per_line(p, distinct, shard)))
+        }
+    }
+}
+
+fn tally(count: BigUint, distinct: Option<BigUint>, method: Method, items: usize) -> Tally {
+    Tally {
+        count,
+        distinct,
+        method,
+        items,
+        conflict: None,
+    }
+}
+
+fn bishop_colours(p: &Problem, shard: Shard) -> Tally {
+    let (d1, d2) = bishops::used_lines(p.n, &p.placed);
+    let white = bishops::colour_ways(p.n, 0, &d1, &d2);
+    let black = bishops::colour_ways(p.n, 1, &d1, &d2);
+    let need = (p.n as usize).saturating_sub(p.placed.len());
+    let mut count = BigUint::ZERO;
+    for k in (0..=need).filter(|&k| shard.takes(k)) {
+        if let (Some(w), Some(b)) = (white.get(k), black.get(need - k)) {
+            count += w * b;
+        }
+    }
+    tally(count, None, Method::BishopColours, need + 1)
+}
+
+fn squares(p: &Problem, distinct: bool, shard: Shard) -> Tally {
+    let board = SquareBoard::new(p.n, p.rules, &p.placed);
+    let items = board.items();
+    let group: Vec<Symmetry> = Symmetry::all().collect();
+    let (count, classes) = items
+        .par_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.takes(*i))
+        .map(|(_, &(first, cand, need))| {
+            let mut chosen: Vec<u16> = board.placed.iter().copied().chain(first).collect();
+            if !distinct {
+                return (board.count(cand, need) as u128, 0u128);
+            }
+            let (mut all, mut least) = (0u128, 0u128);
+            let mut sorted = Vec::new();
+            let mut image = Vec::new();
+            board.each(cand, need, &mut chosen, &mut |set| {
+                all += 1;
+                sorted.clear();
+                sorted.extend_from_slice(set);
+                sorted.sort_unstable();
+                least += symmetry::is_least_squares(p.n, &sorted, &group, &board.placed, &mut image)
+                    as u128;
+                true
+            });
+            (all, least)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    tally(
+        BigUint::from(count),
+        distinct.then(|| BigUint::from(classes)),
+        Method::Squares,
+        items.len(),
+    )
+}
+
+/// Queens and rooks. With nothing preplaced, only placements whose first rows lie left of the
+/// mirror line are searched and count twice (for odd n, a middle first piece is followed by a
+/// left second one); distinct placements are those least among all their images, and the
+/// least image of every placement is among those searched.
+fn one_per_line<L: Lines>(p: &Problem, distinct: bool, shard: Shard) -> Tally {
+    let board = RowBoard::new(p.n, p.rules, &p.placed);
+    let mirror = p.placed.is_empty() && p.n > 1;
+    let mut items = prefixes::<L>(&board, if mirror { 2 } else { 0 });
+    let half = board.n / 2;
+    if mirror {
+        items.retain(|(_, path)| {
+            let first = path[0] as usize;
+            first < half || (board.n % 2 == 1 && first == half && (path[1] as usize) < half)
+        });
+    }
+    let weight: u128 = if mirror { 2 } else { 1 };
+    let group: Vec<Symmetry> = Symmetry::all().collect();
+    let (count, least) = items
+        .par_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.takes(*i))
+        .map(|(_, (state, path))| {
+            if !distinct {
+                return (weight * state.count(&board) as u128, 0);
+            }
+            let (all, least) = least_completions(&board, *state, path, &group, &p.placed);
+            (weight * all, least)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    tally(
+        BigUint::from(count),
+        distinct.then(|| BigUint::from(least)),
+        if mirror { Method::Mirror } else { Method::Rows },
+        items.len(),
+    )
+}
+
+/// Prefixes of the row search (at least `min_depth` rows, more until every core has plenty of
+/// work), in a fixed order.
+fn prefixes<L: Lines>(board: &RowBoard, min_depth: usize) -> Vec<(RowState<L>, Vec<u8>)> {
+    let start = RowState::<L>::start(board);
+    let mut out = Vec::new();
+    for depth in min_depth.min(board.n)..=board.n {
+        out.clear();
+        start.expand(board, depth, &mut out, &mut Vec::new());
+        if out.len() >= 4096 || out.is_empty() {
+            break;
+        }
+    }
+    out
+}
+
+/// Completions of `state` (whose rows so far are `path`): all of them, and those least among
+/// their images under `group` that keep `required`.
+fn least_completions<L: Lines>(
+    board: &RowBoard,
+    state: RowState<L>,
+    path: &[u8],
+    group: &[Symmetry],
+    required: &[(u32, u32)],
+) -> (u128, u128) {
+    let mut cols = vec![0u8; board.n];
+    cols[..path.len()].copy_from_slice(path);
+    let mut image = vec![0u8; board.n];
+    let (mut all, mut least) = (0u128, 0u128);
+    state.each(board, &mut cols, &mut |cols| {
+        all += 1;
+        least += symmetry::is_least_rows(cols, group, required, &mut image) as u128;
+        true
+    });
+    (all, least)
+}
+
+/// The first placement in the engines' order (rows top to bottom, columns left to right), or
+/// `None` when there is none. Regular queens on boards over 32 come from the completion engine
+/// instead, which reaches any n; their placement is then a valid one, not the first.
+pub fn first(p: &Problem) -> Result<Option<Vec<(u32, u32)>>, CountError> {
+    if p.conflict().is_some() {
+        return Ok(None);
+    }
+    if p.rules == Rules::new(Piece::Queen, Kind::Regular) && p.n > 32 {
+        return Ok(first_by_completion(p));
+    }
+    if p.rules.one_per_line() {
+        p.too_large(MAX_ROW_N, "a first placement of these pieces")?;
+        return Ok(with_lines!(p.rules, first_rows(p)));
+    }
+    p.too_large(MAX_SQUARES_N, "a first placement of bishops")?;
+    let board = SquareBoard::new(p.n, p.rules, &p.placed);
+    let mut found = None;
+    let mut chosen = board.placed.clone();
+    board.each(board.free, board.need, &mut chosen, &mut |set| {
+        let mut s = set.to_vec();
+        s.sort_unstable();
+        found = Some(
+            s.iter()
+                .map(|&s| (s as u32 / p.n, s as u32 % p.n))
+                .collect(),
+        );
+        false
+    });
+    Ok(found)
+}
+
+fn first_rows<L: Lines>(p: &Problem) -> Option<Vec<(u32, u32)>> {
+    let board = RowBoard::new(p.n, p.rules, &p.placed);
+    let mut cols = vec![0u8; board.n];
+    let mut found = None;
+    RowState::<L>::start(&board).each(&board, &mut cols, &mut |cols| {
+        found = Some(
+            cols.iter()
+                .enumerate()
+                .map(|(r, &c)| (r as u32, c as u32))
+                .collect(),
+        );
+        false
+    });
+    found
+}
+
+fn first_by_completion(p: &Problem) -> Option<Vec<(u32, u32)>> {
+    let mut rows = vec![0u32; p.n as usize];
+    for &(r, c) in &p.placed {
+        rows[r as usize] = c + 1;
+    }
+    let opts = crate::complete::Options {
+        seed: 0,
+        time_limit: None,
+        interrupt: Default::default(),
+    };
+    match crate::complete::complete_rows(&rows, &opts)? {
+        (crate::complete::Answer::Solved, rows, _) => Some(
+            rows.iter()
+                .enumerate()
+                .map(|(r, &c)| (r as u32, c - 1))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
