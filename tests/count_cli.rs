@@ -1,0 +1,153 @@
+//! `nqueens count` through the binary.
+
+mod common;
+use common::run;
+use serde_json::Value;
+
+fn json_lines(out: &str) -> Vec<Value> {
+    out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn counts_queens_with_distinct_and_orders() {
+    let (code, out, _) = run(&["count", "8", "--distinct", "--orders"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("placements: 92\n"), "{out}");
+    assert!(out.contains("distinct: 12\n"));
+    assert!(out.contains("orders: 3709440\n"));
+    let (code, out, _) = run(&["count", "8", "--distinct", "--orders", "--json"]);
+    assert_eq!(code, 0);
+    let v = &json_lines(&out)[0];
+    assert_eq!((v["placements"].as_str(), v["distinct"].as_str()), (Some("92"), Some("12")));
+    assert_eq!(v["orders"], "3709440");
+}
+
+#[test]
+fn range_prints_one_row_per_n() {
+    let (code, out, _) = run(&["count", "--range", "4..10", "--distinct", "--json"]);
+    assert_eq!(code, 0);
+    let rows = json_lines(&out);
+    let got: Vec<(u64, String, String)> = rows
+        .iter()
+        .map(|v| (v["n"].as_u64().unwrap(), v["placements"].as_str().unwrap().into(), v["distinct"].as_str().unwrap().into()))
+        .collect();
+    let want = [(4, 2, 1), (5, 10, 2), (6, 4, 1), (7, 40, 6), (8, 92, 12), (9, 352, 46), (10, 724, 92)];
+    for ((n, a, d), (wn, wa, wd)) in got.iter().zip(want) {
+        assert_eq!((*n, a.as_str(), d.as_str()), (wn, wa.to_string().as_str(), wd.to_string().as_str()));
+    }
+    let (code, table, _) = run(&["count", "--range", "1..3", "--piece", "rook"]);
+    assert_eq!(code, 0);
+    assert_eq!(table.lines().count(), 4, "{table}");
+}
+
+#[test]
+fn every_piece_and_kind_runs() {
+    for (piece, kind, n, want) in [
+        ("queen", "super", "10", "4"),
+        ("queen", "awesome", "12", "6"),
+        ("rook", "regular", "20", "2432902008176640000"),
+        ("rook", "super", "8", "2766"),
+        ("rook", "awesome", "8", "276"),
+        ("bishop", "regular", "9", "565532992"),
+        ("bishop", "super", "6", "9556"),
+        ("bishop", "awesome", "6", "2824"),
+    ] {
+        let (code, out, err) = run(&["count", n, "--piece", piece, "--kind", kind, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(json_lines(&out)[0]["placements"], want, "{piece} {kind} {n}");
+    }
+}
+
+#[test]
+fn preplaced_pieces_from_the_command_line_and_from_a_file() {
+    let (code, out, _) = run(&["count", "8", "--place", "1:1", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json_lines(&out)[0]["placements"], "4");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.txt");
+    std::fs::write(&file, "1\n0\n0\n0\n0\n0\n0\n0\n").unwrap();
+    let (code, out, _) = run(&["count", "--from", file.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    let v = &json_lines(&out)[0];
+    assert_eq!((v["n"].as_u64(), v["placements"].as_str()), (Some(8), Some("4")));
+    // Attacking preplaced pieces: zero, with the reason.
+    let (code, out, _) = run(&["count", "8", "--place", "1:1,3:3"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("attack each other: [1,1] and [3,3]"), "{out}");
+    assert!(out.contains("placements: 0"));
+    // Off the board: an error naming the square.
+    let (code, out, err) = run(&["count", "8", "--place", "9:1"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("row 9, column 1 is off the 8 x 8 board"), "{err}");
+    let (code, _, err) = run(&["count", "8", "--place", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("ROW:COL"));
+}
+
+#[test]
+fn first_prints_a_board_and_writes_a_composition() {
+    let (code, out, _) = run(&["count", "8", "--first"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("Q . . . . . . .\n"), "{out}");
+    assert!(out.contains("columns: 1 5 8 6 3 7 2 4"));
+    let (code, out, _) = run(&["count", "3", "--first"]);
+    assert_eq!((code, out.as_str()), (3, "no placement exists\n"));
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["f.nqb", "f.txt"] {
+        let path = dir.path().join(name);
+        let path = path.to_str().unwrap();
+        let (code, _, err) = run(&["count", "50", "--first", "--place", "1:10", "-o", path]);
+        assert_eq!(code, 0, "{err}");
+        let (code, out, _) = run(&["verify", "--require-complete", path]);
+        assert_eq!(code, 0, "{out}");
+    }
+    let (code, out, _) = run(&["count", "5", "--first", "--piece", "bishop", "--kind", "super"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("squares: "), "{out}");
+    let (code, _, err) = run(&["count", "5", "--first", "--piece", "bishop", "-o", "x.nqb"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not compositions"));
+}
+
+#[test]
+fn shards_merge_into_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let (code, out, _) = run(&["count", "11", "--distinct", "--shard", &format!("{i}/3"), "--json"]);
+        assert_eq!(code, 0);
+        let f = dir.path().join(format!("s{i}.json"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["count", "merge", "--json"];
+    args.extend(files.iter().map(|s| s.as_str()));
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v = &json_lines(&out)[0];
+    assert_eq!((v["placements"].as_str(), v["distinct"].as_str()), (Some("2680"), Some("341")));
+    let (code, _, err) = run(&["count", "merge", &files[0], &files[1]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("need each of 0..3 exactly once"), "{err}");
+    let (code, _, _) = run(&["count", "8", "--shard", "3/3"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn basic_algorithm_and_thread_counts_agree() {
+    let (code, out, _) = run(&["count", "10", "--algorithm", "basic", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json_lines(&out)[0]["placements"], "724");
+    let (code, _, err) = run(&["count", "6", "--algorithm", "basic", "--piece", "rook"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("regular queens only"));
+    let one = run(&["count", "9", "--kind", "super", "--distinct", "--place", "2:4", "--threads", "1", "--json"]).1;
+    let two = run(&["count", "9", "--kind", "super", "--distinct", "--place", "2:4", "--threads", "3", "--json"]).1;
+    let strip = |s: &str| {
+        let mut v: Value = serde_json::from_str(s.trim()).unwrap();
+        v["seconds"] = Value::Null;
+        v
+    };
+    assert_eq!(strip(&one), strip(&two));
+}
