@@ -5,7 +5,9 @@ use common::run;
 use serde_json::Value;
 
 fn json_lines(out: &str) -> Vec<Value> {
-    out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 #[test]
@@ -18,7 +20,10 @@ fn counts_queens_with_distinct_and_orders() {
     let (code, out, _) = run(&["count", "8", "--distinct", "--orders", "--json"]);
     assert_eq!(code, 0);
     let v = &json_lines(&out)[0];
-    assert_eq!((v["placements"].as_str(), v["distinct"].as_str()), (Some("92"), Some("12")));
+    assert_eq!(
+        (v["placements"].as_str(), v["distinct"].as_str()),
+        (Some("92"), Some("12"))
+    );
     assert_eq!(v["orders"], "3709440");
 }
 
@@ -29,11 +34,28 @@ fn range_prints_one_row_per_n() {
     let rows = json_lines(&out);
     let got: Vec<(u64, String, String)> = rows
         .iter()
-        .map(|v| (v["n"].as_u64().unwrap(), v["placements"].as_str().unwrap().into(), v["distinct"].as_str().unwrap().into()))
+        .map(|v| {
+            (
+                v["n"].as_u64().unwrap(),
+                v["placements"].as_str().unwrap().into(),
+                v["distinct"].as_str().unwrap().into(),
+            )
+        })
         .collect();
-    let want = [(4, 2, 1), (5, 10, 2), (6, 4, 1), (7, 40, 6), (8, 92, 12), (9, 352, 46), (10, 724, 92)];
+    let want = [
+        (4, 2, 1),
+        (5, 10, 2),
+        (6, 4, 1),
+        (7, 40, 6),
+        (8, 92, 12),
+        (9, 352, 46),
+        (10, 724, 92),
+    ];
     for ((n, a, d), (wn, wa, wd)) in got.iter().zip(want) {
-        assert_eq!((*n, a.as_str(), d.as_str()), (wn, wa.to_string().as_str(), wd.to_string().as_str()));
+        assert_eq!(
+            (*n, a.as_str(), d.as_str()),
+            (wn, wa.to_string().as_str(), wd.to_string().as_str())
+        );
     }
     let (code, table, _) = run(&["count", "--range", "1..3", "--piece", "rook"]);
     assert_eq!(code, 0);
@@ -54,7 +76,11 @@ fn every_piece_and_kind_runs() {
     ] {
         let (code, out, err) = run(&["count", n, "--piece", piece, "--kind", kind, "--json"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(json_lines(&out)[0]["placements"], want, "{piece} {kind} {n}");
+        assert_eq!(
+            json_lines(&out)[0]["placements"],
+            want,
+            "{piece} {kind} {n}"
+        );
     }
 }
 
@@ -69,7 +95,10 @@ fn preplaced_pieces_from_the_command_line_and_from_a_file() {
     let (code, out, _) = run(&["count", "--from", file.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0);
     let v = &json_lines(&out)[0];
-    assert_eq!((v["n"].as_u64(), v["placements"].as_str()), (Some(8), Some("4")));
+    assert_eq!(
+        (v["n"].as_u64(), v["placements"].as_str()),
+        (Some(8), Some("4"))
+    );
     // Attacking preplaced pieces: zero, with the reason.
     let (code, out, _) = run(&["count", "8", "--place", "1:1,3:3"]);
     assert_eq!(code, 0);
@@ -79,7 +108,10 @@ fn preplaced_pieces_from_the_command_line_and_from_a_file() {
     let (code, out, err) = run(&["count", "8", "--place", "9:1"]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("row 9, column 1 is off the 8 x 8 board"), "{err}");
+    assert!(
+        err.contains("row 9, column 1 is off the 8 x 8 board"),
+        "{err}"
+    );
     let (code, _, err) = run(&["count", "8", "--place", "x"]);
     assert_eq!(code, 2);
     assert!(err.contains("ROW:COL"));
@@ -102,7 +134,9 @@ fn first_prints_a_board_and_writes_a_composition() {
         let (code, out, _) = run(&["verify", "--require-complete", path]);
         assert_eq!(code, 0, "{out}");
     }
-    let (code, out, _) = run(&["count", "5", "--first", "--piece", "bishop", "--kind", "super"]);
+    let (code, out, _) = run(&[
+        "count", "5", "--first", "--piece", "bishop", "--kind", "super",
+    ]);
     assert_eq!(code, 0);
     assert!(out.contains("squares: "), "{out}");
     let (code, _, err) = run(&["count", "5", "--first", "--piece", "bishop", "-o", "x.nqb"]);
@@ -115,7 +149,14 @@ fn shards_merge_into_the_whole() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     for i in 0..3 {
-        let (code, out, _) = run(&["count", "11", "--distinct", "--shard", &format!("{i}/3"), "--json"]);
+        let (code, out, _) = run(&[
+            "count",
+            "11",
+            "--distinct",
+            "--shard",
+            &format!("{i}/3"),
+            "--json",
+        ]);
         assert_eq!(code, 0);
         let f = dir.path().join(format!("s{i}.json"));
         std::fs::write(&f, out).unwrap();
@@ -126,7 +167,10 @@ fn shards_merge_into_the_whole() {
     let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{err}");
     let v = &json_lines(&out)[0];
-    assert_eq!((v["placements"].as_str(), v["distinct"].as_str()), (Some("2680"), Some("341")));
+    assert_eq!(
+        (v["placements"].as_str(), v["distinct"].as_str()),
+        (Some("2680"), Some("341"))
+    );
     let (code, _, err) = run(&["count", "merge", &files[0], &files[1]]);
     assert_eq!(code, 2);
     assert!(err.contains("need each of 0..3 exactly once"), "{err}");
@@ -142,8 +186,32 @@ fn basic_algorithm_and_thread_counts_agree() {
     let (code, _, err) = run(&["count", "6", "--algorithm", "basic", "--piece", "rook"]);
     assert_eq!(code, 2);
     assert!(err.contains("regular queens only"));
-    let one = run(&["count", "9", "--kind", "super", "--distinct", "--place", "2:4", "--threads", "1", "--json"]).1;
-    let two = run(&["count", "9", "--kind", "super", "--distinct", "--place", "2:4", "--threads", "3", "--json"]).1;
+    let one = run(&[
+        "count",
+        "9",
+        "--kind",
+        "super",
+        "--distinct",
+        "--place",
+        "2:4",
+        "--threads",
+        "1",
+        "--json",
+    ])
+    .1;
+    let two = run(&[
+        "count",
+        "9",
+        "--kind",
+        "super",
+        "--distinct",
+        "--place",
+        "2:4",
+        "--threads",
+        "3",
+        "--json",
+    ])
+    .1;
     let strip = |s: &str| {
         let mut v: Value = serde_json::from_str(s.trim()).unwrap();
         v["seconds"] = Value::Null;

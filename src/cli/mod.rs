@@ -2,6 +2,7 @@
 //! No algorithms live here.
 
 mod complete;
+mod convert;
 mod count;
 mod generate;
 mod info;
@@ -59,6 +60,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Show a file's format, header fields, sizes and checksum status.
     Info(info::Args),
+    /// Convert a composition between NQB, MAT and text.
+    Convert(convert::Args),
     /// Count placements of n queens, rooks or bishops (regular, super, awesome).
     Count(count::Args),
     /// Build solutions and compositions.
@@ -124,6 +127,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Command::Info(a) => info::run(a),
         Command::Generate(c) => generate::run(c),
         Command::Count(a) => count::run(a),
+        Command::Convert(a) => convert::run(a),
     }
 }
 

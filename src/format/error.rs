@@ -37,7 +37,7 @@ pub enum Problem {
     #[error("empty file")]
     Empty,
     /// The content is none of the formats this build reads.
-    #[error("unrecognized format (first bytes {0}): expected NQB, NQB+zstd or text")]
+    #[error("unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v5/v7 or text")]
     Unrecognized(String),
     /// The file is shorter than its header.
     #[error("truncated header: {got} of {need} bytes")]
@@ -125,6 +125,9 @@ pub enum Problem {
         /// What is wrong.
         detail: String,
     },
+    /// A MAT file that is malformed or holds no usable composition.
+    #[error("MAT file: {0}")]
+    Mat(String),
     /// Two files that must describe the same board do not.
     #[error("{0}")]
     Mismatch(String),

@@ -3,6 +3,7 @@
 //! format atomically.
 
 mod error;
+pub mod mat5;
 pub mod nqb;
 mod output;
 pub mod text;
@@ -35,12 +36,21 @@ pub enum Input {
     },
 }
 
+/// The format name of inputs read from Level 5 MAT files.
+const MAT5: &str = "MAT v5";
+
 /// Rows per segment of in-memory inputs.
 const MEMORY_SEGMENT_ROWS: u64 = nqb::DEFAULT_FRAME_ROWS;
 
 impl Input {
     /// Opens `path`, detecting the format from its first bytes, then its extension.
     pub fn open(path: &Path) -> Result<Input, FormatError> {
+        Self::open_var(path, None)
+    }
+
+    /// Opens `path` like [`Input::open`]; from a MAT file, reads variable `var` (default: the
+    /// only numeric vector).
+    pub fn open_var(path: &Path, var: Option<&str>) -> Result<Input, FormatError> {
         let fail = |p| FormatError::new(path, p);
         let meta = std::fs::metadata(path).map_err(|e| fail(Problem::Open(e)))?;
         if meta.is_dir() {
@@ -60,7 +70,26 @@ impl Input {
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
-        if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz")) {
+        match mat5::sniff(head) {
+            mat5::Sniff::Level5 => {
+                let bytes = std::fs::read(path).map_err(|e| fail(Problem::Read(e)))?;
+                let rows = mat5::read(path, &bytes, var)?;
+                return Self::from_rows(path, MAT5, &rows);
+            }
+            mat5::Sniff::V73 => {
+                return Err(fail(Problem::Mat(
+                    "MAT v7.3 (HDF5) is not supported by this build; save with -v7 or convert to NQB".into(),
+                )));
+            }
+            mat5::Sniff::Truncated => {
+                return Err(fail(Problem::Mat(format!(
+                    "truncated header: {} of 128 bytes",
+                    head.len()
+                ))));
+            }
+            mat5::Sniff::No => {}
+        }
+        if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat")) {
             return Err(fail(Problem::BadMagic(hex(&head[..head.len().min(8)]))));
         }
         if head
@@ -252,6 +281,11 @@ pub enum OutputFormat {
     Nqb(Encoding),
     /// One value per line.
     Text,
+    /// A Level 5 MAT file with one `uint32` vector `Q`, zlib-compressed (MATLAB `-v7`) or not.
+    Mat {
+        /// Whether the variable is one miCOMPRESSED element.
+        compressed: bool,
+    },
 }
 
 impl OutputFormat {
@@ -264,6 +298,7 @@ impl OutputFormat {
                     frame_rows: nqb::DEFAULT_FRAME_ROWS,
                 },
             }),
+            None if input.format_name() == MAT5 => OutputFormat::Mat { compressed: true },
             None => OutputFormat::Text,
         }
     }
@@ -278,6 +313,7 @@ impl OutputFormat {
             .as_deref()
         {
             Some("txt" | "csv" | "dat") => OutputFormat::Text,
+            Some("mat") => OutputFormat::Mat { compressed: true },
             Some("zst" | "nqbz") => OutputFormat::Nqb(Encoding::Zstd {
                 frame_rows: nqb::DEFAULT_FRAME_ROWS,
             }),
@@ -292,6 +328,8 @@ pub enum RowWriter {
     Nqb(Box<NqbWriter>),
     /// Text output.
     Text(text::TextWriter),
+    /// MAT v5 output.
+    Mat(mat5::MatWriter),
 }
 
 impl RowWriter {
@@ -300,6 +338,9 @@ impl RowWriter {
         Ok(match format {
             OutputFormat::Nqb(e) => RowWriter::Nqb(Box::new(NqbWriter::create(dest, n, e)?)),
             OutputFormat::Text => RowWriter::Text(text::TextWriter::create(dest)?),
+            OutputFormat::Mat { compressed } => {
+                RowWriter::Mat(mat5::MatWriter::create(dest, n, "Q", compressed)?)
+            }
         })
     }
 
@@ -308,6 +349,7 @@ impl RowWriter {
         match self {
             RowWriter::Nqb(w) => w.write_rows(rows),
             RowWriter::Text(w) => w.write_rows(rows),
+            RowWriter::Mat(w) => w.write_rows(rows),
         }
     }
 
@@ -316,6 +358,7 @@ impl RowWriter {
         match self {
             RowWriter::Nqb(w) => w.finish().map(|(_, f)| f),
             RowWriter::Text(w) => w.finish(),
+            RowWriter::Mat(w) => w.finish(),
         }
     }
 

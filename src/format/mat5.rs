@@ -1,0 +1,541 @@
+//! MATLAB Level 5 MAT files (MATLAB's `-v6` and `-v7`, SciPy's `savemat`, Octave's
+//! `-mat`): read one numeric vector, write a `uint32` vector `Q`. The subset is documented in
+//! `formats/mat.md`.
+//!
+//! Hand-written over flate2 because no maintained crate reads SciPy-written files correctly
+//! and streams large variables; the format is small: a 128-byte header, then tagged elements
+//! (u32 type, u32 byte count, data padded to 8 bytes; elements of at most 4 bytes are packed
+//! into the tag), with miCOMPRESSED elements holding one zlib stream of a whole miMATRIX.
+
+use super::{AtomicFile, FormatError, Problem};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+const MI_INT8: u32 = 1;
+const MI_UINT8: u32 = 2;
+const MI_INT16: u32 = 3;
+const MI_UINT16: u32 = 4;
+const MI_INT32: u32 = 5;
+const MI_UINT32: u32 = 6;
+const MI_SINGLE: u32 = 7;
+const MI_DOUBLE: u32 = 9;
+const MI_INT64: u32 = 12;
+const MI_UINT64: u32 = 13;
+const MI_MATRIX: u32 = 14;
+const MI_COMPRESSED: u32 = 15;
+const MX_UINT32: u8 = 13;
+
+/// The largest variable MATLAB writes in a v5/v7 file.
+pub const MAX_VARIABLE_BYTES: u64 = (1 << 31) - 1;
+
+/// What a file's first bytes say about MAT.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Sniff {
+    /// A Level 5 file (v5/v6/v7).
+    Level5,
+    /// An HDF5-based v7.3 file.
+    V73,
+    /// The MAT header text, but fewer than 128 bytes.
+    Truncated,
+    /// Not MAT.
+    No,
+}
+
+/// Recognises a MAT file from its first bytes (at least 128 when there are).
+pub fn sniff(head: &[u8]) -> Sniff {
+    if head.len() < 128 {
+        return if head.starts_with(b"MATLAB") {
+            Sniff::Truncated
+        } else {
+            Sniff::No
+        };
+    }
+    match (&head[124..126], &head[126..128]) {
+        ([0x00, 0x01], b"IM") | ([0x01, 0x00], b"MI") => Sniff::Level5,
+        ([0x00, 0x02], b"IM") | ([0x02, 0x00], b"MI") => Sniff::V73,
+        _ if head.starts_with(b"MATLAB 5.0 MAT-file") => Sniff::Level5,
+        _ => Sniff::No,
+    }
+}
+
+/// A byte reader in the file's byte order, with offsets for error messages.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    big: bool,
+    /// Offset of `bytes[0]` in the file (or in the decompressed stream, with `inside`).
+    base: u64,
+    inside: Option<u64>,
+}
+
+impl Cursor<'_> {
+    fn at(&self, pos: usize) -> String {
+        match self.inside {
+            Some(c) => format!(
+                "offset {} of the compressed element at offset {c}",
+                self.base + pos as u64
+            ),
+            None => format!("offset {}", self.base + pos as u64),
+        }
+    }
+
+    fn u32(&self, pos: usize) -> Result<u32, String> {
+        let b: [u8; 4] = self
+            .bytes
+            .get(pos..pos + 4)
+            .ok_or_else(|| format!("truncated at {}", self.at(pos)))?
+            .try_into()
+            .unwrap();
+        Ok(if self.big {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        })
+    }
+
+    /// The element at `pos`: (type, data range, position after it).
+    fn element(
+        &self,
+        pos: usize,
+        padded: bool,
+    ) -> Result<(u32, std::ops::Range<usize>, usize), String> {
+        let first = self.u32(pos)?;
+        if first >> 16 != 0 {
+            // Small element: byte count in the upper half, data in the tag's second word.
+            let len = (first >> 16) as usize;
+            if len > 4 {
+                return Err(format!(
+                    "small element at {} claims {len} bytes (at most 4)",
+                    self.at(pos)
+                ));
+            }
+            return Ok((first & 0xffff, pos + 4..pos + 4 + len, pos + 8));
+        }
+        let len = self.u32(pos + 4)? as usize;
+        let start = pos + 8;
+        let remain = self.bytes.len().saturating_sub(start);
+        if len > remain {
+            return Err(format!(
+                "element at {} claims {len} bytes but only {remain} remain",
+                self.at(pos)
+            ));
+        }
+        let end = start + len;
+        let next = if padded { (end + 7) & !7 } else { end };
+        Ok((first, start..end, next.min(self.bytes.len())))
+    }
+}
+
+/// One variable found in the file.
+struct Variable {
+    name: String,
+    class: u8,
+    flags: u32,
+    dims: Vec<u64>,
+    data_type: u32,
+    data: Vec<u8>,
+    big: bool,
+    offset: String,
+}
+
+fn class_name(class: u8) -> &'static str {
+    match class {
+        1 => "cell",
+        2 => "struct",
+        3 => "object",
+        4 => "char",
+        5 => "sparse",
+        6 => "double",
+        7 => "single",
+        8 => "int8",
+        9 => "uint8",
+        10 => "int16",
+        11 => "uint16",
+        12 => "int32",
+        13 => "uint32",
+        14 => "int64",
+        15 => "uint64",
+        _ => "unknown class",
+    }
+}
+
+impl Variable {
+    fn numeric(&self) -> bool {
+        (6..=15).contains(&self.class) && self.flags & 0x800 == 0
+    }
+
+    fn vector(&self) -> bool {
+        self.dims.len() == 2 && (self.dims[0] == 1 || self.dims[1] == 1)
+    }
+
+    fn describe(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
+        let complex = if self.flags & 0x800 != 0 {
+            " complex"
+        } else {
+            ""
+        };
+        format!(
+            "{} ({}{complex}, {})",
+            self.name,
+            class_name(self.class),
+            dims.join("x")
+        )
+    }
+
+    /// The values as rows, checked to be integers in 0..=n.
+    fn rows(&self) -> Result<Vec<u32>, String> {
+        if !(6..=15).contains(&self.class) {
+            return Err(format!(
+                "variable {} is a {} array, expected a numeric vector",
+                self.name,
+                class_name(self.class)
+            ));
+        }
+        if self.flags & 0x800 != 0 {
+            return Err(format!(
+                "variable {} is complex, expected real values",
+                self.name
+            ));
+        }
+        if !self.vector() {
+            let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
+            return Err(format!(
+                "variable {} is a {} matrix, expected a 1xN or Nx1 vector",
+                self.name,
+                dims.join("x")
+            ));
+        }
+        let n: u64 = self.dims.iter().product();
+        let size = match self.data_type {
+            MI_INT8 | MI_UINT8 => 1,
+            MI_INT16 | MI_UINT16 => 2,
+            MI_INT32 | MI_UINT32 | MI_SINGLE => 4,
+            MI_DOUBLE | MI_INT64 | MI_UINT64 => 8,
+            t => {
+                return Err(format!(
+                    "variable {}: unsupported element type {t} at {}",
+                    self.name, self.offset
+                ));
+            }
+        };
+        if self.data.len() as u64 != n * size as u64 {
+            return Err(format!(
+                "variable {}: data holds {} bytes at {}, but {n} values of {size} bytes need {}",
+                self.name,
+                self.data.len(),
+                self.offset,
+                n * size as u64
+            ));
+        }
+        let big = self.big;
+        let word = |c: &[u8]| -> u64 {
+            let mut b = [0u8; 8];
+            if big {
+                b[8 - c.len()..].copy_from_slice(c);
+                u64::from_be_bytes(b)
+            } else {
+                b[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(b)
+            }
+        };
+        let mut rows = Vec::with_capacity(n as usize);
+        for (i, c) in self.data.chunks_exact(size).enumerate() {
+            let w = word(c);
+            let value: Result<u64, String> = match self.data_type {
+                MI_UINT8 | MI_UINT16 | MI_UINT32 | MI_UINT64 => Ok(w),
+                MI_INT8 => Ok(w as u8 as i8 as i64).and_then(nonneg),
+                MI_INT16 => Ok(w as u16 as i16 as i64).and_then(nonneg),
+                MI_INT32 => Ok(w as u32 as i32 as i64).and_then(nonneg),
+                MI_INT64 => Ok(w as i64).and_then(nonneg),
+                MI_SINGLE => integral(f32::from_bits(w as u32) as f64),
+                _ => integral(f64::from_bits(w)),
+            };
+            let v = value.map_err(|e| format!("{}({}) {e}", self.name, i + 1))?;
+            if v > n {
+                return Err(format!(
+                    "{}({}) = {v} is larger than n = {n}",
+                    self.name,
+                    i + 1
+                ));
+            }
+            rows.push(v as u32);
+        }
+        Ok(rows)
+    }
+}
+
+fn nonneg(v: i64) -> Result<u64, String> {
+    u64::try_from(v).map_err(|_| format!("= {v} is negative"))
+}
+
+fn integral(v: f64) -> Result<u64, String> {
+    if v.is_nan() {
+        return Err("is NaN".into());
+    }
+    if v < 0.0 {
+        return Err(format!("= {v} is negative"));
+    }
+    if v.fract() != 0.0 || !v.is_finite() || v > u32::MAX as f64 {
+        return Err(format!("= {v} is not an integer column number"));
+    }
+    Ok(v as u64)
+}
+
+fn parse_matrix(c: &Cursor, range: std::ops::Range<usize>) -> Result<Variable, String> {
+    let (t, flags, mut pos) = c.element(range.start, true)?;
+    if t != MI_UINT32 || flags.len() != 8 {
+        return Err(format!("array flags missing at {}", c.at(range.start)));
+    }
+    let flags = c.u32(flags.start)?;
+    let class = (flags & 0xff) as u8;
+    let (t, dims_range, next) = c.element(pos, true)?;
+    if t != MI_INT32 {
+        return Err(format!("dimensions missing at {}", c.at(pos)));
+    }
+    let dims: Vec<u64> = dims_range
+        .clone()
+        .step_by(4)
+        .map(|p| c.u32(p).map(|d| d as i32 as i64 as u64))
+        .collect::<Result<_, _>>()?;
+    pos = next;
+    let (t, name_range, next) = c.element(pos, true)?;
+    if t != MI_INT8 {
+        return Err(format!("array name missing at {}", c.at(pos)));
+    }
+    let name = String::from_utf8_lossy(&c.bytes[name_range]).into_owned();
+    pos = next;
+    let (data_type, data, offset) = if (6..=15).contains(&class) && pos < range.end {
+        let (t, data, _) = c.element(pos, true)?;
+        (t, c.bytes[data].to_vec(), c.at(pos))
+    } else {
+        (0, Vec::new(), c.at(pos))
+    };
+    Ok(Variable {
+        name,
+        class,
+        flags,
+        dims,
+        data_type,
+        data,
+        big: c.big,
+        offset,
+    })
+}
+
+/// Reads the rows of variable `var` (or of the only numeric vector) from a Level 5 file.
+pub fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
+    let fail = |m: String| FormatError::new(path, Problem::Mat(m));
+    if bytes.len() < 128 {
+        return Err(fail(format!(
+            "truncated header: {} of 128 bytes",
+            bytes.len()
+        )));
+    }
+    let big = &bytes[126..128] == b"MI";
+    let file = Cursor {
+        bytes,
+        big,
+        base: 0,
+        inside: None,
+    };
+    let mut vars = Vec::new();
+    let mut pos = 128;
+    while pos + 8 <= bytes.len() {
+        let (t, range, next) = file.element(pos, true).map_err(&fail)?;
+        match t {
+            MI_MATRIX => vars.push(parse_matrix(&file, range).map_err(&fail)?),
+            MI_COMPRESSED => {
+                let mut inflated = Vec::new();
+                flate2::read::ZlibDecoder::new(&bytes[range.clone()])
+                    .read_to_end(&mut inflated)
+                    .map_err(|e| {
+                        fail(format!(
+                            "corrupt zlib stream in the element at offset {pos}: {e}"
+                        ))
+                    })?;
+                let inner = Cursor {
+                    bytes: &inflated,
+                    big,
+                    base: 0,
+                    inside: Some(pos as u64),
+                };
+                let (t, r, _) = inner.element(0, true).map_err(&fail)?;
+                if t == MI_MATRIX {
+                    vars.push(parse_matrix(&inner, r).map_err(&fail)?);
+                }
+                // Compressed elements are not padded.
+                pos = range.end;
+                continue;
+            }
+            _ => {}
+        }
+        pos = next;
+    }
+    let chosen = match var {
+        Some(name) => vars.iter().find(|v| v.name == name).ok_or_else(|| {
+            fail(format!(
+                "no variable named {name}; the file holds: {}",
+                list(&vars)
+            ))
+        })?,
+        None => {
+            let vectors: Vec<&Variable> =
+                vars.iter().filter(|v| v.numeric() && v.vector()).collect();
+            match vectors.as_slice() {
+                [one] => *one,
+                [] if vars.len() == 1 => &vars[0],
+                [] => {
+                    return Err(fail(format!(
+                        "no numeric vector; the file holds: {}",
+                        list(&vars)
+                    )));
+                }
+                _ => {
+                    return Err(fail(format!(
+                        "several numeric vectors, choose one with --var: {}",
+                        list(&vars)
+                    )));
+                }
+            }
+        }
+    };
+    chosen.rows().map_err(fail)
+}
+
+fn list(vars: &[Variable]) -> String {
+    if vars.is_empty() {
+        return "no variables".into();
+    }
+    vars.iter()
+        .map(Variable::describe)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Writes `uint32` row vector `name` in a Level 5 file, row by row; with `compress`, as one
+/// miCOMPRESSED element (MATLAB's default `-v7`).
+pub struct MatWriter {
+    file: AtomicFile,
+    body: Body,
+    n: u64,
+    written: u64,
+}
+
+enum Body {
+    Plain(std::io::BufWriter<std::fs::File>),
+    Compressed(flate2::write::ZlibEncoder<std::io::BufWriter<std::fs::File>>),
+}
+
+impl MatWriter {
+    /// Starts a file at `dest` for `n` rows.
+    pub fn create(
+        dest: &Path,
+        n: u64,
+        name: &str,
+        compress: bool,
+    ) -> Result<MatWriter, FormatError> {
+        let fail = |p| FormatError::new(dest, p);
+        let data_bytes = 4 * n;
+        if data_bytes + 64 > MAX_VARIABLE_BYTES {
+            return Err(fail(Problem::Mat(format!(
+                "n = {n} needs {data_bytes} bytes, more than a v5/v7 variable holds (2^31); write NQB instead"
+            ))));
+        }
+        let mut file = AtomicFile::create(dest)?;
+        let mut header = format!(
+            "MATLAB 5.0 MAT-file, Platform: nqueens {}, Created by: nqueens",
+            env!("CARGO_PKG_VERSION")
+        )
+        .into_bytes();
+        header.resize(116, b' ');
+        header.extend_from_slice(&[0u8; 8]);
+        header.extend_from_slice(&0x0100u16.to_le_bytes());
+        header.extend_from_slice(b"IM");
+        let mut matrix = Vec::new();
+        let padded = (data_bytes + 7) & !7;
+        let name_bytes = name.as_bytes();
+        let name_padded = (name_bytes.len().max(1) + 7) & !7;
+        let body_len = 16 + 16 + 8 + name_padded as u64 + 8 + padded;
+        put(&mut matrix, MI_MATRIX, body_len as u32);
+        put(&mut matrix, MI_UINT32, 8);
+        put(&mut matrix, MX_UINT32 as u32, 0);
+        put(&mut matrix, MI_INT32, 8);
+        put(&mut matrix, 1, n as u32);
+        put(&mut matrix, MI_INT8, name_bytes.len() as u32);
+        matrix.extend_from_slice(name_bytes);
+        matrix.resize(matrix.len() + name_padded - name_bytes.len(), 0);
+        put(&mut matrix, MI_UINT32, data_bytes as u32);
+        let f = file
+            .file()
+            .try_clone()
+            .map_err(|e| fail(Problem::Write(e)))?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
+        out.write_all(&header)
+            .map_err(|e| fail(Problem::Write(e)))?;
+        let body = if compress {
+            // Tag with the length patched in `finish`.
+            out.write_all(&[0u8; 8])
+                .map_err(|e| fail(Problem::Write(e)))?;
+            let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+            z.write_all(&matrix).map_err(|e| fail(Problem::Write(e)))?;
+            Body::Compressed(z)
+        } else {
+            out.write_all(&matrix)
+                .map_err(|e| fail(Problem::Write(e)))?;
+            Body::Plain(out)
+        };
+        Ok(MatWriter {
+            file,
+            body,
+            n,
+            written: 0,
+        })
+    }
+
+    /// Appends rows.
+    pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
+        let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.written += rows.len() as u64;
+        let r = match &mut self.body {
+            Body::Plain(w) => w.write_all(&bytes),
+            Body::Compressed(w) => w.write_all(&bytes),
+        };
+        r.map_err(|e| FormatError::new(self.file.dest(), Problem::Write(e)))
+    }
+
+    /// Pads and closes the element; returns the file unpublished.
+    pub fn finish(self) -> Result<AtomicFile, FormatError> {
+        let dest = self.file.dest().to_path_buf();
+        let fail = |e| FormatError::new(&dest, Problem::Write(e));
+        if self.written != self.n {
+            return Err(FormatError::new(
+                &dest,
+                Problem::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
+            ));
+        }
+        let pad = vec![0u8; ((4 * self.n).next_multiple_of(8) - 4 * self.n) as usize];
+        match self.body {
+            Body::Plain(mut w) => {
+                w.write_all(&pad).map_err(fail)?;
+                w.flush().map_err(fail)?;
+            }
+            Body::Compressed(mut z) => {
+                z.write_all(&pad).map_err(fail)?;
+                let mut w = z.finish().map_err(fail)?;
+                w.flush().map_err(fail)?;
+                let f = w.get_mut();
+                let end = f.stream_position().map_err(fail)?;
+                let mut tag = Vec::new();
+                put(&mut tag, MI_COMPRESSED, (end - 136) as u32);
+                f.seek(SeekFrom::Start(128)).map_err(fail)?;
+                f.write_all(&tag).map_err(fail)?;
+            }
+        }
+        Ok(self.file)
+    }
+}
+
+fn put(out: &mut Vec<u8>, a: u32, b: u32) {
+    out.extend_from_slice(&a.to_le_bytes());
+    out.extend_from_slice(&b.to_le_bytes());
+}

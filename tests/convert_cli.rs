@@ -1,0 +1,170 @@
+//! `nqueens convert` and MAT input through the binary, on fixtures from real writers
+//! (tools/make_mat_fixtures.py: scipy.io.savemat, hand-built big-endian and broken files).
+
+mod common;
+use common::{data, listing, run};
+
+fn rows_of(path: &std::path::Path) -> Vec<u64> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn every_mat_fixture_reads_as_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    for name in listing(&data("mat")) {
+        let Some(stem) = name.strip_suffix(".expected.txt") else {
+            continue;
+        };
+        let mat = data("mat").join(format!("{stem}.mat"));
+        let out = dir.path().join(format!("{stem}.txt"));
+        let var: &[&str] = if stem == "scipy-named-var" {
+            &["--var", "sol"]
+        } else {
+            &[]
+        };
+        let mut args = vec!["convert", mat.to_str().unwrap(), out.to_str().unwrap()];
+        args.extend(var);
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 0, "{stem}: {err}");
+        assert_eq!(rows_of(&out), rows_of(&data("mat").join(&name)), "{stem}");
+        seen += 1;
+    }
+    assert!(seen >= 12, "only {seen} fixtures");
+}
+
+#[test]
+fn mat_files_are_accepted_by_every_reader() {
+    let k47 = data("mat").join("scipy-double-row-v7.mat");
+    let (code, out, _) = run(&["verify", k47.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("VALID COMPOSITION (47 of 100)"), "{out}");
+    let (code, out, _) = run(&["info", k47.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("MAT v5"), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let solved = dir.path().join("solved.mat");
+    let (code, _, err) = run(&[
+        "complete",
+        k47.to_str().unwrap(),
+        "-o",
+        solved.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let base = data("grigoryan-n100-k47.txt");
+    let (code, out, _) = run(&[
+        "verify",
+        "--require-complete",
+        "--base",
+        base.to_str().unwrap(),
+        solved.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn round_trips_through_every_output_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = data("grigoryan-n100-k80.txt");
+    let mut prev = src.clone();
+    for (name, extra) in [
+        ("a.mat", vec![]),
+        ("b.bin", vec!["--to", "mat-v6"]),
+        ("c.nqb", vec![]),
+        ("d.zst", vec![]),
+        ("e.out", vec!["--to", "nqb", "--encoding", "zstd"]),
+        ("f.txt", vec![]),
+    ] {
+        let out = dir.path().join(name);
+        let mut args = vec!["convert", prev.to_str().unwrap(), out.to_str().unwrap()];
+        args.extend(extra);
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 0, "{name}: {err}");
+        prev = out;
+    }
+    assert_eq!(rows_of(&prev), rows_of(&src));
+    // Whether the MAT outputs are what MATLAB readers expect is checked with scipy by
+    // tools/check_mat_clients.py; here our own reader reads them back.
+    let (code, out, _) = run(&["info", dir.path().join("b.bin").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("MAT v5"));
+}
+
+#[test]
+fn bad_mat_files_get_one_line_errors() {
+    for (name, needle) in [
+        ("truncated-header", "truncated header: 100 of 128 bytes"),
+        ("lying-size", "element at offset 128 claims 10000000 bytes"),
+        (
+            "corrupt-zlib",
+            "corrupt zlib stream in the element at offset 128",
+        ),
+        ("char", "variable Q is a char array"),
+        ("matrix-2d", "variable Q is a 3x4 matrix"),
+        ("complex", "variable Q is complex"),
+        ("negative", "Q(2) = -2 is negative"),
+        ("fraction", "Q(2) = 2.5 is not an integer"),
+        ("nan", "Q(2) is NaN"),
+        ("too-large", "Q(2) = 9 is larger than n = 3"),
+        (
+            "two-vectors",
+            "choose one with --var: A (double, 1x2), B (double, 1x2)",
+        ),
+    ] {
+        let path = data("mat").join(format!("bad-{name}.mat"));
+        let before = std::fs::read(&path).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.nqb");
+        let (code, stdout, err) = run(&["convert", path.to_str().unwrap(), out.to_str().unwrap()]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{name}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(
+            err.contains(path.to_str().unwrap()) && err.contains(needle),
+            "{name}: {err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert!(
+            listing(dir.path()).is_empty(),
+            "{name}: partial output left"
+        );
+    }
+    let two = data("mat").join("bad-two-vectors.mat");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b.txt");
+    let (code, _, err) = run(&[
+        "convert",
+        two.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--var",
+        "B",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(rows_of(&out), vec![0, 1]);
+    let (code, _, err) = run(&[
+        "convert",
+        two.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--var",
+        "C",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no variable named C; the file holds: A (double, 1x2), B (double, 1x2)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn convert_refuses_to_overwrite_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("x.txt");
+    std::fs::copy(data("grigoryan-n100-k47.txt"), &f).unwrap();
+    let (code, _, err) = run(&["convert", f.to_str().unwrap(), f.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("would overwrite the input"));
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Checks that MATLAB-side readers load what `nqueens convert` writes and get the same array:
+scipy.io.loadmat always, Octave when installed. Not run by `cargo test` (it needs scipy);
+run it after changing src/format/mat5.rs:  python3 tools/check_mat_clients.py
+"""
+import os, shutil, subprocess, sys, tempfile
+import numpy as np
+import scipy.io
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "nqueens")
+
+
+def main():
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "sol.nqb")
+        subprocess.run([BIN, "generate", "solution", "--n", "100003", "-o", src], check=True)
+        want = np.fromfile(src, dtype="<u4", offset=64)
+        for to in ("mat", "mat-v6"):
+            out = os.path.join(tmp, f"{to}.mat")
+            subprocess.run([BIN, "convert", src, out, "--to", to], check=True)
+            got = scipy.io.loadmat(out)["Q"]
+            ok = got.dtype == np.uint32 and got.shape == (1, len(want)) and (got.ravel() == want).all()
+            print(f"scipy  {to:7s} {'ok' if ok else 'MISMATCH'} {got.dtype} {got.shape}")
+            failures += not ok
+            if shutil.which("octave"):
+                txt = os.path.join(tmp, f"{to}.txt")
+                subprocess.run(["octave", "--no-gui", "--eval",
+                                f"load('{out}'); assert(isa(Q,'uint32')); dlmwrite('{txt}', Q(:), '\\n')"], check=True)
+                ok = (np.loadtxt(txt, dtype=np.uint64) == want).all()
+                print(f"octave {to:7s} {'ok' if ok else 'MISMATCH'}")
+                failures += not ok
+            else:
+                print("octave not installed: skipped")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
