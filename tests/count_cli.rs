@@ -186,32 +186,22 @@ fn basic_algorithm_and_thread_counts_agree() {
     let (code, _, err) = run(&["count", "6", "--algorithm", "basic", "--piece", "rook"]);
     assert_eq!(code, 2);
     assert!(err.contains("regular queens only"));
-    let one = run(&[
-        "count",
-        "9",
-        "--kind",
-        "super",
-        "--distinct",
-        "--place",
-        "2:4",
-        "--threads",
-        "1",
-        "--json",
-    ])
-    .1;
-    let two = run(&[
-        "count",
-        "9",
-        "--kind",
-        "super",
-        "--distinct",
-        "--place",
-        "2:4",
-        "--threads",
-        "3",
-        "--json",
-    ])
-    .1;
+    let with_threads = |t: &str| {
+        run(&[
+            "count",
+            "9",
+            "--kind",
+            "super",
+            "--distinct",
+            "--place",
+            "2:4",
+            "--threads",
+            t,
+            "--json",
+        ])
+        .1
+    };
+    let (one, two) = (with_threads("1"), with_threads("3"));
     let strip = |s: &str| {
         let mut v: Value = serde_json::from_str(s.trim()).unwrap();
         v["seconds"] = Value::Null;

@@ -279,10 +279,10 @@ fn squares(p: &Problem, distinct: bool, shard: Shard) -> Tally {
         .enumerate()
         .filter(|(i, _)| shard.takes(*i))
         .map(|(_, &(first, cand, need))| {
-            let mut chosen: Vec<u16> = board.placed.iter().copied().chain(first).collect();
             if !distinct {
                 return (board.count(cand, need) as u128, 0u128);
             }
+            let mut chosen: Vec<u16> = board.placed.iter().copied().chain(first).collect();
             let (mut all, mut least) = (0u128, 0u128);
             let mut sorted = Vec::new();
             let mut image = Vec::new();
