@@ -8,6 +8,8 @@ pub mod board;
 pub mod cli;
 pub mod complete;
 pub mod count;
+pub mod dimacs;
+pub mod excluded;
 pub mod format;
 pub mod generate;
 pub mod memory;

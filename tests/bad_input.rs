@@ -268,3 +268,83 @@ fn bad_base() {
     assert_eq!(code, 2);
     assert!(err.contains("n = 100, but the base"), "{err}");
 }
+
+#[test]
+fn bad_csplib_files() {
+    let csplib = |name: &str| data("csplib").join(name);
+    rejected(
+        &csplib("bad-off-board.param"),
+        "line 2: init[1] = [8,1] is off the board: rows and columns are 0..=7",
+    );
+    rejected(
+        &csplib("bad-same-row.param"),
+        "init[0] and init[1] are both in row 2",
+    );
+    rejected(&csplib("bad-unclosed.param"), "expected `,` or `]`");
+    rejected(
+        &csplib("bad-diagonal.txt"),
+        "diags[1] = [9,0]: expected d in 0..=8",
+    );
+    rejected(
+        &csplib("bad-numdiags.txt"),
+        "line 2: 4 diagonals asked for, but diags lists 2",
+    );
+    // Queens that attack each other make an invalid composition, reported by the verifier
+    // with the rows (1-based) of both queens; complete refuses it the same way.
+    let attacking = csplib("bad-attacking.param");
+    for cmd in ["verify", "complete"] {
+        let (code, out, err) = run(&[cmd, attacking.to_str().unwrap()]);
+        assert_eq!(code, 1, "{cmd}: {out}{err}");
+        assert!(
+            out.contains("rows 1 and 4 share a D2 diagonal"),
+            "{cmd}: {out}"
+        );
+    }
+}
+
+#[test]
+fn sat_models_that_contradict_the_instance() {
+    let d = tempfile::tempdir().unwrap();
+    let nauck = data("csplib").join("nauck-1850.param");
+    let out = d.path().join("sol.txt");
+    let check = |model: &str, needle: &str| {
+        let m = d.path().join("model");
+        std::fs::write(&m, model).unwrap();
+        let (code, _, err) = run(&[
+            "convert",
+            "--model",
+            m.to_str().unwrap(),
+            "--base",
+            nauck.to_str().unwrap(),
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(m.to_str().unwrap()) && err.contains(needle),
+            "{err}"
+        );
+        assert!(!out.exists());
+    };
+    let all_false: Vec<String> = (1..=24).map(|v| format!("-{v}")).collect();
+    let lits = |set: &[usize]| {
+        let mut l = all_false.clone();
+        for &v in set {
+            l[v - 1] = v.to_string();
+        }
+        format!("s SATISFIABLE\nv {} 0\n", l.join(" "))
+    };
+    // Variables 1..=3 are row 2's cells: two queens in one row.
+    check(
+        &lits(&[1, 2]),
+        "variables 1 and 2 both put a queen in row 2",
+    );
+    // No queen at all: rows are left empty.
+    check(
+        &lits(&[]),
+        "the model contradicts the instance: 2 of 8 rows hold a queen",
+    );
+    check("s SATISFIABLE\nv 1 -2 0\n", "variable 3 (row 2, column");
+    check("s UNKNOWN\n", "the solver's status is \"UNKNOWN\"");
+    check("s SATISFIABLE\nv 1 x 0\n", "line 2: \"x\" is not a literal");
+}

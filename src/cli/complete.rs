@@ -12,9 +12,12 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Debug)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct Args {
-    /// The composition to complete (NQB raw or zstd, or text).
+    /// The composition to complete (any supported format).
     input: PathBuf,
-    /// Where to write the solution (in the input's encoding unless --encoding).
+    #[command(flatten)]
+    input_args: super::InputArgs,
+    /// Where to write the solution: in the input's format, unless --encoding or the
+    /// extension (.nqb, .zst, .txt, .mat, .param) names another.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Output encoding.
@@ -39,11 +42,14 @@ pub struct Args {
 
 /// Runs `complete`.
 pub fn run(args: Args) -> Result<i32, Error> {
-    let input = Input::open(&args.input)?;
+    let input = Input::open_with(&args.input, &args.input_args.options())?;
     let format = args
         .encoding
         .map(super::generate::EncodingArg::format)
-        .unwrap_or_else(|| OutputFormat::like(&input));
+        .unwrap_or_else(|| match &args.output {
+            Some(path) => OutputFormat::for_result(path, &input),
+            None => OutputFormat::like(&input),
+        });
     let seed = args.seed.unwrap_or_else(rand::random);
     let time_limit = match args.time_limit {
         Some(t) if !(t > 0.0 && t.is_finite()) => {

@@ -1,33 +1,50 @@
-//! `nqueens convert`: one composition file to another format, streamed.
+//! `nqueens convert`: one composition file to another format, streamed; also a CNF export
+//! for SAT solvers, a SAT model back to a solution, and a solution of a reduced Excluded
+//! Diagonals board back to the instance's own board.
 
-use super::{Error, Progress, exit};
-use crate::format::{Encoding, Input, OutputFormat, RowWriter, nqb::DEFAULT_FRAME_ROWS};
-use std::path::PathBuf;
+use super::{Error, InputArgs, Progress, exit};
+use crate::dimacs::{self, DimacsError, Model};
+use crate::excluded::ExcludedDiagonals;
+use crate::format::csplib::{self, ParamFile};
+use crate::format::{
+    AtomicFile, Encoding, FormatError, Input, OutputFormat, Problem, RowWriter,
+    nqb::DEFAULT_FRAME_ROWS,
+};
+use std::path::{Path, PathBuf};
 
 /// Arguments of `convert`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct Args {
-    /// The input (NQB raw or zstd, MAT v5/v7, text), recognised by content.
-    input: PathBuf,
-    /// The output file; written under a temporary name and renamed when complete.
-    output: PathBuf,
+    /// IN OUT: the input (NQB raw or zstd, MAT v5/v7, CSPLib, text; recognised by content)
+    /// and the output, written under a temporary name and renamed when complete. With
+    /// --model, only OUT.
+    #[arg(required = true, num_args = 1..=2, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// Output format; by default from OUT's extension (.txt/.csv/.dat text, .mat MAT v7,
-    /// .zst/.nqbz NQB zstd, anything else NQB raw).
+    /// .param/.essence CSPLib, .cnf DIMACS, .zst/.nqbz NQB zstd, anything else NQB raw).
     #[arg(long, value_enum)]
     to: Option<Target>,
-    /// The MAT variable to read (default: the only numeric vector).
-    #[arg(long)]
-    var: Option<String>,
+    #[command(flatten)]
+    input_args: InputArgs,
     /// NQB payload encoding.
     #[arg(long, value_enum)]
     encoding: Option<NqbEncoding>,
+    /// A SAT solver's output (`s`/`v` lines) for the CNF of --base: written to OUT as the
+    /// solution it describes, after a full check.
+    #[arg(long, value_name = "SAT_OUTPUT", requires = "base")]
+    model: Option<PathBuf>,
+    /// With --model: the instance the CNF was made from. Without: a CSPLib Excluded
+    /// Diagonals file, whose reduced board IN solves; OUT gets the instance's own solution.
+    #[arg(long, value_name = "FILE")]
+    base: Option<PathBuf>,
     /// No progress display.
     #[arg(long, short)]
     quiet: bool,
 }
 
 /// `--to` choices.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
     /// NQB (raw unless --encoding zstd).
     Nqb,
@@ -37,6 +54,10 @@ enum Target {
     Mat,
     /// MAT v6: Level 5 uncompressed.
     MatV6,
+    /// CSPLib 079 completion parameter file (`letting n`, `letting init`).
+    Csplib,
+    /// DIMACS CNF of the completion instance, for SAT solvers.
+    Cnf,
 }
 
 /// `--encoding` choices.
@@ -48,21 +69,100 @@ enum NqbEncoding {
     Zstd,
 }
 
+/// What `convert` writes.
+enum Output {
+    Rows(OutputFormat),
+    Cnf,
+}
+
 /// Runs `convert`.
 pub fn run(a: Args) -> Result<i32, Error> {
-    if same_file(&a.input, &a.output) {
-        return Err(Error::Usage(format!(
-            "convert: {}: the output would overwrite the input",
-            a.output.display()
-        )));
+    let (input_path, output) = match (&a.model, a.files.as_slice()) {
+        (Some(_), [out]) => (None, out.clone()),
+        (None, [input, out]) => (Some(input.clone()), out.clone()),
+        (Some(_), _) => {
+            return Err(Error::Usage(
+                "convert --model SAT_OUTPUT --base INSTANCE OUT: give only OUT".into(),
+            ));
+        }
+        (None, _) => return Err(Error::Usage("convert: give IN and OUT".into())),
+    };
+    for source in input_path.iter().chain(&a.model).chain(&a.base) {
+        if same_file(source, &output) {
+            return Err(Error::Usage(format!(
+                "convert: {}: the output would overwrite an input",
+                output.display()
+            )));
+        }
     }
+    let target = output_format(&a, &output)?;
+    let opts = a.input_args.options();
+    let file = match (&a.model, input_path) {
+        (Some(model), _) => {
+            let Output::Rows(format) = target else {
+                return Err(Error::Usage(
+                    "convert --model: OUT is a solution, not a CNF".into(),
+                ));
+            };
+            let base = Input::open_with(a.base.as_deref().expect("clap requires it"), &opts)?;
+            match dimacs::read_model(model, &base).map_err(dimacs_error)? {
+                Model::Unsatisfiable => {
+                    eprintln!(
+                        "nqueens: {}: the SAT solver says UNSATISFIABLE: {} has no completion",
+                        model.display(),
+                        base.path().display()
+                    );
+                    return Ok(exit::INFEASIBLE);
+                }
+                Model::Solution(rows) => write_rows(&output, &rows, format)?,
+            }
+        }
+        (None, Some(input)) => {
+            if let Some(base) = &a.base {
+                let Output::Rows(format) = target else {
+                    return Err(Error::Usage(
+                        "convert --base: OUT is a solution, not a CNF".into(),
+                    ));
+                };
+                excluded_solution(&input, base, &opts, &output, format)?
+            } else {
+                let input = Input::open_with(&input, &opts)?;
+                let progress = Progress::start(a.quiet, format!("converting {} rows", input.n()));
+                let file = match target {
+                    Output::Rows(format) => RowWriter::copy(&input, &output, format)?,
+                    Output::Cnf => {
+                        let (file, s) = dimacs::write_cnf(&input, &output).map_err(dimacs_error)?;
+                        if !a.quiet {
+                            eprintln!(
+                                "CNF: {} free rows, {} cell variables, {} variables, {} clauses",
+                                s.free_rows, s.cells, s.variables, s.clauses
+                            );
+                        }
+                        file
+                    }
+                };
+                progress.finish();
+                file
+            }
+        }
+        (None, None) => unreachable!("checked above"),
+    };
+    file.commit()?;
+    Ok(exit::OK)
+}
+
+/// The output format from --to, --encoding and OUT's extension.
+fn output_format(a: &Args, output: &Path) -> Result<Output, Error> {
     let nqb = |e: Option<NqbEncoding>| match e {
         Some(NqbEncoding::Zstd) => OutputFormat::Nqb(Encoding::Zstd {
             frame_rows: DEFAULT_FRAME_ROWS,
         }),
         _ => OutputFormat::Nqb(Encoding::Raw),
     };
-    let format = match (a.to, a.encoding) {
+    let is_cnf = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cnf"));
+    Ok(Output::Rows(match (a.to, a.encoding) {
         (Some(Target::Nqb), e) => nqb(e),
         (None, Some(e)) => nqb(Some(e)),
         (Some(_), Some(_)) => {
@@ -73,17 +173,63 @@ pub fn run(a: Args) -> Result<i32, Error> {
         (Some(Target::Text), None) => OutputFormat::Text,
         (Some(Target::Mat), None) => OutputFormat::Mat { compressed: true },
         (Some(Target::MatV6), None) => OutputFormat::Mat { compressed: false },
-        (None, None) => OutputFormat::from_path(&a.output),
-    };
-    let input = Input::open_var(&a.input, a.var.as_deref())?;
-    let progress = Progress::start(a.quiet, format!("converting {} rows", input.n()));
-    let file = RowWriter::copy(&input, &a.output, format)?;
-    file.commit()?;
-    progress.finish();
-    Ok(exit::OK)
+        (Some(Target::Csplib), None) => OutputFormat::Csplib,
+        (Some(Target::Cnf), None) => return Ok(Output::Cnf),
+        (None, None) if is_cnf => return Ok(Output::Cnf),
+        (None, None) => OutputFormat::from_path(output),
+    }))
 }
 
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+/// Writes the Excluded Diagonals solution inside `input`, a solution of the board that
+/// the instance at `base` reduces to.
+fn excluded_solution(
+    input: &Path,
+    base: &Path,
+    opts: &crate::format::OpenOptions,
+    output: &Path,
+    format: OutputFormat,
+) -> Result<AtomicFile, Error> {
+    let ParamFile::Excluded(ed) = csplib::read_file(base, opts.diags)? else {
+        return Err(Error::Usage(format!(
+            "convert --base {}: without --model, the base must be an Excluded Diagonals file",
+            base.display()
+        )));
+    };
+    let rows = Input::open_with(input, opts)?.to_vec()?;
+    let solution = map_back(&ed, &rows).map_err(|d| {
+        FormatError::new(
+            input,
+            Problem::Mismatch(format!("not a solution of {}'s board: {d}", base.display())),
+        )
+    })?;
+    write_rows(output, &solution, format)
+}
+
+/// The instance's solution inside a full solution of its reduced board.
+fn map_back(ed: &ExcludedDiagonals, rows: &[u32]) -> Result<Vec<u32>, String> {
+    let solution = ed.reduce().solution_of(rows)?;
+    ed.check_solution(&solution)?;
+    Ok(solution)
+}
+
+fn write_rows(dest: &Path, rows: &[u32], format: OutputFormat) -> Result<AtomicFile, Error> {
+    let mut w = RowWriter::create(dest, rows.len() as u64, format)?;
+    w.write_rows(rows)?;
+    Ok(w.finish()?)
+}
+
+fn dimacs_error(e: DimacsError) -> Error {
+    match e {
+        DimacsError::Format(f) => f.into(),
+        DimacsError::Invalid(path, report) => Error::Usage(format!(
+            "{}: not a valid composition: {}",
+            path.display(),
+            report.first_problem().unwrap_or_default()
+        )),
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,

@@ -38,6 +38,8 @@ pub struct Args {
     /// Preplaced pieces from a composition file (any supported format).
     #[arg(long)]
     from: Option<PathBuf>,
+    #[command(flatten)]
+    input_args: super::InputArgs,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -209,7 +211,7 @@ fn preplaced(args: &Args) -> Result<(Option<u64>, Squares), Error> {
     let Some(path) = &args.from else {
         return Ok((None, placed));
     };
-    let input = Input::open(path)?;
+    let input = Input::open_with(path, &args.input_args.options())?;
     let n = input.n();
     for (i, &q) in input.to_vec()?.iter().enumerate() {
         if q as u64 > n {

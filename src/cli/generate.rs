@@ -36,6 +36,10 @@ pub enum EncodingArg {
     Zstd,
     /// One value per line.
     Text,
+    /// MAT v7 (Level 5, compressed), one uint32 vector `Q`.
+    Mat,
+    /// CSPLib 079 completion parameter file.
+    Csplib,
 }
 
 impl EncodingArg {
@@ -47,6 +51,8 @@ impl EncodingArg {
                 frame_rows: DEFAULT_FRAME_ROWS,
             }),
             EncodingArg::Text => OutputFormat::Text,
+            EncodingArg::Mat => OutputFormat::Mat { compressed: true },
+            EncodingArg::Csplib => OutputFormat::Csplib,
         }
     }
 }

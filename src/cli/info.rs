@@ -10,6 +10,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// The file to describe.
     file: PathBuf,
+    #[command(flatten)]
+    input_args: super::InputArgs,
     /// One JSON object on standard output.
     #[arg(long)]
     json: bool,
@@ -17,7 +19,7 @@ pub struct Args {
 
 /// Runs `info`: the header as stored, then the checksum and queen count as computed.
 pub fn run(args: Args) -> Result<i32, Error> {
-    let input = Input::open(&args.file)?;
+    let input = Input::open_with(&args.file, &args.input_args.options())?;
     let file_size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
     let n = input.n();
     let mut v = serde_json::json!({

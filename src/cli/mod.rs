@@ -11,8 +11,30 @@ mod verify;
 
 pub(crate) use progress::Progress;
 
-use crate::format::FormatError;
+use crate::format::{FormatError, OpenOptions};
 use clap::{Parser, Subcommand};
+
+/// The input choices every subcommand that reads compositions takes.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct InputArgs {
+    /// The MAT variable to read (default: the only numeric vector).
+    #[arg(long, value_name = "NAME")]
+    var: Option<String>,
+    /// From a CSPLib Excluded Diagonals file, take the first D diagonals of `diags`
+    /// (default: `numdiags`).
+    #[arg(long, value_name = "D")]
+    diags: Option<u64>,
+}
+
+impl InputArgs {
+    /// As the format layer takes them.
+    fn options(&self) -> OpenOptions {
+        OpenOptions {
+            var: self.var.clone(),
+            diags: self.diags,
+        }
+    }
+}
 
 /// Exit codes of the binary, shared by every subcommand.
 pub mod exit {
@@ -60,7 +82,7 @@ pub enum Command {
     Verify(verify::Args),
     /// Show a file's format, header fields, sizes and checksum status.
     Info(info::Args),
-    /// Convert a composition between NQB, MAT and text.
+    /// Convert a composition between NQB, MAT, text, CSPLib and DIMACS CNF.
     Convert(convert::Args),
     /// Count placements of n queens, rooks or bishops (regular, super, awesome).
     Count(count::Args),

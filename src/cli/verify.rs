@@ -14,9 +14,11 @@ const SMALL_FILE: u64 = 64 << 20;
 #[derive(clap::Args, Debug)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct Args {
-    /// Files to check (NQB raw or zstd, or text).
+    /// Files to check (any supported format).
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    #[command(flatten)]
+    input_args: super::InputArgs,
     /// One JSON object per file on standard output.
     #[arg(long)]
     json: bool,
@@ -30,12 +32,18 @@ pub struct Args {
 
 /// Runs `verify`.
 pub fn run(args: Args) -> Result<i32, Error> {
-    let base = args.base.as_deref().map(Input::open).transpose()?;
+    let opts = args.input_args.options();
+    let base = args
+        .base
+        .as_deref()
+        .map(|p| Input::open_with(p, &opts))
+        .transpose()?;
     let req = Requirements {
         complete: args.require_complete,
         base: base.as_ref(),
     };
-    let check = |path: &PathBuf| Input::open(path).and_then(|input| verify(&input, req));
+    let check =
+        |path: &PathBuf| Input::open_with(path, &opts).and_then(|input| verify(&input, req));
     let mut code = exit::OK;
     let mut i = 0;
     while i < args.files.len() {

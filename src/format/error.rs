@@ -37,7 +37,9 @@ pub enum Problem {
     #[error("empty file")]
     Empty,
     /// The content is none of the formats this build reads.
-    #[error("unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v5/v7 or text")]
+    #[error(
+        "unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v5/v7, CSPLib or text"
+    )]
     Unrecognized(String),
     /// The file is shorter than its header.
     #[error("truncated header: {got} of {need} bytes")]
@@ -125,6 +127,12 @@ pub enum Problem {
         /// What is wrong.
         detail: String,
     },
+    /// A CSPLib parameter file that is incomplete or inconsistent as a whole.
+    #[error("CSPLib file: {0}")]
+    Csplib(String),
+    /// A DIMACS CNF or SAT model file that cannot be used.
+    #[error("DIMACS: {0}")]
+    Dimacs(String),
     /// A MAT file that is malformed or holds no usable composition.
     #[error("MAT file: {0}")]
     Mat(String),

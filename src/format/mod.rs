@@ -2,6 +2,7 @@
 //! content (then its extension) and reads it by segments; [`RowWriter`] writes any output
 //! format atomically.
 
+pub mod csplib;
 mod error;
 pub mod mat5;
 pub mod nqb;
@@ -38,6 +39,20 @@ pub enum Input {
 
 /// The format name of inputs read from Level 5 MAT files.
 const MAT5: &str = "MAT v5";
+/// The format name of CSPLib completion instances.
+const CSPLIB: &str = "CSPLib";
+/// The format name of CSPLib Excluded Diagonals instances (read through the reduction).
+pub const EXCLUDED: &str = "CSPLib excluded diagonals";
+
+/// How to read the inputs that need a choice: which MAT variable, how many diagonals of an
+/// Excluded Diagonals file.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// The MAT variable to read (default: the only numeric vector).
+    pub var: Option<String>,
+    /// Excluded diagonals to take from the front of `diags` (default: `numdiags`).
+    pub diags: Option<u64>,
+}
 
 /// Rows per segment of in-memory inputs.
 const MEMORY_SEGMENT_ROWS: u64 = nqb::DEFAULT_FRAME_ROWS;
@@ -45,12 +60,11 @@ const MEMORY_SEGMENT_ROWS: u64 = nqb::DEFAULT_FRAME_ROWS;
 impl Input {
     /// Opens `path`, detecting the format from its first bytes, then its extension.
     pub fn open(path: &Path) -> Result<Input, FormatError> {
-        Self::open_var(path, None)
+        Self::open_with(path, &OpenOptions::default())
     }
 
-    /// Opens `path` like [`Input::open`]; from a MAT file, reads variable `var` (default: the
-    /// only numeric vector).
-    pub fn open_var(path: &Path, var: Option<&str>) -> Result<Input, FormatError> {
+    /// Opens `path` like [`Input::open`], with the choices in `opts`.
+    pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<Input, FormatError> {
         let fail = |p| FormatError::new(path, p);
         let meta = std::fs::metadata(path).map_err(|e| fail(Problem::Open(e)))?;
         if meta.is_dir() {
@@ -73,7 +87,7 @@ impl Input {
         match mat5::sniff(head) {
             mat5::Sniff::Level5 => {
                 let bytes = std::fs::read(path).map_err(|e| fail(Problem::Read(e)))?;
-                let rows = mat5::read(path, &bytes, var)?;
+                let rows = mat5::read(path, &bytes, opts.var.as_deref())?;
                 return Self::from_rows(path, MAT5, &rows);
             }
             mat5::Sniff::V73 => {
@@ -99,6 +113,14 @@ impl Input {
             let mut text = head.to_vec();
             file.read_to_end(&mut text)
                 .map_err(|e| fail(Problem::Read(e)))?;
+            if csplib::sniff(head) {
+                return match csplib::parse(path, &text, opts.diags)? {
+                    csplib::ParamFile::Completion(rows) => Self::from_rows(path, CSPLIB, &rows),
+                    csplib::ParamFile::Excluded(ed) => {
+                        Self::from_rows(path, EXCLUDED, &ed.reduce().rows)
+                    }
+                };
+            }
             let rows = text::parse(path, &text)?;
             return Self::from_rows(path, "text", &rows);
         }
@@ -286,6 +308,8 @@ pub enum OutputFormat {
         /// Whether the variable is one miCOMPRESSED element.
         compressed: bool,
     },
+    /// A CSPLib 079 completion parameter file.
+    Csplib,
 }
 
 impl OutputFormat {
@@ -299,25 +323,48 @@ impl OutputFormat {
                 },
             }),
             None if input.format_name() == MAT5 => OutputFormat::Mat { compressed: true },
+            None if input.format_name().starts_with(CSPLIB) => OutputFormat::Csplib,
             None => OutputFormat::Text,
         }
     }
 
-    /// The format a path's extension asks for: `.txt`, `.csv`, `.dat` give text, `.zst` and
-    /// `.nqbz` compressed NQB, anything else raw NQB.
+    /// The format a path's extension names, when it names one: `.txt`, `.csv`, `.dat`
+    /// text, `.mat` MAT v7, `.param` and `.essence` CSPLib, `.zst` and `.nqbz` compressed NQB,
+    /// `.nqb` raw NQB.
+    pub fn from_extension(path: &Path) -> Option<OutputFormat> {
+        Some(
+            match path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase)
+                .as_deref()?
+            {
+                "txt" | "csv" | "dat" => OutputFormat::Text,
+                "mat" => OutputFormat::Mat { compressed: true },
+                "param" | "essence" => OutputFormat::Csplib,
+                "zst" | "nqbz" => OutputFormat::Nqb(Encoding::Zstd {
+                    frame_rows: nqb::DEFAULT_FRAME_ROWS,
+                }),
+                "nqb" => OutputFormat::Nqb(Encoding::Raw),
+                _ => return None,
+            },
+        )
+    }
+
+    /// The format a path's extension asks for ([`OutputFormat::from_extension`]), raw NQB
+    /// when it names none.
     pub fn from_path(path: &Path) -> OutputFormat {
-        match path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            Some("txt" | "csv" | "dat") => OutputFormat::Text,
-            Some("mat") => OutputFormat::Mat { compressed: true },
-            Some("zst" | "nqbz") => OutputFormat::Nqb(Encoding::Zstd {
-                frame_rows: nqb::DEFAULT_FRAME_ROWS,
-            }),
-            _ => OutputFormat::Nqb(Encoding::Raw),
+        Self::from_extension(path).unwrap_or(OutputFormat::Nqb(Encoding::Raw))
+    }
+
+    /// The format of a result of `input` written to `path`: the input's own, unless the
+    /// extension names another format (`.nqb` keeps an NQB input's encoding).
+    pub fn for_result(path: &Path, input: &Input) -> OutputFormat {
+        let like = Self::like(input);
+        match Self::from_extension(path) {
+            Some(OutputFormat::Nqb(Encoding::Raw)) if matches!(like, OutputFormat::Nqb(_)) => like,
+            Some(f) => f,
+            None => like,
         }
     }
 }
@@ -330,6 +377,8 @@ pub enum RowWriter {
     Text(text::TextWriter),
     /// MAT v5 output.
     Mat(mat5::MatWriter),
+    /// CSPLib completion parameter file.
+    Csplib(csplib::CsplibWriter),
 }
 
 impl RowWriter {
@@ -341,6 +390,7 @@ impl RowWriter {
             OutputFormat::Mat { compressed } => {
                 RowWriter::Mat(mat5::MatWriter::create(dest, n, "Q", compressed)?)
             }
+            OutputFormat::Csplib => RowWriter::Csplib(csplib::CsplibWriter::create(dest, n)?),
         })
     }
 
@@ -350,6 +400,7 @@ impl RowWriter {
             RowWriter::Nqb(w) => w.write_rows(rows),
             RowWriter::Text(w) => w.write_rows(rows),
             RowWriter::Mat(w) => w.write_rows(rows),
+            RowWriter::Csplib(w) => w.write_rows(rows),
         }
     }
 
@@ -359,6 +410,7 @@ impl RowWriter {
             RowWriter::Nqb(w) => w.finish().map(|(_, f)| f),
             RowWriter::Text(w) => w.finish(),
             RowWriter::Mat(w) => w.finish(),
+            RowWriter::Csplib(w) => w.finish(),
         }
     }
 

@@ -84,6 +84,35 @@ pub struct Report {
     pub checksum_verified: bool,
 }
 
+impl Report {
+    /// The first thing wrong, as one line; `None` when the verdict is a success.
+    pub fn first_problem(&self) -> Option<String> {
+        if let Some(c) = self.conflicts.first() {
+            return Some(format!(
+                "rows {} and {} share a {} (columns {} and {})",
+                c.first.0, c.second.0, c.kind, c.first.1, c.second.1
+            ));
+        }
+        if let Some(o) = self.out_of_range.first() {
+            return Some(format!(
+                "row {}: value {} is not a column in 1..={}",
+                o.row, o.value, self.n
+            ));
+        }
+        if let Some(b) = self.base_violations.first() {
+            return Some(format!(
+                "row {}: the base's queen in column {} is not kept",
+                b.row, b.base
+            ));
+        }
+        match self.verdict {
+            Verdict::Incomplete => Some(format!("{} of {} rows hold a queen", self.k, self.n)),
+            Verdict::Invalid => Some("invalid".into()),
+            Verdict::Solution | Verdict::Composition => None,
+        }
+    }
+}
+
 /// What to require of a file beyond being a valid composition.
 #[derive(Default, Clone, Copy)]
 pub struct Requirements<'a> {

@@ -1,0 +1,431 @@
+//! DIMACS CNF export of a completion instance, and SAT models read back into solutions.
+//!
+//! Only the residual is encoded (free rows x free columns, cells on no taken diagonal):
+//! one variable per free cell, numbered row by row (rows, then columns, increasing), then
+//! auxiliary variables. Every free row and column gets exactly one queen (a clause over
+//! its cells plus an at-most-one), every diagonal at most one; at-most-one over more than
+//! [`PAIRWISE_MAX`] cells uses the sequential counter of Sinz (2005), so the formula stays
+//! linear in the number of cells. See `formats/dimacs.md`.
+
+use crate::complete::residual::{Residual, ones};
+use crate::complete::rows::RowStore;
+use crate::complete::{Prepared, prepare};
+use crate::format::{AtomicFile, FormatError, Input, Problem};
+use crate::verify::{Report, Requirements, verify};
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// At-most-one over at most this many literals is written pairwise.
+pub const PAIRWISE_MAX: usize = 5;
+
+/// Largest residual (free rows) this build exports: its bitset has `m^2` bits.
+pub const MAX_FREE_ROWS: usize = 1 << 15;
+
+/// What a CNF export holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CnfSummary {
+    /// Free rows (= free columns) of the instance.
+    pub free_rows: u64,
+    /// Cell variables (numbered 1 ..= cells).
+    pub cells: u64,
+    /// All variables.
+    pub variables: u64,
+    /// Clauses.
+    pub clauses: u64,
+}
+
+/// Why an export or a read-back failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DimacsError {
+    /// A file could not be read or written, or is malformed.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The instance is not a valid composition.
+    #[error("{}: not a valid composition, so there is no instance to encode", .0.display())]
+    Invalid(std::path::PathBuf, Box<Report>),
+}
+
+/// The residual of `input`, or why there is none.
+fn residual_of(input: &Input) -> Result<Residual, DimacsError> {
+    let store = RowStore::anonymous(input.n())
+        .map_err(|e| FormatError::new(input.path(), Problem::Read(e)))?;
+    match prepare(input, store)? {
+        Prepared::Invalid(report) => Err(DimacsError::Invalid(
+            input.path().to_path_buf(),
+            Box::new(report),
+        )),
+        Prepared::Ready(state, _) => {
+            let free = state.free();
+            if free > MAX_FREE_ROWS as u64 {
+                return Err(FormatError::new(
+                    input.path(),
+                    Problem::Dimacs(format!(
+                        "{free} free rows: CNF export takes at most {MAX_FREE_ROWS} (its size grows with their square)"
+                    )),
+                )
+                .into());
+            }
+            Ok(Residual::from_state(&state))
+        }
+    }
+}
+
+/// Clauses being collected before the header (which states their count) is written.
+struct Clauses {
+    text: Vec<u8>,
+    count: u64,
+    next_var: u64,
+}
+
+impl Clauses {
+    fn clause(&mut self, lits: impl IntoIterator<Item = i64>) {
+        for l in lits {
+            self.text.extend_from_slice(l.to_string().as_bytes());
+            self.text.push(b' ');
+        }
+        self.text.extend_from_slice(b"0\n");
+        self.count += 1;
+    }
+
+    fn fresh(&mut self) -> i64 {
+        self.next_var += 1;
+        self.next_var as i64
+    }
+
+    /// At most one of `vars` true.
+    fn at_most_one(&mut self, vars: &[i64]) {
+        let k = vars.len();
+        if k <= PAIRWISE_MAX {
+            for i in 0..k {
+                for j in i + 1..k {
+                    self.clause([-vars[i], -vars[j]]);
+                }
+            }
+            return;
+        }
+        // s_i: some of x_1..x_i is true.
+        let mut prev = self.fresh();
+        self.clause([-vars[0], prev]);
+        for &x in &vars[1..k - 1] {
+            let s = self.fresh();
+            self.clause([-x, s]);
+            self.clause([-prev, s]);
+            self.clause([-x, -prev]);
+            prev = s;
+        }
+        self.clause([-vars[k - 1], -prev]);
+    }
+
+    /// Exactly one of `vars` true (an empty list makes the formula unsatisfiable).
+    fn exactly_one(&mut self, vars: &[i64]) {
+        if vars.is_empty() {
+            let x = self.fresh();
+            self.clause([x]);
+            self.clause([-x]);
+            return;
+        }
+        self.clause(vars.iter().copied());
+        self.at_most_one(vars);
+    }
+}
+
+/// Writes the completion instance `input` as CNF to `dest`; returns the file unpublished.
+pub fn write_cnf(input: &Input, dest: &Path) -> Result<(AtomicFile, CnfSummary), DimacsError> {
+    let n = input.n();
+    let res = residual_of(input)?;
+    let m = res.size();
+    let mut var_of = vec![0i64; m * res.words() * 64];
+    let mut cells = 0u64;
+    for r in 0..m {
+        for c in ones(res.row_bits(r)) {
+            cells += 1;
+            var_of[r * m + c] = cells as i64;
+        }
+    }
+    let mut cl = Clauses {
+        text: Vec::new(),
+        count: 0,
+        next_var: cells,
+    };
+    let mut cols: Vec<Vec<i64>> = vec![Vec::new(); m];
+    let mut d1: BTreeMap<u64, Vec<i64>> = BTreeMap::new();
+    let mut d2: BTreeMap<u64, Vec<i64>> = BTreeMap::new();
+    for r in 0..m {
+        let mut row = Vec::new();
+        for c in ones(res.row_bits(r)) {
+            let v = var_of[r * m + c];
+            row.push(v);
+            cols[c].push(v);
+            d1.entry(n + res.cols[c] - res.rows[r]).or_default().push(v);
+            d2.entry(res.rows[r] + res.cols[c]).or_default().push(v);
+        }
+        cl.exactly_one(&row);
+    }
+    for col in &cols {
+        cl.exactly_one(col);
+    }
+    for diag in d1.values().chain(d2.values()) {
+        cl.at_most_one(diag);
+    }
+    let summary = CnfSummary {
+        free_rows: m as u64,
+        cells,
+        variables: cl.next_var,
+        clauses: cl.count,
+    };
+    let file = AtomicFile::create(dest)?;
+    let fail = |e| FormatError::new(dest, Problem::Write(e));
+    let mut out = BufWriter::with_capacity(1 << 16, file);
+    writeln!(
+        out,
+        "c nqueens completion instance, formats/dimacs.md\n\
+         c nqueens n {n}\nc nqueens free-rows {m}\nc nqueens cells {cells}\n\
+         c variable v <= cells is the queen at the v-th free cell: free rows increasing, then\n\
+         c free columns increasing; read a model back with\n\
+         c   nqueens convert --model MODEL --base INSTANCE OUT\n\
+         p cnf {} {}",
+        summary.variables, summary.clauses
+    )
+    .map_err(fail)?;
+    out.write_all(&cl.text).map_err(fail)?;
+    let file = out
+        .into_inner()
+        .map_err(|e| FormatError::new(dest, Problem::Write(e.into_error())))?;
+    Ok((file, summary))
+}
+
+/// What a SAT solver's output says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Model {
+    /// The solution: the base with the model's queens added, checked in full.
+    Solution(Vec<u32>),
+    /// The solver proved the formula unsatisfiable: the instance has no completion.
+    Unsatisfiable,
+}
+
+/// Reads the solver output at `model` (competition format: `s` and `v` lines; a bare list
+/// of literals ending in 0 is also accepted) for the instance `base`.
+pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
+    let fail = |detail: String| FormatError::new(model, Problem::Dimacs(detail));
+    let text = std::fs::read(model).map_err(|e| FormatError::new(model, Problem::Open(e)))?;
+    let text = String::from_utf8_lossy(&text);
+    let mut values: Vec<Option<bool>> = Vec::new();
+    let mut status = None;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let lits = if let Some(s) = line.strip_prefix("s ") {
+            status = Some(s.trim().to_string());
+            continue;
+        } else if let Some(v) = line.strip_prefix("v ") {
+            v
+        } else if line.is_empty() || line.starts_with('c') {
+            continue;
+        } else if let Some(s) = match line {
+            // MiniSat's result file: a bare status line, then the literals.
+            "SAT" | "SATISFIABLE" => Some("SATISFIABLE"),
+            "UNSAT" | "UNSATISFIABLE" => Some("UNSATISFIABLE"),
+            _ => None,
+        } {
+            status = Some(s.to_string());
+            continue;
+        } else {
+            line
+        };
+        for tok in lits.split_whitespace() {
+            let lit: i64 = tok
+                .parse()
+                .map_err(|_| fail(format!("line {}: {tok:?} is not a literal", i + 1)))?;
+            if lit == 0 {
+                continue;
+            }
+            let v = lit.unsigned_abs() as usize;
+            if v > values.len() {
+                values.resize(v, None);
+            }
+            values[v - 1] = Some(lit > 0);
+        }
+    }
+    match status.as_deref() {
+        Some("UNSATISFIABLE") => return Ok(Model::Unsatisfiable),
+        Some("SATISFIABLE") | None => {}
+        Some(other) => {
+            return Err(fail(format!("the solver's status is {other:?}, not SATISFIABLE")).into());
+        }
+    }
+    let res = residual_of(base)?;
+    let mut rows = base.to_vec()?;
+    let mut var = 0usize;
+    let mut row_var = vec![0usize; res.size()];
+    for r in 0..res.size() {
+        for c in ones(res.row_bits(r)) {
+            var += 1;
+            match values.get(var - 1).copied().flatten() {
+                None => {
+                    return Err(fail(format!(
+                        "variable {var} (row {}, column {}) has no value: the model is for another instance or cut short",
+                        res.rows[r], res.cols[c]
+                    ))
+                    .into());
+                }
+                Some(false) => {}
+                Some(true) if row_var[r] != 0 => {
+                    return Err(fail(format!(
+                        "variables {} and {var} both put a queen in row {}: the model contradicts the instance",
+                        row_var[r], res.rows[r]
+                    ))
+                    .into());
+                }
+                Some(true) => {
+                    row_var[r] = var;
+                    rows[res.rows[r] as usize - 1] = res.cols[c] as u32;
+                }
+            }
+        }
+    }
+    if values.is_empty() {
+        return Err(fail("no model: no `v` lines and no literals".into()).into());
+    }
+    let solution = Input::from_rows(model, "model", &rows)?;
+    let report = verify(
+        &solution,
+        Requirements {
+            complete: true,
+            base: Some(base),
+        },
+    )?;
+    if let Some(why) = report.first_problem() {
+        return Err(fail(format!("the model contradicts the instance: {why}")).into());
+    }
+    Ok(Model::Solution(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every assignment of the cell variables that extends to a model of the formula,
+    /// by brute force over the cells and a unit-propagation-free check of the auxiliaries.
+    fn satisfiable_cells(cnf: &str, cells: usize) -> Vec<Vec<bool>> {
+        let (mut vars, mut clauses) = (0usize, Vec::new());
+        for line in cnf.lines() {
+            if let Some(p) = line.strip_prefix("p cnf ") {
+                vars = p.split_whitespace().next().unwrap().parse().unwrap();
+            } else if !line.starts_with('c') {
+                let c: Vec<i64> = line
+                    .split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .collect();
+                clauses.push(c[..c.len() - 1].to_vec());
+            }
+        }
+        let mut out = Vec::new();
+        for mask in 0u64..1 << cells {
+            let aux = vars - cells;
+            let sat = (0u64..1 << aux).any(|a| {
+                let val = |l: i64| {
+                    let v = l.unsigned_abs() as usize - 1;
+                    let b = if v < cells {
+                        mask >> v & 1
+                    } else {
+                        a >> (v - cells) & 1
+                    };
+                    (b == 1) == (l > 0)
+                };
+                clauses.iter().all(|c| c.iter().any(|&l| val(l)))
+            });
+            if sat {
+                out.push((0..cells).map(|v| mask >> v & 1 == 1).collect());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn models_are_exactly_the_completions() {
+        let dir = tempfile::tempdir().unwrap();
+        // 6-board, 3 queens given: residual 3x3 with a handful of free cells.
+        for (k, rows) in [
+            vec![2, 4, 6, 0, 0, 0],
+            vec![0, 0, 0, 0, 0, 0],
+            vec![1, 0, 0, 0, 0, 0],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let input = Input::from_rows(Path::new("i"), "memory", rows).unwrap();
+            let dest = dir.path().join(format!("{k}.cnf"));
+            let (file, s) = write_cnf(&input, &dest).unwrap();
+            file.commit().unwrap();
+            let cnf = std::fs::read_to_string(&dest).unwrap();
+            if s.cells > 16 || s.variables - s.cells > 12 {
+                continue;
+            }
+            let models = satisfiable_cells(&cnf, s.cells as usize);
+            // Each model, read back, is a full solution; their number is the completions'.
+            let mut solutions = Vec::new();
+            for m in &models {
+                let lits: Vec<String> = m
+                    .iter()
+                    .enumerate()
+                    .map(|(v, &b)| format!("{}{}", if b { "" } else { "-" }, v + 1))
+                    .collect();
+                let mf = dir.path().join("model");
+                std::fs::write(&mf, format!("s SATISFIABLE\nv {} 0\n", lits.join(" "))).unwrap();
+                match read_model(&mf, &input).unwrap() {
+                    Model::Solution(s) => solutions.push(s),
+                    Model::Unsatisfiable => unreachable!(),
+                }
+            }
+            let want = completions(&mut rows.clone(), 0);
+            solutions.sort();
+            assert_eq!(solutions, want, "{rows:?}");
+        }
+    }
+
+    /// All completions of `q` from `row` on, by plain backtracking.
+    fn completions(q: &mut Vec<u32>, row: usize) -> Vec<Vec<u32>> {
+        let n = q.len();
+        if row == n {
+            return vec![q.clone()];
+        }
+        if q[row] != 0 {
+            return completions(q, row + 1);
+        }
+        let mut out = Vec::new();
+        for col in 1..=n as u32 {
+            let attacked = q.iter().enumerate().any(|(r, &c)| {
+                c != 0
+                    && (c == col || (c as i64 - col as i64).abs() == (r as i64 - row as i64).abs())
+            });
+            if !attacked {
+                q[row] = col;
+                out.extend(completions(q, row + 1));
+                q[row] = 0;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn at_most_one_by_counter_is_exact() {
+        for k in 1..=9usize {
+            let mut cl = Clauses {
+                text: Vec::new(),
+                count: 0,
+                next_var: k as u64,
+            };
+            let vars: Vec<i64> = (1..=k as i64).collect();
+            cl.at_most_one(&vars);
+            let text = format!(
+                "p cnf {} {}\n{}",
+                cl.next_var,
+                cl.count,
+                String::from_utf8(cl.text).unwrap()
+            );
+            let ok = satisfiable_cells(&text, k);
+            assert!(ok.iter().all(|m| m.iter().filter(|&&b| b).count() <= 1));
+            assert_eq!(ok.len(), k + 1, "k = {k}");
+        }
+    }
+}
