@@ -24,6 +24,8 @@ fn every_mat_fixture_reads_as_expected() {
         let out = dir.path().join(format!("{stem}.txt"));
         let var: &[&str] = if stem == "scipy-named-var" {
             &["--var", "sol"]
+        } else if stem.ends_with("-named") {
+            &["--var", "Q"]
         } else {
             &[]
         };
@@ -34,7 +36,7 @@ fn every_mat_fixture_reads_as_expected() {
         assert_eq!(rows_of(&out), rows_of(&data("mat").join(&name)), "{stem}");
         seen += 1;
     }
-    assert!(seen >= 12, "only {seen} fixtures");
+    assert!(seen >= 17, "only {seen} fixtures");
 }
 
 #[test]
@@ -115,6 +117,18 @@ fn bad_mat_files_get_one_line_errors() {
             "two-vectors",
             "choose one with --var: A (double, 1x2), B (double, 1x2)",
         ),
+        ("v73-truncated", "v7.3: HDF5 format error: unexpected EOF"),
+        ("v73-char", "v7.3: variable Q is a char array"),
+        ("v73-logical", "v7.3: variable Q is a logical array"),
+        ("v73-2d", "v7.3: variable Q is a 3x4 matrix"),
+        ("v73-complex", "v7.3: variable Q has element type compound"),
+        ("v73-negative", "v7.3: Q(2) = -2 is negative"),
+        ("v73-fraction", "v7.3: Q(2) = 2.5 is not an integer"),
+        ("v73-too-large", "v7.3: Q(2) = 9 is larger than n = 3"),
+        (
+            "v73-two-vectors",
+            "2 numeric vectors, choose one with --var; the file holds: A (double, 1x2), B (double, 1x2)",
+        ),
     ] {
         let path = data("mat").join(format!("bad-{name}.mat"));
         let before = std::fs::read(&path).unwrap();
@@ -167,4 +181,58 @@ fn convert_refuses_to_overwrite_its_input() {
     let (code, _, err) = run(&["convert", f.to_str().unwrap(), f.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("would overwrite an input"), "{err}");
+}
+
+#[test]
+fn mat_v73_round_trips_and_is_chosen_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let k47 = data("grigoryan-n100-k47.txt");
+    let v73 = dir.path().join("k47.mat");
+    let (code, _, err) = run(&[
+        "convert",
+        k47.to_str().unwrap(),
+        v73.to_str().unwrap(),
+        "--to",
+        "mat-v73",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let head = std::fs::read(&v73).unwrap();
+    assert!(head.starts_with(b"MATLAB 7.3 MAT-file"));
+    assert_eq!(
+        &head[512..520],
+        b"\x89HDF\r\n\x1a\n",
+        "HDF5 after the 512-byte user block"
+    );
+    let (code, out, _) = run(&["info", v73.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("MAT v7.3"), "{out}");
+    // complete keeps the v7.3 format, and the solution keeps the input's queens.
+    let solved = dir.path().join("solved.mat");
+    let (code, _, err) = run(&[
+        "complete",
+        v73.to_str().unwrap(),
+        "-o",
+        solved.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        std::fs::read(&solved)
+            .unwrap()
+            .starts_with(b"MATLAB 7.3 MAT-file")
+    );
+    let (code, out, _) = run(&[
+        "verify",
+        "--require-complete",
+        "--base",
+        k47.to_str().unwrap(),
+        solved.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let back = dir.path().join("back.txt");
+    assert_eq!(
+        run(&["convert", v73.to_str().unwrap(), back.to_str().unwrap()]).0,
+        0
+    );
+    assert_eq!(rows_of(&back), rows_of(&k47));
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Checks that MATLAB-side readers load what `nqueens convert` writes and get the same array:
-scipy.io.loadmat always, Octave when installed. Not run by `cargo test` (it needs scipy);
-run it after changing src/format/mat5.rs:  python3 tools/check_mat_clients.py
+scipy.io.loadmat (v6/v7) and h5py (v7.3, as MATLAB lays it out) always, Octave when
+installed. Not run by `cargo test` (it needs scipy and h5py); run it after changing
+src/format/mat5.rs or mat73.rs:  python3 tools/check_mat_clients.py
 """
 import os, shutil, subprocess, sys, tempfile
+import h5py
 import numpy as np
 import scipy.io
 
@@ -18,12 +20,23 @@ def main():
         src = os.path.join(tmp, "sol.nqb")
         subprocess.run([BIN, "generate", "solution", "--n", "100003", "-o", src], check=True)
         want = np.fromfile(src, dtype="<u4", offset=64)
-        for to in ("mat", "mat-v6"):
+        for to in ("mat", "mat-v6", "mat-v73"):
             out = os.path.join(tmp, f"{to}.mat")
             subprocess.run([BIN, "convert", src, out, "--to", to], check=True)
-            got = scipy.io.loadmat(out)["Q"]
-            ok = got.dtype == np.uint32 and got.shape == (1, len(want)) and (got.ravel() == want).all()
-            print(f"scipy  {to:7s} {'ok' if ok else 'MISMATCH'} {got.dtype} {got.shape}")
+            if to == "mat-v73":
+                with h5py.File(out, "r") as f:
+                    d = f["Q"]
+                    cls = d.attrs["MATLAB_class"]
+                    got = d[...].T  # HDF5 holds MATLAB's dimensions reversed
+                head = open(out, "rb").read(128)
+                ok = (cls == b"uint32" and head.startswith(b"MATLAB 7.3 MAT-file")
+                      and head[124:128] == b"\x00\x02IM")
+                reader = "h5py"
+            else:
+                got = scipy.io.loadmat(out)["Q"]
+                ok, reader = True, "scipy"
+            ok = ok and got.dtype == np.uint32 and got.shape == (1, len(want)) and (got.ravel() == want).all()
+            print(f"{reader:6s} {to:7s} {'ok' if ok else 'MISMATCH'} {got.dtype} {got.shape}")
             failures += not ok
             if shutil.which("octave"):
                 txt = os.path.join(tmp, f"{to}.txt")

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Makes the MAT fixtures under tests/data/mat with real writers (scipy.io.savemat; Octave
-when installed) plus hand-built files for what those writers never produce (big-endian files,
-broken files). Each good fixture NAME.mat comes with NAME.expected.txt, the rows it must
-read as. Run from anywhere: python3 tools/make_mat_fixtures.py (needs numpy and scipy).
+"""Makes the MAT fixtures under tests/data/mat with real writers (scipy.io.savemat for v5/v7,
+h5py for v7.3 with MATLAB's 512-byte header and attributes; Octave when installed) plus
+hand-built files for what those writers never produce (big-endian files, broken files). Each
+good fixture NAME.mat comes with NAME.expected.txt, the rows it must read as. Run from
+anywhere: python3 tools/make_mat_fixtures.py (needs numpy, scipy and h5py).
 """
 import os, shutil, struct, subprocess, zlib
+import h5py
 import numpy as np
 import scipy.io
 
@@ -88,6 +90,7 @@ def main():
     os.remove(path)
     for name, data in bad.items():
         open(os.path.join(OUT, f"bad-{name}.mat"), "wb").write(data)
+    v73(small)
     # Octave, when present, as a second real writer.
     if shutil.which("octave"):
         script = (f"Q = uint32([{' '.join(map(str, K47))}]); save('-v7', '{OUT}/octave-v7.mat', 'Q'); "
@@ -95,6 +98,55 @@ def main():
         subprocess.run(["octave", "--no-gui", "--eval", script], check=True)
         for name in ("octave-v7", "octave-v6"):
             np.savetxt(os.path.join(OUT, name + ".expected.txt"), K47, fmt="%d")
+
+
+def v73_file(path, fill):
+    """A MAT v7.3 file as MATLAB lays it out: HDF5 with a 512-byte user block holding the
+    MAT header (text, version 0x0200, endian indicator), then the variables."""
+    with h5py.File(path, "w", userblock_size=512, libver="earliest") as f:
+        fill(f)
+    text = b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Sat Nov 21 00:00:00 2026 HDF5 schema 1.00 ."
+    with open(path, "r+b") as fh:
+        fh.write(text.ljust(116, b" ") + b"\x00" * 8 + b"\x00\x02" + b"IM")
+
+
+def var(f, name, data, cls, **kw):
+    """A MATLAB variable: MATLAB's dims reversed (column-major), with its class attribute."""
+    d = f.create_dataset(name, data=data, **kw)
+    d.attrs["MATLAB_class"] = np.bytes_(cls)
+    return d
+
+
+def v73(small):
+    row = lambda a, dt: np.asarray(a, dtype=dt).reshape(-1, 1)  # MATLAB 1xN is HDF5 (N, 1)
+    good("h5py-v73-uint32-row", K47, lambda p: v73_file(p, lambda f: var(f, "Q", row(K47, np.uint32), "uint32")))
+    good("h5py-v73-double-chunked", K47, lambda p: v73_file(p, lambda f: var(
+        f, "Q", row(K47, np.float64), "double", chunks=(16, 1), compression="gzip", shuffle=True)))
+    good("h5py-v73-int32-col", small, lambda p: v73_file(p, lambda f: var(
+        f, "Q", np.asarray(small, dtype=np.int32).reshape(1, -1), "int32")))
+    good("h5py-v73-bigendian", small, lambda p: v73_file(p, lambda f: var(f, "Q", row(small, ">f8"), "double")))
+
+    def unaligned(f):
+        var(f, "a", np.array([[1]], dtype=np.uint8), "uint8")
+        var(f, "Q", row(K47, np.uint16), "uint16")
+        var(f, "note", np.frombuffer(b"hi", dtype=np.uint16).reshape(-1, 1), "char")
+    good("h5py-v73-unaligned-named", K47, lambda p: v73_file(p, unaligned))
+    bad = {
+        "2d": lambda f: var(f, "Q", np.ones((4, 3)), "double"),
+        "negative": lambda f: var(f, "Q", row([1, -2, 0], np.int32), "int32"),
+        "fraction": lambda f: var(f, "Q", row([1, 2.5, 0], np.float64), "double"),
+        "too-large": lambda f: var(f, "Q", row([1, 9, 0], np.float64), "double"),
+        "char": lambda f: var(f, "Q", row([104, 105], np.uint16), "char"),
+        "logical": lambda f: var(f, "Q", row([1, 0], np.uint8), "logical"),
+        "two-vectors": lambda f: (var(f, "A", row([1, 0], np.float64), "double"),
+                                  var(f, "B", row([0, 1], np.float64), "double")),
+        "complex": lambda f: var(f, "Q", np.array([[(1.0, 2.0)], [(0.0, 0.0)]],
+                                                  dtype=[("real", "<f8"), ("imag", "<f8")]), "double"),
+    }
+    for name, fill in bad.items():
+        v73_file(os.path.join(OUT, f"bad-v73-{name}.mat"), fill)
+    whole = open(os.path.join(OUT, "h5py-v73-uint32-row.mat"), "rb").read()
+    open(os.path.join(OUT, "bad-v73-truncated.mat"), "wb").write(whole[:700])
 
 
 if __name__ == "__main__":

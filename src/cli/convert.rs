@@ -54,6 +54,8 @@ enum Target {
     Mat,
     /// MAT v6: Level 5 uncompressed.
     MatV6,
+    /// MAT v7.3: HDF5 (uncompressed), for any n; `mat` switches to it when v7 cannot hold n.
+    MatV73,
     /// CSPLib 079 completion parameter file (`letting n`, `letting init`).
     Csplib,
     /// DIMACS CNF of the completion instance, for SAT solvers.
@@ -173,6 +175,7 @@ fn output_format(a: &Args, output: &Path) -> Result<Output, Error> {
         (Some(Target::Text), None) => OutputFormat::Text,
         (Some(Target::Mat), None) => OutputFormat::Mat { compressed: true },
         (Some(Target::MatV6), None) => OutputFormat::Mat { compressed: false },
+        (Some(Target::MatV73), None) => OutputFormat::Mat73,
         (Some(Target::Csplib), None) => OutputFormat::Csplib,
         (Some(Target::Cnf), None) => return Ok(Output::Cnf),
         (None, None) if is_cnf => return Ok(Output::Cnf),

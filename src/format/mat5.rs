@@ -264,11 +264,11 @@ impl Variable {
     }
 }
 
-fn nonneg(v: i64) -> Result<u64, String> {
+pub(super) fn nonneg(v: i64) -> Result<u64, String> {
     u64::try_from(v).map_err(|_| format!("= {v} is negative"))
 }
 
-fn integral(v: f64) -> Result<u64, String> {
+pub(super) fn integral(v: f64) -> Result<u64, String> {
     if v.is_nan() {
         return Err("is NaN".into());
     }
@@ -410,6 +410,11 @@ fn list(vars: &[Variable]) -> String {
         .map(Variable::describe)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Whether an n-row `uint32` vector fits in a Level 5 variable.
+pub fn fits(n: u64) -> bool {
+    4 * n + 64 <= MAX_VARIABLE_BYTES
 }
 
 /// Writes `uint32` row vector `name` in a Level 5 file, row by row; with `compress`, as one

@@ -5,6 +5,7 @@
 pub mod csplib;
 mod error;
 pub mod mat5;
+pub mod mat73;
 pub mod nqb;
 mod output;
 pub mod text;
@@ -30,6 +31,8 @@ pub enum Input {
         /// Payload as little-endian `u32` rows.
         bytes: Vec<u8>,
     },
+    /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
+    Mat73(Box<mat73::Mat73File>),
     /// The empty n-board (no queens), read as zeros without storage.
     Empty {
         /// Board size.
@@ -39,6 +42,8 @@ pub enum Input {
 
 /// The format name of inputs read from Level 5 MAT files.
 const MAT5: &str = "MAT v5";
+/// The format name of inputs read from MAT v7.3 files.
+const MAT73: &str = "MAT v7.3";
 /// The format name of CSPLib completion instances.
 const CSPLIB: &str = "CSPLib";
 /// The format name of CSPLib Excluded Diagonals instances (read through the reduction).
@@ -91,9 +96,8 @@ impl Input {
                 return Self::from_rows(path, MAT5, &rows);
             }
             mat5::Sniff::V73 => {
-                return Err(fail(Problem::Mat(
-                    "MAT v7.3 (HDF5) is not supported by this build; save with -v7 or convert to NQB".into(),
-                )));
+                let f = mat73::Mat73File::open(path, opts.var.as_deref())?;
+                return Ok(Input::Mat73(Box::new(f)));
             }
             mat5::Sniff::Truncated => {
                 return Err(fail(Problem::Mat(format!(
@@ -149,6 +153,7 @@ impl Input {
         match self {
             Input::Nqb(f) => f.path(),
             Input::Memory { path, .. } => path,
+            Input::Mat73(f) => f.path(),
             Input::Empty { .. } => Path::new("(empty board)"),
         }
     }
@@ -158,6 +163,7 @@ impl Input {
         match self {
             Input::Nqb(f) => f.header().n,
             Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
+            Input::Mat73(f) => f.n(),
             Input::Empty { n } => *n,
         }
     }
@@ -166,7 +172,7 @@ impl Input {
     pub fn header(&self) -> Option<&Header> {
         match self {
             Input::Nqb(f) => Some(f.header()),
-            Input::Memory { .. } | Input::Empty { .. } => None,
+            Input::Memory { .. } | Input::Mat73(_) | Input::Empty { .. } => None,
         }
     }
 
@@ -174,7 +180,7 @@ impl Input {
     pub fn encoding(&self) -> Option<Encoding> {
         match self {
             Input::Nqb(f) => Some(f.encoding()),
-            Input::Memory { .. } | Input::Empty { .. } => None,
+            Input::Memory { .. } | Input::Mat73(_) | Input::Empty { .. } => None,
         }
     }
 
@@ -183,6 +189,7 @@ impl Input {
         match self {
             Input::Nqb(f) => format!("NQB {}", f.encoding()),
             Input::Memory { format, .. } => format.to_string(),
+            Input::Mat73(_) => MAT73.to_string(),
             Input::Empty { .. } => "empty board".to_string(),
         }
     }
@@ -191,7 +198,7 @@ impl Input {
     pub fn segment_rows(&self) -> u64 {
         match self {
             Input::Nqb(f) => f.segment_rows(),
-            Input::Memory { .. } | Input::Empty { .. } => MEMORY_SEGMENT_ROWS,
+            Input::Memory { .. } | Input::Mat73(_) | Input::Empty { .. } => MEMORY_SEGMENT_ROWS,
         }
     }
 
@@ -213,6 +220,13 @@ impl Input {
                 let seg = MEMORY_SEGMENT_ROWS as usize * 4;
                 let start = i as usize * seg;
                 Ok(&bytes[start..(start + seg).min(bytes.len())])
+            }
+            Input::Mat73(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                let rows = f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first))?;
+                scratch.clear();
+                scratch.extend(rows.iter().flat_map(|v| v.to_le_bytes()));
+                Ok(scratch)
             }
             Input::Empty { n } => {
                 let first = i * MEMORY_SEGMENT_ROWS;
@@ -308,6 +322,8 @@ pub enum OutputFormat {
         /// Whether the variable is one miCOMPRESSED element.
         compressed: bool,
     },
+    /// A MAT v7.3 (HDF5) file with one `uint32` 1xN vector `Q`, for any n.
+    Mat73,
     /// A CSPLib 079 completion parameter file.
     Csplib,
 }
@@ -323,6 +339,7 @@ impl OutputFormat {
                 },
             }),
             None if input.format_name() == MAT5 => OutputFormat::Mat { compressed: true },
+            None if input.format_name() == MAT73 => OutputFormat::Mat73,
             None if input.format_name().starts_with(CSPLIB) => OutputFormat::Csplib,
             None => OutputFormat::Text,
         }
@@ -358,11 +375,13 @@ impl OutputFormat {
     }
 
     /// The format of a result of `input` written to `path`: the input's own, unless the
-    /// extension names another format (`.nqb` keeps an NQB input's encoding).
+    /// extension names another format (`.nqb` keeps an NQB input's encoding, `.mat` a MAT
+    /// input's version).
     pub fn for_result(path: &Path, input: &Input) -> OutputFormat {
         let like = Self::like(input);
         match Self::from_extension(path) {
             Some(OutputFormat::Nqb(Encoding::Raw)) if matches!(like, OutputFormat::Nqb(_)) => like,
+            Some(OutputFormat::Mat { .. }) if like == OutputFormat::Mat73 => like,
             Some(f) => f,
             None => like,
         }
@@ -377,6 +396,8 @@ pub enum RowWriter {
     Text(text::TextWriter),
     /// MAT v5 output.
     Mat(mat5::MatWriter),
+    /// MAT v7.3 output.
+    Mat73(mat73::Mat73Writer),
     /// CSPLib completion parameter file.
     Csplib(csplib::CsplibWriter),
 }
@@ -387,9 +408,16 @@ impl RowWriter {
         Ok(match format {
             OutputFormat::Nqb(e) => RowWriter::Nqb(Box::new(NqbWriter::create(dest, n, e)?)),
             OutputFormat::Text => RowWriter::Text(text::TextWriter::create(dest)?),
+            // Level 5 variables end at 2^31 bytes; MATLAB saves larger ones as v7.3 too.
+            OutputFormat::Mat { .. } | OutputFormat::Mat73
+                if matches!(format, OutputFormat::Mat73) || !mat5::fits(n) =>
+            {
+                RowWriter::Mat73(mat73::Mat73Writer::create(dest, n)?)
+            }
             OutputFormat::Mat { compressed } => {
                 RowWriter::Mat(mat5::MatWriter::create(dest, n, "Q", compressed)?)
             }
+            OutputFormat::Mat73 => unreachable!("matched above"),
             OutputFormat::Csplib => RowWriter::Csplib(csplib::CsplibWriter::create(dest, n)?),
         })
     }
@@ -400,6 +428,7 @@ impl RowWriter {
             RowWriter::Nqb(w) => w.write_rows(rows),
             RowWriter::Text(w) => w.write_rows(rows),
             RowWriter::Mat(w) => w.write_rows(rows),
+            RowWriter::Mat73(w) => w.write_rows(rows),
             RowWriter::Csplib(w) => w.write_rows(rows),
         }
     }
@@ -410,29 +439,54 @@ impl RowWriter {
             RowWriter::Nqb(w) => w.finish().map(|(_, f)| f),
             RowWriter::Text(w) => w.finish(),
             RowWriter::Mat(w) => w.finish(),
+            RowWriter::Mat73(w) => w.finish(),
             RowWriter::Csplib(w) => w.finish(),
         }
     }
 
     /// Streams every row of `input` into a new file at `dest`; returns it unpublished.
+    /// Segments are decoded a batch at a time on all threads while the previous batch is
+    /// written, so decoding (zstd frames, MAT windows) does not hold back the writer.
     pub fn copy(
         input: &Input,
         dest: &Path,
         format: OutputFormat,
     ) -> Result<AtomicFile, FormatError> {
+        use rayon::prelude::*;
         let mut w = RowWriter::create(dest, input.n(), format)?;
-        let mut scratch = Vec::new();
-        let mut rows = Vec::new();
-        for s in 0..input.segment_count() {
-            let bytes = input.segment(s, &mut scratch)?;
-            rows.clear();
-            rows.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+        let count = input.segment_count();
+        let batch = 2 * rayon::current_num_threads() as u64;
+        let decode = |first: u64| -> Result<Vec<Vec<u32>>, FormatError> {
+            (first..(first + batch).min(count))
+                .into_par_iter()
+                .map(|s| {
+                    let mut scratch = Vec::new();
+                    let bytes = input.segment(s, &mut scratch)?;
+                    let rows = bytes
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                        .collect();
+                    input.release(s);
+                    Ok(rows)
+                })
+                .collect()
+        };
+        let mut first = 0;
+        let mut current = decode(0)?;
+        loop {
+            let next_first = first + batch;
+            let (written, next) = rayon::join(
+                || current.iter().try_for_each(|rows| w.write_rows(rows)),
+                || (next_first < count).then(|| decode(next_first)),
             );
-            w.write_rows(&rows)?;
-            input.release(s);
+            written?;
+            match next {
+                None => break,
+                Some(next) => {
+                    current = next?;
+                    first = next_first;
+                }
+            }
         }
         w.finish()
     }
