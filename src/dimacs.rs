@@ -189,9 +189,7 @@ pub fn write_cnf(input: &Input, dest: &Path) -> Result<(AtomicFile, CnfSummary),
     )
     .map_err(fail)?;
     out.write_all(&cl.text).map_err(fail)?;
-    let file = out
-        .into_inner()
-        .map_err(|e| FormatError::new(dest, Problem::Write(e.into_error())))?;
+    let file = AtomicFile::unbuffer(out)?;
     Ok((file, summary))
 }
 

@@ -383,10 +383,7 @@ impl CsplibWriter {
     /// Closes the list; returns the complete file, still unpublished.
     pub fn finish(mut self) -> Result<AtomicFile, FormatError> {
         writeln!(self.out, "]").map_err(|e| self.fail(e))?;
-        let dest = self.out.get_ref().dest().to_path_buf();
-        self.out
-            .into_inner()
-            .map_err(|e| FormatError::new(&dest, Problem::Write(e.into_error())))
+        AtomicFile::unbuffer(self.out)
     }
 }
 

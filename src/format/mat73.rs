@@ -230,6 +230,15 @@ impl Mat73File {
                 .map_err(read_err)?
             };
         }
+        // Reads as one type, widened to another for checking.
+        macro_rules! read_as {
+            ($rows:ident, $all:ident, $to:ty) => {
+                read!($rows, $all)
+                    .into_iter()
+                    .map(<$to>::from)
+                    .collect::<Vec<$to>>()
+            };
+        }
         let n = self.n;
         let var = &self.var;
         let check = |i: usize, v: Result<u64, String>| -> Result<u32, FormatError> {
@@ -270,44 +279,14 @@ impl Mat73File {
                 }
                 Ok(v)
             }
-            DType::U8 => uints(
-                read!(read_u8_rows, read_u8)
-                    .into_iter()
-                    .map(u64::from)
-                    .collect(),
-            ),
-            DType::U16 => uints(
-                read!(read_u16_rows, read_u16)
-                    .into_iter()
-                    .map(u64::from)
-                    .collect(),
-            ),
+            DType::U8 => uints(read_as!(read_u8_rows, read_u8, u64)),
+            DType::U16 => uints(read_as!(read_u16_rows, read_u16, u64)),
             DType::U64 => uints(read!(read_u64_rows, read_u64)),
-            DType::I8 => ints(
-                read!(read_i8_rows, read_i8)
-                    .into_iter()
-                    .map(i64::from)
-                    .collect(),
-            ),
-            DType::I16 => ints(
-                read!(read_i16_rows, read_i16)
-                    .into_iter()
-                    .map(i64::from)
-                    .collect(),
-            ),
-            DType::I32 => ints(
-                read!(read_i32_rows, read_i32)
-                    .into_iter()
-                    .map(i64::from)
-                    .collect(),
-            ),
+            DType::I8 => ints(read_as!(read_i8_rows, read_i8, i64)),
+            DType::I16 => ints(read_as!(read_i16_rows, read_i16, i64)),
+            DType::I32 => ints(read_as!(read_i32_rows, read_i32, i64)),
             DType::I64 => ints(read!(read_i64_rows, read_i64)),
-            DType::F32 => floats(
-                read!(read_f32_rows, read_f32)
-                    .into_iter()
-                    .map(f64::from)
-                    .collect(),
-            ),
+            DType::F32 => floats(read_as!(read_f32_rows, read_f32, f64)),
             _ => floats(read!(read_f64_rows, read_f64)),
         }
     }

@@ -39,6 +39,13 @@ impl AtomicFile {
         &self.dest
     }
 
+    /// Flushes the buffered writer a text format wrote through; returns the file.
+    pub fn unbuffer(out: std::io::BufWriter<AtomicFile>) -> Result<AtomicFile, FormatError> {
+        let dest = out.get_ref().dest().to_path_buf();
+        out.into_inner()
+            .map_err(|e| FormatError::new(&dest, Problem::Write(e.into_error())))
+    }
+
     /// Where the data is until `commit`: a complete file can be read back from here first.
     pub fn temp_path(&self) -> &Path {
         self.tmp.path()

@@ -81,10 +81,7 @@ impl TextWriter {
 
     /// Flushes; returns the complete file, still unpublished.
     pub fn finish(self) -> Result<AtomicFile, FormatError> {
-        let dest = self.out.get_ref().dest().to_path_buf();
-        self.out
-            .into_inner()
-            .map_err(|e| FormatError::new(&dest, Problem::Write(e.into_error())))
+        AtomicFile::unbuffer(self.out)
     }
 }
 
