@@ -11,19 +11,16 @@
 //! the block, on the allowed diagonals only, so completions and solutions correspond one
 //! to one (the reduction preserves counts).
 //!
-//! Gent, Jefferson and Nightingale (JAIR 59, 2017) prove that such boards exist with a
-//! fixed algebraic gadget of about 266m rows. We build the given queens by search instead
-//! (the construction's text was not at hand): place one queen on each excluded diagonal,
-//! then fill the other rows with the exact end game of the completion engine while
-//! keeping every block diagonal clear. The board is 8m to 11m rows, is found in
-//! milliseconds for the sizes that are hard (m <= 30), depends only on the instance, and
-//! is checked in full before use: [`Reduction::check`] re-derives the property that makes
-//! the correspondence exact.
-
-use crate::complete::residual::Residual;
-use crate::complete::search::{SearchOutcome, search};
-use crate::complete::seeded_rng;
-use rand::RngExt;
+//! The board is Gent, Jefferson and Nightingale's (JAIR 59, 2017, Section 3; the authors'
+//! `diagtoqueens.py` in CSPLib 079 follows the same steps). First the m-board goes into a
+//! board of 7m - 3 with one given queen on each excluded diagonal, placed where it uses
+//! none of the m-board's rows and columns. Then that board, with its queens, goes into the
+//! corner of a board of 19p + k (p = 2(7m - 3) +- 1, prime to 6; k = m + the number of
+//! excluded diagonals), filled by a 19-queens pattern of p x p blocks that each hold the
+//! modular solution (i, 2i mod p); the blocks next to the corner leave out its lines, and
+//! a strip of k rows and columns takes them over. The size is polynomial (about 266m) and
+//! the board is built in time linear in it. [`Reduction::check`] re-derives the property
+//! that makes the correspondence exact; the tests run it on every instance shape they make.
 
 /// An Excluded Diagonals instance on an `m`-board.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,114 +99,108 @@ impl ExcludedDiagonals {
         Ok(())
     }
 
-    /// The completion instance with the same solutions; deterministic.
+    /// The completion instance with the same solutions, by Gent, Jefferson and
+    /// Nightingale's construction; deterministic, about 266m rows.
     pub fn reduce(&self) -> Reduction {
         let m = self.m;
-        // Board size in multiples of m: grown until the gadget queens fit (in practice
-        // 8 to 11); a board of 20m + 8 rows has room to spare, and larger ones more.
-        let mut extra = 6;
-        for attempt in 0u64.. {
-            let n = extra * m + 8;
-            let mut rng = seeded_rng(m, &[attempt, 0xED]);
-            if let Some(r) = self.build(n, &mut rng) {
-                return r;
-            }
-            extra += 1 + extra / 4;
+        assert!(m >= 1, "an excluded-diagonals board has at least one row");
+        // Step 1: the m-board at rows 3m - 2 .., columns 0 .. of a board of 7m - 3, with
+        // one given queen on each excluded diagonal, all outside the m-board's lines.
+        let side = 7 * m - 3;
+        let (row0, col0) = (3 * m - 2, 0);
+        let mut given: Vec<(u64, u64)> = Vec::new();
+        for (s, _) in self.sum.iter().enumerate().filter(|e| *e.1) {
+            let s = s as u64;
+            given.push((2 * m - 2 - s, m + 2 * s));
         }
-        unreachable!("the loop returns")
-    }
-
-    fn build(&self, n: u64, rng: &mut rand_chacha::ChaCha8Rng) -> Option<Reduction> {
-        let m = self.m;
-        let origin = (n - m) / 2;
-        let red = Reduction {
-            n,
-            origin,
-            m,
-            rows: Vec::new(),
+        for (i, _) in self.diff.iter().enumerate().filter(|e| *e.1) {
+            let i = i as u64;
+            given.push((7 * m - 4 - i, 5 * m - 3 - 2 * i));
+        }
+        let mut used_rows: Vec<u64> = (row0..row0 + m).chain(given.iter().map(|q| q.0)).collect();
+        let mut used_cols: Vec<u64> = (col0..col0 + m).chain(given.iter().map(|q| q.1)).collect();
+        used_rows.sort_unstable();
+        used_cols.sort_unstable();
+        let k = used_rows.len() as u64;
+        // Step 2: that board in the corner of a 19 x 19 arrangement of blocks of side p,
+        // each holding the modular solution (i, 2i mod p) or its transpose, with a last
+        // strip of k rows and columns that takes over, in blocks (19, 8) and (17, 19), the
+        // rows and columns the corner board uses. p = 2 side +- 1 is prime to 6, which is
+        // what makes (i, 2i mod p) a solution.
+        let p = if side % 3 == 2 {
+            2 * side + 1
+        } else {
+            2 * side - 1
         };
+        let n = 19 * p + k;
         let mut rows = vec![0u32; n as usize];
-        let (mut row_used, mut col_used) = (vec![false; n as usize], vec![false; n as usize]);
-        for i in origin..origin + m {
-            row_used[i as usize] = true;
-            col_used[i as usize] = true;
-        }
-        let mut sums = vec![false; 2 * n as usize];
-        let mut diffs = vec![false; 2 * n as usize];
-        let excluded = self
-            .sum
-            .iter()
-            .enumerate()
-            .map(|(d, &x)| (d, true, x))
-            .chain(self.diff.iter().enumerate().map(|(d, &x)| (d, false, x)))
-            .filter(|g| g.2);
-        for (d, is_sum, _) in excluded {
-            let candidates: Vec<(u64, u64)> = (0..n)
-                .filter(|&r| !row_used[r as usize])
-                .filter_map(|r| {
-                    let c = if is_sum {
-                        (2 * origin + d as u64).checked_sub(r)?
-                    } else {
-                        (r + m - 1).checked_sub(d as u64)?
-                    };
-                    (c < n && !col_used[c as usize]).then_some((r, c))
-                })
-                .filter(|&(r, c)| {
-                    let other = if is_sum {
-                        red.diff_of(r, c)
-                    } else {
-                        red.sum_of(r, c)
-                    };
-                    other.is_none() && !sums[(r + c) as usize] && !diffs[(r + n - 1 - c) as usize]
-                })
-                .collect();
-            if candidates.is_empty() {
-                return None;
-            }
-            let (r, c) = candidates[rng.random_range(0..candidates.len())];
+        let mut put = |r: u64, c: u64| {
+            debug_assert_eq!(rows[r as usize], 0);
             rows[r as usize] = c as u32 + 1;
-            row_used[r as usize] = true;
-            col_used[c as usize] = true;
-            sums[(r + c) as usize] = true;
-            diffs[(r + n - 1 - c) as usize] = true;
+        };
+        for &(r, c) in &given {
+            put(r, c);
         }
-        let free_rows: Vec<u64> = (1..=n).filter(|&r| !row_used[r as usize - 1]).collect();
-        let free_cols: Vec<u64> = (1..=n).filter(|&c| !col_used[c as usize - 1]).collect();
-        let res = Residual::build(free_rows, free_cols, |i, j| {
-            let (r, c) = (i - 1, j - 1);
-            red.sum_of(r, c).is_none()
-                && red.diff_of(r, c).is_none()
-                && !sums[(r + c) as usize]
-                && !diffs[(r + n - 1 - c) as usize]
-        });
-        // Short randomized searches with restarts find fillings far more reliably than one
-        // long search, which can sink its budget into one bad early choice.
-        let cells = (0..RESTARTS).find_map(|_| {
-            match search(&res, n, Some(&mut *rng), 40 * n, &|| false).0 {
-                SearchOutcome::Solved(cells) => Some(cells),
-                SearchOutcome::Exhausted | SearchOutcome::Stopped => None,
+        let skip_row = |i: u64| used_rows.binary_search(&i).is_ok();
+        let skip_col = |i: u64| used_cols.binary_search(&i).is_ok();
+        for i in (0..p).filter(|&i| !skip_row(i)) {
+            put(i, 8 * p + 2 * i % p);
+        }
+        for i in (0..p).filter(|&i| !skip_col(i)) {
+            put(17 * p + 2 * i % p, i);
+        }
+        for &(br, bc) in &MODULAR_BLOCKS {
+            for i in 0..p {
+                put(br * p + i, bc * p + 2 * i % p);
             }
-        })?;
-        for (i, j) in cells {
-            rows[i as usize - 1] = j as u32;
         }
-        let red = Reduction { rows, ..red };
-        red.check(self)
-            .expect("the gadget queens were placed to satisfy it");
-        Some(red)
+        for (i, (&r, &c)) in used_rows.iter().zip(&used_cols).enumerate() {
+            let i = i as u64;
+            put(19 * p + i, 8 * p + 2 * r);
+            put(17 * p + 2 * c, 19 * p + i);
+        }
+        Reduction {
+            n,
+            row0,
+            col0,
+            m,
+            rows,
+        }
     }
 }
 
-/// Randomized searches tried per board size before the board is made larger.
-const RESTARTS: usize = 30;
+/// The blocks (block row, block column) of the 19-queens pattern that hold a full modular
+/// solution; the pattern's other queens are the corner board's blocks (0, 8) and (17, 0),
+/// each missing the lines the corner board uses, and the strip blocks (19, 8) and (17, 19).
+const MODULAR_BLOCKS: [(u64, u64); 17] = [
+    (1, 12),
+    (2, 17),
+    (3, 7),
+    (4, 10),
+    (5, 15),
+    (6, 1),
+    (7, 16),
+    (8, 13),
+    (9, 2),
+    (10, 6),
+    (11, 18),
+    (12, 3),
+    (13, 5),
+    (14, 11),
+    (15, 9),
+    (16, 14),
+    (18, 4),
+];
 
 /// An excluded-diagonals instance turned into a completion instance.
 #[derive(Debug, Clone)]
 pub struct Reduction {
     /// Size of the completion board.
     pub n: u64,
-    /// 0-based first row (and column) of the block that holds the m-board.
-    pub origin: u64,
+    /// 0-based first row of the block of free rows that holds the m-board.
+    pub row0: u64,
+    /// 0-based first column of the block of free columns.
+    pub col0: u64,
     /// Size of the excluded-diagonals board.
     pub m: u64,
     /// The composition: `rows[i]` = 1-based column of row i + 1, 0 for the block's rows.
@@ -220,15 +211,15 @@ impl Reduction {
     /// The m-board sum diagonal through board cell (r, c) (0-based), if it crosses the block.
     fn sum_of(&self, r: u64, c: u64) -> Option<u64> {
         (r + c)
-            .checked_sub(2 * self.origin)
+            .checked_sub(self.row0 + self.col0)
             .filter(|&d| d + 1 < 2 * self.m)
     }
 
     /// The m-board difference diagonal index through board cell (r, c), if it crosses the
     /// block.
     fn diff_of(&self, r: u64, c: u64) -> Option<u64> {
-        (r + self.m - 1)
-            .checked_sub(c)
+        (r + self.col0 + self.m - 1)
+            .checked_sub(c + self.row0)
             .filter(|&d| d + 1 < 2 * self.m)
     }
 
@@ -237,21 +228,22 @@ impl Reduction {
     /// diagonals among those crossing the block.
     pub fn check(&self, ed: &ExcludedDiagonals) -> Result<(), String> {
         let n = self.n;
-        let block = self.origin..self.origin + self.m;
+        let block_rows = self.row0..self.row0 + self.m;
+        let block_cols = self.col0..self.col0 + self.m;
         let mut cols = vec![false; n as usize];
         let (mut sums, mut diffs) = (vec![false; 2 * n as usize], vec![false; 2 * n as usize]);
         let mut hit_sum = vec![false; ed.sum.len()];
         let mut hit_diff = vec![false; ed.diff.len()];
         for (i, &q) in self.rows.iter().enumerate() {
             let r = i as u64;
-            if block.contains(&r) != (q == 0) {
+            if block_rows.contains(&r) != (q == 0) {
                 return Err(format!("row {} is wrongly filled", r + 1));
             }
             if q == 0 {
                 continue;
             }
             let c = q as u64 - 1;
-            if block.contains(&c) {
+            if block_cols.contains(&c) {
                 return Err(format!("the queen of row {} is in a block column", r + 1));
             }
             if std::mem::replace(&mut cols[c as usize], true)
@@ -291,19 +283,19 @@ impl Reduction {
                 ));
             }
         }
-        let block = self.origin as usize..(self.origin + self.m) as usize;
+        let block = self.row0 as usize..(self.row0 + self.m) as usize;
         rows[block]
             .iter()
             .enumerate()
             .map(|(i, &c)| {
                 (c as u64)
-                    .checked_sub(self.origin + 1)
+                    .checked_sub(self.col0 + 1)
                     .filter(|&j| j < self.m)
                     .map(|j| j as u32 + 1)
                     .ok_or_else(|| {
                         format!(
                             "row {} has {c}, outside the block's columns",
-                            self.origin + i as u64 + 1
+                            self.row0 + i as u64 + 1
                         )
                     })
             })
@@ -314,7 +306,7 @@ impl Reduction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
+    use rand::{RngExt, SeedableRng};
 
     /// Solutions of an instance by trying every permutation.
     fn brute_force(ed: &ExcludedDiagonals) -> Vec<Vec<u32>> {
@@ -357,24 +349,25 @@ mod tests {
         let n = red.n as usize;
         let mut out = Vec::new();
         let free: Vec<usize> = (0..n).filter(|&i| red.rows[i] == 0).collect();
+        let free_cols: Vec<u32> = (1..=n as u32).filter(|c| !red.rows.contains(c)).collect();
         let mut rows = red.rows.clone();
-        fn go(n: usize, free: &[usize], rows: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        fn go(cols: &[u32], free: &[usize], rows: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
             let Some((&r, rest)) = free.split_first() else {
                 out.push(rows.clone());
                 return;
             };
-            for c in 1..=n as u32 {
+            for &c in cols {
                 let ok = rows.iter().enumerate().all(|(i, &q)| {
                     q == 0 || (q != c && (i as i64 - r as i64).abs() != (q as i64 - c as i64).abs())
                 });
                 if ok {
                     rows[r] = c;
-                    go(n, rest, rows, out);
+                    go(cols, rest, rows, out);
                     rows[r] = 0;
                 }
             }
         }
-        go(n, &free, &mut rows, &mut out);
+        go(&free_cols, &free, &mut rows, &mut out);
         out
     }
 
@@ -406,13 +399,24 @@ mod tests {
                 .collect();
             ExcludedDiagonals::new(m, &d)
         };
-        for m in [1, 2, 14, 21, 30] {
+        for m in (1..=40).chain([64, 101]) {
             let ed = all(m);
             let a = ed.reduce();
             a.check(&ed).unwrap();
             assert_eq!(a.rows, ed.reduce().rows);
-            let ed = random_instance(m, (1.8 * m as f64) as usize, &mut rng);
-            ed.reduce().check(&ed).unwrap();
+            // The construction's size: 19p + k, p = 2(7m - 3) +- 1 prime to 6.
+            let side = 7 * m - 3;
+            let p = if side % 3 == 2 {
+                2 * side + 1
+            } else {
+                2 * side - 1
+            };
+            assert_eq!((p % 2, p % 3 != 0), (1, true));
+            assert_eq!(a.n, 19 * p + m + 2 * (2 * m - 1));
+            for count in [0, m as usize / 2, (1.8 * m as f64) as usize] {
+                let ed = random_instance(m, count, &mut rng);
+                ed.reduce().check(&ed).unwrap();
+            }
         }
     }
 

@@ -11,6 +11,7 @@ mod basic;
 mod bishops;
 #[cfg(test)]
 mod oracle;
+mod residual;
 pub(crate) mod rows;
 mod rules;
 mod squares;
@@ -123,6 +124,8 @@ pub enum Method {
     Mirror,
     /// Row engine from the preplaced pieces.
     Rows,
+    /// Free rows and columns only, on a board too large for the row engine.
+    Residual,
     /// Square engine.
     Squares,
     /// Nothing to count: preplaced pieces attack each other.
@@ -239,6 +242,11 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
                 items.len(),
             ))
         }
+        (Piece::Queen, Kind::Regular, false)
+            if p.n > MAX_ROW_N && p.n as usize - p.placed.len() <= residual::MAX_FREE =>
+        {
+            Ok(free_rows_only(p, shard))
+        }
         _ => {
             p.too_large(MAX_ROW_N, "queens and rooks")?;
             Ok(with_lines!(p.rules, one_per_line(p, distinct, shard)))
@@ -254,6 +262,19 @@ fn tally(count: BigUint, distinct: Option<BigUint>, method: Method, items: usize
         items,
         conflict: None,
     }
+}
+
+/// Regular queens on a large board with at most 64 free rows.
+fn free_rows_only(p: &Problem, shard: Shard) -> Tally {
+    let board = residual::ResidualBoard::new(p.n, &p.placed).expect("the caller checked the size");
+    let items = board.items(2);
+    let count: u64 = items
+        .par_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.takes(*i))
+        .map(|(_, item)| board.count(item))
+        .sum();
+    tally(BigUint::from(count), None, Method::Residual, items.len())
 }
 
 fn bishop_colours(p: &Problem, shard: Shard) -> Tally {

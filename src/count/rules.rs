@@ -1,6 +1,7 @@
 //! What each piece attacks: the move rays of queens, rooks and bishops in the three kinds.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// The chess piece being placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
@@ -97,23 +98,91 @@ impl Rules {
     }
 
     /// Whether pieces on `a` and `b` attack each other (the relation is symmetric).
-    pub fn attacks(&self, n: u32, a: (u32, u32), b: (u32, u32)) -> bool {
-        a != b && self.attacked_from(n, a.0, a.1).contains(&b)
+    pub fn attacks(&self, _n: u32, a: (u32, u32), b: (u32, u32)) -> bool {
+        // The board is convex, so every square between two squares of it is on it: b is
+        // attacked when it lies along a ray from a, at one step for a leap.
+        let (dr, dc) = (b.0 as i64 - a.0 as i64, b.1 as i64 - a.1 as i64);
+        a != b
+            && self.rays().iter().any(|&((rr, rc), slides)| {
+                let k = if rr != 0 { dr / rr } else { dc / rc };
+                k >= 1 && (k == 1 || slides) && (k * rr, k * rc) == (dr, dc)
+            })
     }
 
-    /// The first pair of `pieces` that attack each other or share a square.
+    /// A pair of `pieces` that attack each other or share a square: the one whose second
+    /// piece comes first in `pieces`, with the earliest partner. Near-linear, so that
+    /// compositions of any size are checked.
     pub fn first_conflict(
         &self,
-        n: u32,
+        _n: u32,
         pieces: &[(u32, u32)],
     ) -> Option<((u32, u32), (u32, u32))> {
-        for (i, &a) in pieces.iter().enumerate() {
-            for &b in &pieces[i + 1..] {
-                if a == b || self.attacks(n, a, b) {
-                    return Some((a, b));
+        let rays = self.rays();
+        // A sliding ray and its opposite are one line; two squares are on the line of the
+        // primitive direction (dr, dc) exactly when r dc - c dr agree.
+        let lines: Vec<(i64, i64)> = rays
+            .iter()
+            .filter(|&&((dr, dc), slides)| slides && (dr > 0 || (dr == 0 && dc > 0)))
+            .map(|&(d, _)| d)
+            .collect();
+        let leaps: Vec<(i64, i64)> = rays.iter().filter(|r| !r.1).map(|r| r.0).collect();
+        let mut on_line: HashMap<(usize, i64), usize> = HashMap::new();
+        let mut on_square: HashMap<(u32, u32), usize> = HashMap::new();
+        for (j, &b) in pieces.iter().enumerate() {
+            let (r, c) = (b.0 as i64, b.1 as i64);
+            let mut partner = on_square.get(&b).copied();
+            let mut meet = |i: Option<usize>| {
+                if let Some(i) = i {
+                    partner = Some(partner.map_or(i, |p| p.min(i)));
+                }
+            };
+            for (f, &(dr, dc)) in lines.iter().enumerate() {
+                meet(on_line.get(&(f, r * dc - c * dr)).copied());
+            }
+            for &(dr, dc) in &leaps {
+                let (r2, c2) = (r + dr, c + dc);
+                if r2 >= 0 && c2 >= 0 {
+                    meet(on_square.get(&(r2 as u32, c2 as u32)).copied());
+                }
+            }
+            if let Some(i) = partner {
+                return Some((pieces[i], b));
+            }
+            for (f, &(dr, dc)) in lines.iter().enumerate() {
+                on_line.entry((f, r * dc - c * dr)).or_insert(j);
+            }
+            on_square.entry(b).or_insert(j);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attacks_and_conflicts_agree_with_the_attack_sets() {
+        let n = 7;
+        for piece in [Piece::Queen, Piece::Rook, Piece::Bishop] {
+            for kind in [Kind::Regular, Kind::Super, Kind::Awesome] {
+                let rules = Rules::new(piece, kind);
+                let squares: Vec<(u32, u32)> =
+                    (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).collect();
+                for &a in &squares {
+                    let set = rules.attacked_from(n, a.0, a.1);
+                    for &b in &squares {
+                        assert_eq!(
+                            rules.attacks(n, a, b),
+                            set.contains(&b),
+                            "{rules:?} {a:?} {b:?}"
+                        );
+                        let pair = rules.first_conflict(n, &[a, b]);
+                        let expect = a == b || set.contains(&b);
+                        assert_eq!(pair.is_some(), expect, "{rules:?} {a:?} {b:?}");
+                    }
                 }
             }
         }
-        None
     }
 }
