@@ -126,6 +126,10 @@ fn bad_mat_files_get_one_line_errors() {
         ("v73-fraction", "v7.3: Q(2) = 2.5 is not an integer"),
         ("v73-too-large", "v7.3: Q(2) = 9 is larger than n = 3"),
         (
+            "v73-col-corrupt",
+            "v7.3: Q: reading elements 1..: the chunk holding element 17: deflate: corrupt deflate stream",
+        ),
+        (
             "v73-two-vectors",
             "2 numeric vectors, choose one with --var; the file holds: A (double, 1x2), B (double, 1x2)",
         ),

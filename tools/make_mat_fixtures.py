@@ -125,6 +125,13 @@ def v73(small):
     good("h5py-v73-int32-col", small, lambda p: v73_file(p, lambda f: var(
         f, "Q", np.asarray(small, dtype=np.int32).reshape(1, -1), "int32")))
     good("h5py-v73-bigendian", small, lambda p: v73_file(p, lambda f: var(f, "Q", row(small, ">f8"), "double")))
+    # Column vectors (MATLAB Nx1, HDF5 (1, N)) in chunks, read window by window without the
+    # crate: deflate with shuffle, and big-endian with Fletcher-32 checksums.
+    col = lambda a, dt: np.asarray(a, dtype=dt).reshape(1, -1)
+    good("h5py-v73-double-col-chunked", K47, lambda p: v73_file(p, lambda f: var(
+        f, "Q", col(K47, np.float64), "double", chunks=(1, 16), compression="gzip", shuffle=True)))
+    good("h5py-v73-int16-col-fletcher", small, lambda p: v73_file(p, lambda f: var(
+        f, "Q", col(small, ">i2"), "int16", chunks=(1, 7), compression="gzip", fletcher32=True)))
 
     def unaligned(f):
         var(f, "a", np.array([[1]], dtype=np.uint8), "uint8")
@@ -145,6 +152,14 @@ def v73(small):
     }
     for name, fill in bad.items():
         v73_file(os.path.join(OUT, f"bad-v73-{name}.mat"), fill)
+    # A column vector whose second chunk's deflate stream is damaged.
+    path = os.path.join(OUT, "bad-v73-col-corrupt.mat")
+    v73_file(path, lambda f: var(f, "Q", col(K47, np.uint32), "uint32", chunks=(1, 16), compression="gzip"))
+    with h5py.File(path, "r") as f:
+        info = f["Q"].id.get_chunk_info(1)
+    with open(path, "r+b") as fh:
+        fh.seek(info.byte_offset + 2)
+        fh.write(b"\xff" * 6)
     whole = open(os.path.join(OUT, "h5py-v73-uint32-row.mat"), "rb").read()
     open(os.path.join(OUT, "bad-v73-truncated.mat"), "wb").write(whole[:700])
 

@@ -3,18 +3,17 @@
 //!
 //! MATLAB stores arrays column-major, so its 1xN row vector (the seed program's
 //! `zeros(1,n,'uint32')`) is an HDF5 dataset of shape [N, 1] and its Nx1 column vector one
-//! of shape [1, N]. Row vectors are read by windows of the leading dimension, contiguous or
-//! chunked, so any n reads in bounded memory; column vectors are read whole, up to
-//! [`MAX_WHOLE`] elements.
+//! of shape [1, N]. Row vectors are read by the crate's windows of the leading dimension,
+//! contiguous or chunked. The crate has no windowed read along the second dimension, so
+//! column vectors are read here from the storage the crate locates: a contiguous run of
+//! bytes, or chunks undone through their filters (deflate, shuffle, Fletcher-32). Either
+//! way any n reads in bounded memory.
 
 use super::{AtomicFile, FormatError, Problem};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// Largest Nx1 (column) vector read, in elements: it is read whole.
-pub const MAX_WHOLE: u64 = 1 << 28;
 
 /// A numeric vector variable of a v7.3 file, read window by window.
 pub struct Mat73File {
@@ -23,8 +22,194 @@ pub struct Mat73File {
     var: String,
     n: u64,
     dtype: DType,
-    /// Column vectors, read whole at open.
-    whole: Option<Vec<u32>>,
+    /// Column vectors stored outside the object header: where their bytes are.
+    column: Option<Column>,
+}
+
+/// The bytes of a column vector (HDF5 shape [1, N]), located once at open.
+struct Column {
+    raw: std::fs::File,
+    /// Bytes per element.
+    size: usize,
+    big_endian: bool,
+    store: ColumnStore,
+}
+
+enum ColumnStore {
+    /// One run of bytes at this file offset.
+    Contiguous(u64),
+    /// Chunks of `len` elements: per chunk number, (file offset, stored size, filter mask).
+    Chunked {
+        len: u64,
+        chunks: Vec<Option<(u64, u64, u32)>>,
+        filters: Vec<u16>,
+        /// The chunk decoded last: consecutive windows usually share one.
+        last: std::sync::Mutex<Option<(u64, std::sync::Arc<Vec<u8>>)>>,
+    },
+}
+
+/// HDF5 filter numbers a column vector's chunks may use.
+const DEFLATE: u16 = 1;
+const SHUFFLE: u16 = 2;
+const FLETCHER32: u16 = 3;
+
+impl Column {
+    /// Locates the bytes of `ds`, or `None` for a compact dataset (small: read whole).
+    fn locate(path: &Path, ds: &hdf5_pure::Dataset, n: u64) -> Result<Option<Column>, String> {
+        let e = |e: hdf5_pure::Error| e.to_string();
+        let (size, big_endian) = match ds.datatype().map_err(e)? {
+            hdf5_pure::Datatype::FixedPoint {
+                size, byte_order, ..
+            }
+            | hdf5_pure::Datatype::FloatingPoint {
+                size, byte_order, ..
+            } => (
+                size as usize,
+                byte_order == hdf5_pure::DatatypeByteOrder::BigEndian,
+            ),
+            other => return Err(format!("unexpected element type {other:?}")),
+        };
+        let store = match ds.layout().map_err(e)? {
+            hdf5_pure::Layout::Compact { .. } => return Ok(None),
+            hdf5_pure::Layout::Contiguous {
+                address: Some(a), ..
+            } => ColumnStore::Contiguous(a),
+            hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
+                let len = chunk_shape
+                    .get(1)
+                    .copied()
+                    .filter(|&l| l > 0)
+                    .ok_or("bad chunk shape")?;
+                let mut chunks = vec![None; n.div_ceil(len) as usize];
+                for c in ds.chunks().map_err(e)? {
+                    let at = c.offset.get(1).copied().unwrap_or(0);
+                    if at % len != 0 || at >= n {
+                        return Err(format!("chunk at element {} is off the chunk grid", at + 1));
+                    }
+                    chunks[(at / len) as usize] = Some((c.address, c.storage_size, c.filter_mask));
+                }
+                let filters = ds.filters();
+                if let Some(f) = filters
+                    .iter()
+                    .find(|f| ![DEFLATE, SHUFFLE, FLETCHER32].contains(f))
+                {
+                    return Err(format!(
+                        "HDF5 filter {f} is not supported for column vectors"
+                    ));
+                }
+                ColumnStore::Chunked {
+                    len,
+                    chunks,
+                    filters,
+                    last: Default::default(),
+                }
+            }
+            other => return Err(format!("storage {other:?} is not supported")),
+        };
+        let raw = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        Ok(Some(Column {
+            raw,
+            size,
+            big_endian,
+            store,
+        }))
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; len];
+        self.raw
+            .read_exact_at(&mut buf, offset)
+            .map_err(|e| format!("{len} bytes at offset {offset}: {e}"))?;
+        Ok(buf)
+    }
+
+    /// The bytes of elements `first .. first + count`.
+    fn bytes(&self, first: u64, count: u64) -> Result<Vec<u8>, String> {
+        let size = self.size as u64;
+        match &self.store {
+            ColumnStore::Contiguous(at) => self.read_at(at + first * size, (count * size) as usize),
+            ColumnStore::Chunked { len, .. } => {
+                let mut out = Vec::with_capacity((count * size) as usize);
+                let mut i = first;
+                while i < first + count {
+                    let chunk = self.chunk(i / len)?;
+                    let from = (i % len) as usize * self.size;
+                    let take = (len - i % len).min(first + count - i);
+                    let bytes = chunk
+                        .get(from..from + take as usize * self.size)
+                        .ok_or_else(|| format!("chunk at element {} is short", i + 1))?;
+                    out.extend_from_slice(bytes);
+                    i += take;
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Chunk number `k`, undone through its filters.
+    fn chunk(&self, k: u64) -> Result<std::sync::Arc<Vec<u8>>, String> {
+        let ColumnStore::Chunked {
+            len,
+            chunks,
+            filters,
+            last,
+        } = &self.store
+        else {
+            unreachable!("only chunked columns have chunks")
+        };
+        let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, bytes)) = last.as_ref().filter(|(at, _)| *at == k) {
+            debug_assert_eq!(*at, k);
+            return Ok(bytes.clone());
+        }
+        let element = k * len + 1;
+        let (address, stored, mask) = chunks[k as usize]
+            .ok_or_else(|| format!("the chunk holding element {element} is not stored"))?;
+        let expect = *len as usize * self.size;
+        let mut data = self.read_at(address, stored as usize)?;
+        for (i, &f) in filters.iter().enumerate().rev() {
+            if mask >> i & 1 == 1 {
+                continue;
+            }
+            data = match f {
+                DEFLATE => {
+                    let mut out = Vec::with_capacity(expect);
+                    use std::io::Read;
+                    flate2::read::ZlibDecoder::new(&data[..])
+                        .take(expect as u64 + 1)
+                        .read_to_end(&mut out)
+                        .map_err(|e| {
+                            format!("the chunk holding element {element}: deflate: {e}")
+                        })?;
+                    out
+                }
+                SHUFFLE => {
+                    let per = data.len() / self.size;
+                    let mut out = vec![0u8; data.len()];
+                    for (b, plane) in data.chunks_exact(per).enumerate().take(self.size) {
+                        for (j, &x) in plane.iter().enumerate() {
+                            out[j * self.size + b] = x;
+                        }
+                    }
+                    out
+                }
+                _ => {
+                    data.truncate(data.len().saturating_sub(4));
+                    data
+                }
+            };
+        }
+        if data.len() != expect {
+            return Err(format!(
+                "the chunk holding element {element} holds {} bytes, expected {expect}",
+                data.len()
+            ));
+        }
+        let data = std::sync::Arc::new(data);
+        *last = Some((k, data.clone()));
+        Ok(data)
+    }
 }
 
 fn mat_err(path: &Path, detail: String) -> FormatError {
@@ -165,25 +350,19 @@ impl Mat73File {
         if n > crate::board::MAX_N {
             return Err(FormatError::new(path, Problem::TooLarge(n)));
         }
-        let by_rows = shape[0] == n;
-        let mut f = Mat73File {
+        let column = if shape[0] == n {
+            None
+        } else {
+            Column::locate(path, &ds, n).map_err(|e| fail(format!("{var}: {e}")))?
+        };
+        Ok(Mat73File {
             path: path.to_path_buf(),
             file,
             var,
             n,
             dtype,
-            whole: None,
-        };
-        if !by_rows {
-            if n > MAX_WHOLE {
-                return Err(fail(format!(
-                    "variable {} is an {n}x1 column vector, read whole up to {MAX_WHOLE} elements; save a 1xN row vector",
-                    f.var
-                )));
-            }
-            f.whole = Some(f.convert(0, n)?);
-        }
-        Ok(f)
+            column,
+        })
     }
 
     /// The file.
@@ -198,47 +377,19 @@ impl Mat73File {
 
     /// Rows `first .. first + count` as validated row values.
     pub fn rows(&self, first: u64, count: u64) -> Result<Vec<u32>, FormatError> {
-        match &self.whole {
-            Some(w) => Ok(w[first as usize..(first + count) as usize].to_vec()),
-            None => self.convert(first, count),
-        }
+        self.convert(first, count)
     }
 
-    /// Reads and validates elements `first .. first + count` (a window of the leading
-    /// dimension, or everything for a column vector).
+    /// Reads and validates elements `first .. first + count`.
     fn convert(&self, first: u64, count: u64) -> Result<Vec<u32>, FormatError> {
         let fail = |d: String| mat_err(&self.path, format!("v7.3: {d}"));
-        let ds = self
-            .file
-            .dataset(&self.var)
-            .map_err(|e| fail(format!("{}: {e}", self.var)))?;
-        let whole = self.whole.is_none() && ds.shape().map(|s| s[0] != self.n).unwrap_or(false);
-        let read_err = |e: hdf5_pure::Error| {
+        let values = self.values(first, count).map_err(|e| {
             fail(format!(
                 "{}: reading elements {}..: {e}",
                 self.var,
                 first + 1
             ))
-        };
-        macro_rules! read {
-            ($rows:ident, $all:ident) => {
-                if whole {
-                    ds.$all()
-                } else {
-                    ds.$rows(first, count)
-                }
-                .map_err(read_err)?
-            };
-        }
-        // Reads as one type, widened to another for checking.
-        macro_rules! read_as {
-            ($rows:ident, $all:ident, $to:ty) => {
-                read!($rows, $all)
-                    .into_iter()
-                    .map(<$to>::from)
-                    .collect::<Vec<$to>>()
-            };
-        }
+        })?;
         let n = self.n;
         let var = &self.var;
         let check = |i: usize, v: Result<u64, String>| -> Result<u32, FormatError> {
@@ -249,27 +400,8 @@ impl Mat73File {
             }
             Ok(v as u32)
         };
-        let ints = |v: Vec<i64>| -> Result<Vec<u32>, FormatError> {
-            v.into_iter()
-                .enumerate()
-                .map(|(i, x)| check(i, super::mat5::nonneg(x)))
-                .collect()
-        };
-        let uints = |v: Vec<u64>| -> Result<Vec<u32>, FormatError> {
-            v.into_iter()
-                .enumerate()
-                .map(|(i, x)| check(i, Ok(x)))
-                .collect()
-        };
-        let floats = |v: Vec<f64>| -> Result<Vec<u32>, FormatError> {
-            v.into_iter()
-                .enumerate()
-                .map(|(i, x)| check(i, super::mat5::integral(x)))
-                .collect()
-        };
-        match self.dtype {
-            DType::U32 => {
-                let v = read!(read_u32_rows, read_u32);
+        match values {
+            Values::U32(v) => {
                 if let Some(i) = v.iter().position(|&x| x as u64 > n) {
                     return Err(fail(format!(
                         "{var}({}) = {} is larger than n = {n}",
@@ -279,15 +411,102 @@ impl Mat73File {
                 }
                 Ok(v)
             }
-            DType::U8 => uints(read_as!(read_u8_rows, read_u8, u64)),
-            DType::U16 => uints(read_as!(read_u16_rows, read_u16, u64)),
-            DType::U64 => uints(read!(read_u64_rows, read_u64)),
-            DType::I8 => ints(read_as!(read_i8_rows, read_i8, i64)),
-            DType::I16 => ints(read_as!(read_i16_rows, read_i16, i64)),
-            DType::I32 => ints(read_as!(read_i32_rows, read_i32, i64)),
-            DType::I64 => ints(read!(read_i64_rows, read_i64)),
-            DType::F32 => floats(read_as!(read_f32_rows, read_f32, f64)),
-            _ => floats(read!(read_f64_rows, read_f64)),
+            Values::U(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| check(i, Ok(x)))
+                .collect(),
+            Values::I(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| check(i, super::mat5::nonneg(x)))
+                .collect(),
+            Values::F(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| check(i, super::mat5::integral(x)))
+                .collect(),
+        }
+    }
+
+    /// Elements `first .. first + count` as read, widened to one of four types.
+    fn values(&self, first: u64, count: u64) -> Result<Values, String> {
+        if let Some(col) = &self.column {
+            return Ok(Values::decode(
+                &col.bytes(first, count)?,
+                &self.dtype,
+                col.big_endian,
+            ));
+        }
+        let ds = self.file.dataset(&self.var).map_err(|e| e.to_string())?;
+        // A column vector without a Column is compact: small, read whole.
+        let whole = ds.shape().map(|s| s[0] != self.n).unwrap_or(false);
+        let window = (first as usize)..(first + count) as usize;
+        macro_rules! read {
+            ($rows:ident, $all:ident) => {
+                if whole {
+                    ds.$all().map(|v| v[window.clone()].to_vec())
+                } else {
+                    ds.$rows(first, count)
+                }
+                .map_err(|e| e.to_string())?
+            };
+        }
+        // Reads as one type, widened to another.
+        macro_rules! read_as {
+            ($rows:ident, $all:ident, $to:ty) => {
+                read!($rows, $all).into_iter().map(<$to>::from).collect()
+            };
+        }
+        Ok(match self.dtype {
+            DType::U32 => Values::U32(read!(read_u32_rows, read_u32)),
+            DType::U8 => Values::U(read_as!(read_u8_rows, read_u8, u64)),
+            DType::U16 => Values::U(read_as!(read_u16_rows, read_u16, u64)),
+            DType::U64 => Values::U(read!(read_u64_rows, read_u64)),
+            DType::I8 => Values::I(read_as!(read_i8_rows, read_i8, i64)),
+            DType::I16 => Values::I(read_as!(read_i16_rows, read_i16, i64)),
+            DType::I32 => Values::I(read_as!(read_i32_rows, read_i32, i64)),
+            DType::I64 => Values::I(read!(read_i64_rows, read_i64)),
+            DType::F32 => Values::F(read_as!(read_f32_rows, read_f32, f64)),
+            _ => Values::F(read!(read_f64_rows, read_f64)),
+        })
+    }
+}
+
+/// A window of elements, widened for checking.
+enum Values {
+    U32(Vec<u32>),
+    U(Vec<u64>),
+    I(Vec<i64>),
+    F(Vec<f64>),
+}
+
+impl Values {
+    /// Elements of type `dtype` stored in `bytes`, in either byte order.
+    fn decode(bytes: &[u8], dtype: &DType, big_endian: bool) -> Values {
+        macro_rules! each {
+            ($t:ty) => {
+                bytes.chunks_exact(std::mem::size_of::<$t>()).map(|b| {
+                    let b = b.try_into().expect("chunks_exact gives whole elements");
+                    if big_endian {
+                        <$t>::from_be_bytes(b)
+                    } else {
+                        <$t>::from_le_bytes(b)
+                    }
+                })
+            };
+        }
+        match dtype {
+            DType::U32 => Values::U32(each!(u32).collect()),
+            DType::U8 => Values::U(each!(u8).map(u64::from).collect()),
+            DType::U16 => Values::U(each!(u16).map(u64::from).collect()),
+            DType::U64 => Values::U(each!(u64).collect()),
+            DType::I8 => Values::I(each!(i8).map(i64::from).collect()),
+            DType::I16 => Values::I(each!(i16).map(i64::from).collect()),
+            DType::I32 => Values::I(each!(i32).map(i64::from).collect()),
+            DType::I64 => Values::I(each!(i64).collect()),
+            DType::F32 => Values::F(each!(f32).map(f64::from).collect()),
+            _ => Values::F(each!(f64).collect()),
         }
     }
 }
@@ -369,5 +588,35 @@ impl DataProducer for Spooled {
         let start = block.first_element as usize * 4;
         out.extend_from_slice(&self.0[start..start + block.elements as usize * 4]);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/mat")
+            .join(name)
+    }
+
+    /// Column vectors in chunks of 16 (deflate, shuffle) and 7 (Fletcher-32, big-endian):
+    /// every window, whether inside one chunk or across several, reads as the whole does.
+    #[test]
+    fn column_windows_cross_chunks() {
+        for name in ["h5py-v73-double-col-chunked", "h5py-v73-int16-col-fletcher"] {
+            let f = Mat73File::open(&fixture(&format!("{name}.mat")), None).unwrap();
+            assert!(f.column.is_some(), "{name} is stored outside the header");
+            let text = std::fs::read_to_string(fixture(&format!("{name}.expected.txt"))).unwrap();
+            let expect: Vec<u32> = text.lines().map(|l| l.trim().parse().unwrap()).collect();
+            assert_eq!(f.n(), expect.len() as u64);
+            for first in 0..f.n() {
+                for count in [1, 6, 17, 40].map(|c: u64| c.min(f.n() - first)) {
+                    let got = f.rows(first, count).unwrap();
+                    assert_eq!(got, expect[first as usize..(first + count) as usize]);
+                }
+            }
+        }
     }
 }
