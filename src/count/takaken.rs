@@ -144,7 +144,10 @@ impl Kernel {
             }
             let bit = todo[y] & todo[y].wrapping_neg();
             todo[y] ^= bit;
-            board[y] = bit;
+            if !CORNER {
+                // Only the symmetry check of non-corner placements reads the board.
+                board[y] = bit;
+            }
             let (l, d, r) = (
                 (lefts[y] | bit) << 1,
                 downs[y] | bit,
@@ -158,7 +161,21 @@ impl Kernel {
             if free == 0 {
                 continue;
             }
-            if let Some(next) = self.choices::<CORNER>(y + 1, d, free) {
+            if let Some(mut next) = self.choices::<CORNER>(y + 1, d, free) {
+                if y + 2 == self.last {
+                    // The row before the last is tried here rather than pushed: its level
+                    // is the widest and its squares lead straight to leaves.
+                    while next != 0 {
+                        let b = next & next.wrapping_neg();
+                        next ^= b;
+                        if !CORNER {
+                            board[y + 1] = b;
+                        }
+                        let last = self.mask & !((l | b) << 1 | d | b | (r | b) >> 1);
+                        self.leaf::<CORNER>(last, board, out);
+                    }
+                    continue;
+                }
                 y = (y + 1) & 31;
                 lefts[y] = l;
                 downs[y] = d;
