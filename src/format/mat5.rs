@@ -65,6 +65,9 @@ struct Cursor<'a> {
     /// Offset of `bytes[0]` in the file (or in the decompressed stream, with `inside`).
     base: u64,
     inside: Option<u64>,
+    /// The bytes are only the first part of the stream (a compressed element's headers):
+    /// elements may run past them, and are checked when their data is read.
+    partial: bool,
 }
 
 impl Cursor<'_> {
@@ -113,7 +116,7 @@ impl Cursor<'_> {
         let len = self.u32(pos + 4)? as usize;
         let start = pos + 8;
         let remain = self.bytes.len().saturating_sub(start);
-        if len > remain {
+        if len > remain && !self.partial {
             return Err(format!(
                 "element at {} claims {len} bytes but only {remain} remain",
                 self.at(pos)
@@ -121,7 +124,7 @@ impl Cursor<'_> {
         }
         let end = start + len;
         let next = if padded { (end + 7) & !7 } else { end };
-        Ok((first, start..end, next.min(self.bytes.len())))
+        Ok((first, start..end, next))
     }
 }
 
@@ -132,9 +135,27 @@ struct Variable {
     flags: u32,
     dims: Vec<u64>,
     data_type: u32,
-    data: Vec<u8>,
+    data: DataSource,
     big: bool,
     offset: String,
+}
+
+/// Where a variable's values are: bytes `range` of the file, or of the inflated stream of
+/// the compressed element at `compressed` (its offset and its bytes in the file).
+#[derive(Clone)]
+struct DataSource {
+    compressed: Option<(usize, std::ops::Range<usize>)>,
+    range: std::ops::Range<usize>,
+}
+
+/// Inflated bytes read from the front of a compressed element to find its headers.
+const HEADERS: u64 = 1 << 16;
+
+/// Values converted per step while streaming a variable.
+const STEP_BYTES: usize = 1 << 20;
+
+fn corrupt(pos: usize, e: std::io::Error) -> String {
+    format!("corrupt zlib stream in the element at offset {pos}: {e}")
 }
 
 fn class_name(class: u8) -> &'static str {
@@ -182,8 +203,9 @@ impl Variable {
         )
     }
 
-    /// The values as rows, checked to be integers in 0..=n.
-    fn rows(&self) -> Result<Vec<u32>, String> {
+    /// The values as little-endian `u32` row bytes, checked to be integers in 0..=n,
+    /// streamed from `file` (inflated step by step for a compressed variable).
+    fn rows(&self, file: &[u8]) -> Result<Vec<u8>, String> {
         if !(6..=15).contains(&self.class) {
             return Err(format!(
                 "variable {} is a {} array, expected a numeric vector",
@@ -218,15 +240,38 @@ impl Variable {
                 ));
             }
         };
-        if self.data.len() as u64 != n * size as u64 {
-            return Err(format!(
-                "variable {}: data holds {} bytes at {}, but {n} values of {size} bytes need {}",
+        let declared = self.data.range.len() as u64;
+        let short = |got: u64| {
+            format!(
+                "variable {}: data holds {got} bytes at {}, but {n} values of {size} bytes need {}",
                 self.name,
-                self.data.len(),
                 self.offset,
                 n * size as u64
+            )
+        };
+        if declared != n * size as u64 {
+            return Err(short(declared));
+        }
+        if n > crate::board::MAX_N {
+            return Err(format!(
+                "variable {}: {n} values, more than a board has",
+                self.name
             ));
         }
+        let mut reader: Box<dyn Read> = match &self.data.compressed {
+            None => Box::new(&file[self.data.range.clone()]),
+            Some((pos, element)) => {
+                let mut z = flate2::read::ZlibDecoder::new(&file[element.clone()]);
+                let skip = self.data.range.start as u64;
+                let skipped = std::io::copy(&mut (&mut z).take(skip), &mut std::io::sink())
+                    .map_err(|e| corrupt(*pos, e))?;
+                if skipped < skip {
+                    return Err(short(0));
+                }
+                Box::new(z.take(declared))
+            }
+        };
+        let pos = self.data.compressed.as_ref().map_or(0, |c| c.0);
         let big = self.big;
         let word = |c: &[u8]| -> u64 {
             let mut b = [0u8; 8];
@@ -238,29 +283,41 @@ impl Variable {
                 u64::from_le_bytes(b)
             }
         };
-        let mut rows = Vec::with_capacity(n as usize);
-        for (i, c) in self.data.chunks_exact(size).enumerate() {
-            let w = word(c);
-            let value: Result<u64, String> = match self.data_type {
-                MI_UINT8 | MI_UINT16 | MI_UINT32 | MI_UINT64 => Ok(w),
-                MI_INT8 => Ok(w as u8 as i8 as i64).and_then(nonneg),
-                MI_INT16 => Ok(w as u16 as i16 as i64).and_then(nonneg),
-                MI_INT32 => Ok(w as u32 as i32 as i64).and_then(nonneg),
-                MI_INT64 => Ok(w as i64).and_then(nonneg),
-                MI_SINGLE => integral(f32::from_bits(w as u32) as f64),
-                _ => integral(f64::from_bits(w)),
-            };
-            let v = value.map_err(|e| format!("{}({}) {e}", self.name, i + 1))?;
-            if v > n {
-                return Err(format!(
-                    "{}({}) = {v} is larger than n = {n}",
-                    self.name,
-                    i + 1
-                ));
+        // Grown as values arrive: the declared size of a compressed variable is unchecked.
+        let mut out = Vec::with_capacity((4 * n as usize).min(1 << 26));
+        let mut buf = vec![0u8; STEP_BYTES];
+        let mut i = 0u64;
+        while i < n {
+            let want = ((n - i) as usize * size).min(STEP_BYTES);
+            let mut got = 0;
+            while got < want {
+                match reader.read(&mut buf[got..want]) {
+                    Ok(0) => return Err(short(i * size as u64 + got as u64)),
+                    Ok(k) => got += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(corrupt(pos, e)),
+                }
             }
-            rows.push(v as u32);
+            for c in buf[..want].chunks_exact(size) {
+                i += 1;
+                let w = word(c);
+                let value: Result<u64, String> = match self.data_type {
+                    MI_UINT8 | MI_UINT16 | MI_UINT32 | MI_UINT64 => Ok(w),
+                    MI_INT8 => Ok(w as u8 as i8 as i64).and_then(nonneg),
+                    MI_INT16 => Ok(w as u16 as i16 as i64).and_then(nonneg),
+                    MI_INT32 => Ok(w as u32 as i32 as i64).and_then(nonneg),
+                    MI_INT64 => Ok(w as i64).and_then(nonneg),
+                    MI_SINGLE => integral(f32::from_bits(w as u32) as f64),
+                    _ => integral(f64::from_bits(w)),
+                };
+                let v = value.map_err(|e| format!("{}({i}) {e}", self.name))?;
+                if v > n {
+                    return Err(format!("{}({i}) = {v} is larger than n = {n}", self.name));
+                }
+                out.extend_from_slice(&(v as u32).to_le_bytes());
+            }
         }
-        Ok(rows)
+        Ok(out)
     }
 }
 
@@ -281,7 +338,13 @@ pub(super) fn integral(v: f64) -> Result<u64, String> {
     Ok(v as u64)
 }
 
-fn parse_matrix(c: &Cursor, range: std::ops::Range<usize>) -> Result<Variable, String> {
+/// The variable in the miMATRIX element at `range` of `c`; `compressed` is the file range
+/// of the compressed element `c` was inflated from, if any.
+fn parse_matrix(
+    c: &Cursor,
+    range: std::ops::Range<usize>,
+    compressed: std::ops::Range<usize>,
+) -> Result<Variable, String> {
     let (t, flags, mut pos) = c.element(range.start, true)?;
     if t != MI_UINT32 || flags.len() != 8 {
         return Err(format!("array flags missing at {}", c.at(range.start)));
@@ -302,13 +365,22 @@ fn parse_matrix(c: &Cursor, range: std::ops::Range<usize>) -> Result<Variable, S
     if t != MI_INT8 {
         return Err(format!("array name missing at {}", c.at(pos)));
     }
-    let name = String::from_utf8_lossy(&c.bytes[name_range]).into_owned();
+    let name = String::from_utf8_lossy(
+        c.bytes
+            .get(name_range)
+            .ok_or_else(|| format!("array name runs past the headers at {}", c.at(pos)))?,
+    )
+    .into_owned();
     pos = next;
     let (data_type, data, offset) = if (6..=15).contains(&class) && pos < range.end {
         let (t, data, _) = c.element(pos, true)?;
-        (t, c.bytes[data].to_vec(), c.at(pos))
+        (t, data, c.at(pos))
     } else {
-        (0, Vec::new(), c.at(pos))
+        (0, 0..0, c.at(pos))
+    };
+    let data = DataSource {
+        compressed: c.inside.map(|p| (p as usize, compressed)),
+        range: data,
     };
     Ok(Variable {
         name,
@@ -322,8 +394,10 @@ fn parse_matrix(c: &Cursor, range: std::ops::Range<usize>) -> Result<Variable, S
     })
 }
 
-/// Reads the rows of variable `var` (or of the only numeric vector) from a Level 5 file.
-pub fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
+/// Reads the rows of variable `var` (or of the only numeric vector) from a Level 5 file, as
+/// little-endian `u32` row bytes. Compressed variables are inflated twice: their headers
+/// first, then the chosen one's values step by step, so memory holds the rows only.
+pub fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u8>, FormatError> {
     let fail = |m: String| FormatError::new(path, Problem::Mat(m));
     if bytes.len() < 128 {
         return Err(fail(format!(
@@ -337,31 +411,30 @@ pub fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, Fo
         big,
         base: 0,
         inside: None,
+        partial: false,
     };
     let mut vars = Vec::new();
     let mut pos = 128;
     while pos + 8 <= bytes.len() {
         let (t, range, next) = file.element(pos, true).map_err(&fail)?;
         match t {
-            MI_MATRIX => vars.push(parse_matrix(&file, range).map_err(&fail)?),
+            MI_MATRIX => vars.push(parse_matrix(&file, range, 0..0).map_err(&fail)?),
             MI_COMPRESSED => {
-                let mut inflated = Vec::new();
+                let mut head = Vec::new();
                 flate2::read::ZlibDecoder::new(&bytes[range.clone()])
-                    .read_to_end(&mut inflated)
-                    .map_err(|e| {
-                        fail(format!(
-                            "corrupt zlib stream in the element at offset {pos}: {e}"
-                        ))
-                    })?;
+                    .take(HEADERS)
+                    .read_to_end(&mut head)
+                    .map_err(|e| fail(corrupt(pos, e)))?;
                 let inner = Cursor {
-                    bytes: &inflated,
+                    bytes: &head,
                     big,
                     base: 0,
                     inside: Some(pos as u64),
+                    partial: true,
                 };
                 let (t, r, _) = inner.element(0, true).map_err(&fail)?;
                 if t == MI_MATRIX {
-                    vars.push(parse_matrix(&inner, r).map_err(&fail)?);
+                    vars.push(parse_matrix(&inner, r, range.clone()).map_err(&fail)?);
                 }
                 // Compressed elements are not padded.
                 pos = range.end;
@@ -399,7 +472,7 @@ pub fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, Fo
             }
         }
     };
-    chosen.rows().map_err(fail)
+    chosen.rows(bytes).map_err(fail)
 }
 
 fn list(vars: &[Variable]) -> String {

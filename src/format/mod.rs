@@ -91,9 +91,15 @@ impl Input {
             .map(str::to_ascii_lowercase);
         match mat5::sniff(head) {
             mat5::Sniff::Level5 => {
-                let bytes = std::fs::read(path).map_err(|e| fail(Problem::Read(e)))?;
-                let rows = mat5::read(path, &bytes, opts.var.as_deref())?;
-                return Self::from_rows(path, MAT5, &rows);
+                // Mapped rather than read: only the rows are held in memory.
+                let map =
+                    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| fail(Problem::Read(e)))?;
+                let bytes = mat5::read(path, &map, opts.var.as_deref())?;
+                return Ok(Input::Memory {
+                    path: path.to_path_buf(),
+                    format: MAT5,
+                    bytes,
+                });
             }
             mat5::Sniff::V73 => {
                 let f = mat73::Mat73File::open(path, opts.var.as_deref())?;
