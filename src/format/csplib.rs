@@ -78,14 +78,7 @@ pub fn read_file(path: &Path, diags: Option<u64>) -> Result<ParamFile, FormatErr
 pub fn parse(path: &Path, text: &[u8], diags: Option<u64>) -> Result<ParamFile, FormatError> {
     let fail = |line, detail| FormatError::new(path, Problem::Text { line, detail });
     let whole = |detail: String| FormatError::new(path, Problem::Csplib(detail));
-    let text = std::str::from_utf8(text).map_err(|e| {
-        let line = text[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64
-            + 1;
-        fail(line, "not UTF-8 text".into())
-    })?;
+    let text = super::text::utf8(path, text)?;
     let statements = Parser::new(text)
         .statements()
         .map_err(|(l, d)| fail(l, d))?;

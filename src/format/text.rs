@@ -6,17 +6,28 @@ use super::{AtomicFile, FormatError, Problem};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-/// Parses the row values of a text file.
-pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
-    let fail = |line, detail| FormatError::new(path, Problem::Text { line, detail });
-    let text = std::str::from_utf8(text).map_err(|e| {
-        let line = text[..e.valid_up_to()]
+/// `bytes` as text, or an error naming the first line that is not UTF-8.
+pub(crate) fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, FormatError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
             .iter()
             .filter(|&&b| b == b'\n')
             .count() as u64
             + 1;
-        fail(line, "not UTF-8 text".into())
-    })?;
+        FormatError::new(
+            path,
+            Problem::Text {
+                line,
+                detail: "not UTF-8 text".into(),
+            },
+        )
+    })
+}
+
+/// Parses the row values of a text file.
+pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
+    let fail = |line, detail| FormatError::new(path, Problem::Text { line, detail });
+    let text = utf8(path, text)?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i as u64 + 1;
