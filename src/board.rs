@@ -189,14 +189,54 @@ impl Bitmap {
         }
     }
 
+    /// The clear bits of word `w` that lie in `from..to`, as set bits.
+    #[inline]
+    fn clear_in(&self, w: usize, from: u64, to: u64) -> u64 {
+        let mut bits = !self.words[w];
+        if w == (from >> 6) as usize {
+            bits &= !0u64 << (from & 63);
+        }
+        if w == ((to - 1) >> 6) as usize && to & 63 != 0 {
+            bits &= (1u64 << (to & 63)) - 1;
+        }
+        bits
+    }
+
     /// Number of clear bits in `from..to`.
     pub fn count_clear(&self, from: u64, to: u64) -> u64 {
-        let mut c = 0;
-        self.for_each_clear(from, to, |_| {
-            c += 1;
-            true
-        });
-        c
+        if from >= to {
+            return 0;
+        }
+        (((from >> 6) as usize)..=(((to - 1) >> 6) as usize))
+            .map(|w| self.clear_in(w, from, to).count_ones() as u64)
+            .sum()
+    }
+
+    /// The positions of the clear bits in `from..to` whose rank among them (from 0) is a
+    /// multiple of `every`, in increasing order: where each run of `every` clear bits
+    /// starts. Counts a word at a time, so it costs a pass over the words, not the bits.
+    pub fn every_nth_clear(&self, from: u64, to: u64, every: u64) -> Vec<u64> {
+        assert!(every > 0);
+        let mut marks = Vec::new();
+        if from >= to {
+            return marks;
+        }
+        // Clear bits still to pass before the next mark.
+        let mut skip = 0u64;
+        for w in ((from >> 6) as usize)..=(((to - 1) >> 6) as usize) {
+            let mut bits = self.clear_in(w, from, to);
+            let mut count = bits.count_ones() as u64;
+            while count > skip {
+                for _ in 0..skip {
+                    bits &= bits - 1;
+                }
+                marks.push(((w as u64) << 6) | bits.trailing_zeros() as u64);
+                count -= skip;
+                skip = every;
+            }
+            skip -= count;
+        }
+        marks
     }
 
     /// Sets bit `i` and tells whether it was already set.
@@ -369,6 +409,31 @@ mod tests {
                 assert!(b.take(line));
             }
             assert!(!b.is_free(row, col));
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn every_nth_clear_matches_a_bit_by_bit_scan(
+            set in proptest::collection::vec(any::<bool>(), 1..400),
+            from in 0u64..400,
+            len in 0u64..400,
+            every in 1u64..80,
+        ) {
+            let bits = set.len() as u64;
+            let mut b = Bitmap::new(bits);
+            for (i, &s) in set.iter().enumerate() {
+                if s {
+                    b.set(i as u64);
+                }
+            }
+            let (from, to) = (from.min(bits), (from + len).min(bits));
+            let clear: Vec<u64> = (from..to).filter(|&i| !b.get(i)).collect();
+            let expected: Vec<u64> = clear.iter().copied().step_by(every as usize).collect();
+            prop_assert_eq!(b.every_nth_clear(from, to, every), expected);
+            prop_assert_eq!(b.count_clear(from, to), clear.len() as u64);
         }
     }
 }

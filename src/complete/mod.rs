@@ -67,11 +67,19 @@ fn splitmix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The free rows left after phase 2 (the end game's residual size) for an n-board:
-/// 7 ln n, measured on the Table 2 protocol against 8.5, 10, 20 and 40 ln n (BENCHMARKS.md):
-/// smaller end games are cheaper, and the extra dead ends they cause are cheap too.
+/// The free rows left after phase 2 (the end game's residual size) for an n-board: the
+/// larger of 7 ln n and the cube root of n.
+///
+/// 7 ln n was measured best on the Table 2 protocol up to n = 1e8, against 8.5, 10, 20 and
+/// 40 ln n (BENCHMARKS.md): smaller end games are cheaper, and the extra dead ends they
+/// cause are cheap too. On the empty board (random solutions) it is too deep from about
+/// n = 1e8: there rows near level 3 have one or two free cells left, phase 2 ran into dead
+/// rows or infeasible residuals 48 times in 4 restarts at n = 3e8 and never finished,
+/// while an end game of 30 ln n rows (585) finished on the first attempt. The cube root
+/// takes over from n = 1e6 on, where an end game of a few hundred rows costs milliseconds.
 pub fn level3(n: u64) -> u64 {
-    ((7.0 * (n.max(2) as f64).ln()) as u64).clamp(32, 1024)
+    let x = n.max(2) as f64;
+    ((7.0 * x.ln()).max(x.cbrt()) as u64).clamp(32, 1024)
 }
 
 /// The free rows at which phase 1 stops (it usually stalls earlier, see [`PAIRING_STALL`]).

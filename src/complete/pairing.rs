@@ -14,7 +14,8 @@
 //! not depend on the number of threads.
 
 use super::seeded_rng;
-use super::state::BoardState;
+use super::state::{BoardState, DiagonalPlacer};
+use crate::board::Bitmap;
 use rand::RngExt;
 use rayon::prelude::*;
 
@@ -126,22 +127,24 @@ fn shuffled(mut cols: Vec<u32>, seed: u64, round: u64, t: usize) -> Vec<u32> {
     cols
 }
 
-/// Places each (row, column) pair whose diagonals are free. (Re-pairing a chunk pair's
-/// leftovers while its windows are in cache was tried: it pairs deeper, which leaves rows
-/// without free cells, and made phase 2 fail far more often.)
-fn place_pairs(state: &mut BoardState, rows: &[u32], cols: &[u32]) {
+/// Places each (row, column) pair whose diagonals are free and returns the pairs placed.
+/// (Re-pairing a chunk pair's leftovers while its windows are in cache was tried: it pairs
+/// deeper, which leaves rows without free cells, and made phase 2 fail far more often.)
+fn place_pairs(
+    placer: &mut DiagonalPlacer,
+    rows: &[u32],
+    cols: &[u32],
+    placed: &mut Vec<(u32, u32)>,
+) {
     let len = rows.len().min(cols.len());
     for k in 0..len {
         // With sparse free rows every check is a cache miss: start them early so that they
         // overlap (a prefetch changes nothing on the board, so results are the same).
         if k + AHEAD < len {
-            state
-                .lines
-                .prefetch_diagonals(rows[k + AHEAD] as u64, cols[k + AHEAD] as u64);
+            placer.prefetch(rows[k + AHEAD] as u64, cols[k + AHEAD] as u64);
         }
-        let (i, j) = (rows[k] as u64, cols[k] as u64);
-        if state.lines.diagonals_free(i, j) {
-            state.place(i, j);
+        if placer.place_if_diagonals_free(rows[k] as u64, cols[k] as u64) {
+            placed.push((rows[k], cols[k]));
         }
     }
 }
@@ -164,56 +167,69 @@ fn list_round(
         seed,
         round,
         stop,
-        |_, t, u| (slice(rows, t), slice(cols, u)),
+        |_, _, t, u| (slice(rows, t), slice(cols, u)),
     );
 }
 
-/// Pairs row chunk t with column chunk pi(t) for every chunk of a round: `gather(state, t,
-/// u)` returns row chunk t and column chunk u; batches are gathered and shuffled in
-/// parallel, then placed in chunk order on this thread.
+/// Pairs row chunk t with column chunk pi(t) for every chunk of a round: `gather(rows,
+/// columns, t, u)` returns row chunk t and column chunk u given the taken-row and
+/// taken-column bitmaps. Chunks go in batches, placed in chunk order on one thread while
+/// the next batch is gathered and shuffled on the others. Each chunk's rows and columns
+/// are touched only by its own pairs, so gathering a batch ahead of placing the one before
+/// sees the same free rows and columns as gathering just before its own turn: the result
+/// does not depend on the number of threads.
 fn run_chunks(
     state: &mut BoardState,
     chunks: usize,
     seed: u64,
     round: u64,
     stop: &dyn Fn() -> bool,
-    gather: impl Fn(&BoardState, usize, usize) -> (Vec<u32>, Vec<u32>) + Sync,
+    gather: impl Fn(&Bitmap, &Bitmap, usize, usize) -> (Vec<u32>, Vec<u32>) + Sync,
 ) {
     let pi = chunk_permutation(chunks, seed, round);
     let batch = 4 * rayon::current_num_threads();
+    let gather_batch = |rows: &Bitmap, cols: &Bitmap, first: usize| -> Vec<(Vec<u32>, Vec<u32>)> {
+        (first..(first + batch).min(chunks))
+            .into_par_iter()
+            .map(|t| {
+                let (r, c) = gather(rows, cols, t, pi[t]);
+                (r, shuffled(c, seed, round, t))
+            })
+            .collect()
+    };
+    let mut next = {
+        let (rows, cols, _) = state.split_for_pairing();
+        gather_batch(rows, cols, 0)
+    };
+    let mut placed = Vec::new();
     for first in (0..chunks).step_by(batch) {
         if stop() {
             return;
         }
-        let last = (first + batch).min(chunks);
-        let st = &*state;
-        let pairs: Vec<(Vec<u32>, Vec<u32>)> = (first..last)
-            .into_par_iter()
-            .map(|t| {
-                let (rows, cols) = gather(st, t, pi[t]);
-                (rows, shuffled(cols, seed, round, t))
-            })
-            .collect();
-        // Each chunk's rows and columns are touched only by its own pairs, so gathering
-        // ahead of placing sees the same free rows and columns as gathering just before.
-        for (rows, cols) in pairs {
-            place_pairs(state, &rows, &cols);
-        }
+        let current = std::mem::take(&mut next);
+        placed.clear();
+        let (rows, cols, mut placer) = state.split_for_pairing();
+        let ahead = first + batch;
+        rayon::join(
+            || {
+                for (r, c) in &current {
+                    place_pairs(&mut placer, r, c, &mut placed);
+                }
+            },
+            || {
+                if ahead < chunks {
+                    next = gather_batch(rows, cols, ahead);
+                }
+            },
+        );
+        state.take_rows_and_columns(&placed);
     }
 }
 
-/// Positions (in a bitmap scan of 1..=n) where each chunk of `chunk` clear bits starts,
-/// plus the end: chunk t is the clear bits in `starts[t]..starts[t + 1]`.
-fn chunk_starts(scan: impl Fn(&mut dyn FnMut(u64) -> bool), n: u64, chunk: u64) -> Vec<u64> {
-    let mut starts = Vec::new();
-    let mut seen = 0u64;
-    scan(&mut |i| {
-        if seen.is_multiple_of(chunk) {
-            starts.push(i);
-        }
-        seen += 1;
-        true
-    });
+/// Where each chunk of `chunk` clear bits of `bits` (over 1..=n) starts, plus the end:
+/// chunk t is the clear bits in `starts[t]..starts[t + 1]`.
+fn chunk_starts(bits: &Bitmap, n: u64, chunk: u64) -> Vec<u64> {
+    let mut starts = bits.every_nth_clear(1, n + 1, chunk);
     starts.push(n + 1);
     starts
 }
@@ -221,10 +237,12 @@ fn chunk_starts(scan: impl Fn(&mut dyn FnMut(u64) -> bool), n: u64, chunk: u64) 
 fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() -> bool) {
     let n = state.n;
     let chunk = chunk_size(state.free(), n);
-    let row_starts = chunk_starts(|f| state.for_each_free_row(f), n, chunk);
-    let col_starts = chunk_starts(|f| state.for_each_free_column(f), n, chunk);
+    let (row_starts, col_starts) = rayon::join(
+        || chunk_starts(&state.taken_rows, n, chunk),
+        || chunk_starts(&state.lines.columns, n, chunk),
+    );
     debug_assert_eq!(row_starts.len(), col_starts.len());
-    let clear_bits = |bits: &crate::board::Bitmap, starts: &[u64], t: usize| {
+    let clear_bits = |bits: &Bitmap, starts: &[u64], t: usize| {
         let mut v = Vec::with_capacity(chunk as usize);
         bits.for_each_clear(starts[t], starts[t + 1], |i| {
             v.push(i as u32);
@@ -238,10 +256,10 @@ fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() 
         seed,
         round,
         stop,
-        |st, t, u| {
+        |rows, cols, t, u| {
             (
-                clear_bits(&st.taken_rows, &row_starts, t),
-                clear_bits(&st.lines.columns, &col_starts, u),
+                clear_bits(rows, &row_starts, t),
+                clear_bits(cols, &col_starts, u),
             )
         },
     );

@@ -83,6 +83,34 @@ impl BoardState {
         }
     }
 
+    /// Splits the state for pipelined pairing: the taken rows and columns, which one
+    /// thread reads to gather the next chunks, and a [`DiagonalPlacer`] that places queens
+    /// on another thread. The placer leaves the row and column bits alone; the caller sets
+    /// them afterwards with [`BoardState::take_rows_and_columns`].
+    pub fn split_for_pairing(&mut self) -> (&Bitmap, &Bitmap, DiagonalPlacer<'_>) {
+        let LineBitmaps { n, columns, d1, d2 } = &mut self.lines;
+        (
+            &self.taken_rows,
+            columns,
+            DiagonalPlacer {
+                n: *n,
+                d1,
+                d2,
+                rows: &mut self.rows,
+                free: &mut self.free,
+                journal: &mut self.journal,
+            },
+        )
+    }
+
+    /// Sets the row and column bits of queens placed by a [`DiagonalPlacer`].
+    pub fn take_rows_and_columns(&mut self, placed: &[(u32, u32)]) {
+        for &(i, j) in placed {
+            self.taken_rows.set(i as u64);
+            self.lines.columns.set(j as u64);
+        }
+    }
+
     fn unplace(&mut self, row: u64) {
         let col = self.rows.get(row);
         self.rows.set(row, 0);
@@ -140,5 +168,44 @@ impl BoardState {
     /// Writes the header of the row store; see [`RowStore::seal`].
     pub fn seal(&mut self) -> std::io::Result<crate::format::Header> {
         self.rows.seal()
+    }
+}
+
+/// Places queens whose rows and columns are known to be free, checking only their
+/// diagonals: the part of [`BoardState::place`] that pairing can run while another thread
+/// reads the taken rows and columns.
+pub struct DiagonalPlacer<'a> {
+    n: u64,
+    d1: &'a mut Bitmap,
+    d2: &'a mut Bitmap,
+    rows: &'a mut RowStore,
+    free: &'a mut u64,
+    journal: &'a mut Option<Vec<u32>>,
+}
+
+impl DiagonalPlacer<'_> {
+    /// Prefetches the diagonal words of (`row`, `col`), for a placement soon.
+    #[inline]
+    pub fn prefetch(&self, row: u64, col: u64) {
+        self.d1.prefetch(self.n + col - row);
+        self.d2.prefetch(row + col);
+    }
+
+    /// Places a queen on (`row`, `col`) if both its diagonals are free; tells whether it did.
+    /// The row and the column must be free and are not marked taken here.
+    #[inline]
+    pub fn place_if_diagonals_free(&mut self, row: u64, col: u64) -> bool {
+        let (a, b) = (self.n + col - row, row + col);
+        if self.d1.get(a) || self.d2.get(b) {
+            return false;
+        }
+        self.d1.set(a);
+        self.d2.set(b);
+        self.rows.set(row, col);
+        *self.free -= 1;
+        if let Some(j) = self.journal {
+            j.push(row as u32);
+        }
+        true
     }
 }
