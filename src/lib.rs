@@ -5,6 +5,7 @@
 //! ([`generate`]). The `nqueens` binary is a thin layer over it ([`cli`]).
 
 pub mod board;
+pub mod cleanup;
 pub mod cli;
 pub mod complete;
 pub mod count;

@@ -163,12 +163,28 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
-fn temp_dir() -> Result<tempfile::TempDir, Error> {
-    tempfile::tempdir().map_err(|e| {
+/// A temporary directory, removed when dropped or when a signal ends the process.
+struct TempDir {
+    dir: tempfile::TempDir,
+    _tracked: crate::cleanup::Tracked,
+}
+
+impl TempDir {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+fn temp_dir() -> Result<TempDir, Error> {
+    let dir = tempfile::tempdir().map_err(|e| {
         Error::Format(crate::format::FormatError::new(
             Path::new("(temporary directory)"),
             crate::format::Problem::Write(e),
         ))
+    })?;
+    Ok(TempDir {
+        _tracked: crate::cleanup::track(dir.path()),
+        dir,
     })
 }
 

@@ -120,17 +120,34 @@ impl Error {
 
 static INTERRUPT: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
     std::sync::OnceLock::new();
+/// Set while a command polls the interrupt flag and stops by itself.
+static POLLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// The flag Ctrl-C sets (the handler is installed on first use).
+/// Installs the handler of Ctrl-C, SIGTERM and SIGHUP. A command that polls the flag (see
+/// [`interrupt_flag`]) is asked to stop and answers for itself; any other command, or a
+/// second signal, removes this process's temporary files and exits with
+/// [`exit::INTERRUPTED`] at once, so that no partial file is left behind.
+fn install_signal_handler() {
+    let flag = INTERRUPT
+        .get_or_init(|| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)))
+        .clone();
+    // Without a handler a signal still stops the process, only less tidily.
+    let _ = ctrlc::set_handler(move || {
+        use std::sync::atomic::Ordering::SeqCst;
+        if POLLED.load(SeqCst) && !flag.swap(true, SeqCst) {
+            return;
+        }
+        crate::cleanup::remove_all();
+        eprintln!("nqueens: interrupted");
+        std::process::exit(exit::INTERRUPTED);
+    });
+}
+
+/// The flag a signal sets, for a command that polls it and stops cleanly by itself.
 fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    POLLED.store(true, std::sync::atomic::Ordering::SeqCst);
     INTERRUPT
-        .get_or_init(|| {
-            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let f = flag.clone();
-            // Without a handler Ctrl-C still stops the process, only less tidily.
-            let _ = ctrlc::set_handler(move || f.store(true, std::sync::atomic::Ordering::SeqCst));
-            flag
-        })
+        .get_or_init(|| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)))
         .clone()
 }
 
@@ -143,6 +160,7 @@ fn interrupted() -> bool {
 
 /// Runs a parsed command line; returns the exit code for a command that ran to its end.
 pub fn run(cli: Cli) -> Result<i32, Error> {
+    install_signal_handler();
     match cli.command {
         Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),

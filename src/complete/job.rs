@@ -51,6 +51,7 @@ pub fn run_job(
     // The backing file: the output's own temporary file, or a temporary beside it.
     let mut published: Option<AtomicFile> = None;
     let scratch: tempfile::NamedTempFile;
+    let _tracked: crate::cleanup::Tracked;
     let (store, store_path): (RowStore, PathBuf) = match output {
         Some((dest, _)) if in_place => {
             let mut file = AtomicFile::create(dest)?;
@@ -72,6 +73,7 @@ pub fn run_job(
                 .prefix(".nqueens-work-")
                 .tempfile_in(&dir)
                 .map_err(|e| FormatError::new(&where_, Problem::Write(e)))?;
+            _tracked = crate::cleanup::track(scratch.path());
             let store = RowStore::create(scratch.as_file(), n, scratch.path())?;
             (store, scratch.path().to_path_buf())
         }

@@ -23,7 +23,7 @@ pub mod search;
 pub mod state;
 
 use crate::format::{FormatError, Input};
-use crate::verify::{Requirements, verify_and_mark};
+use crate::verify::{Requirements, verify_mark_and_copy};
 use certificate::Certificate;
 use rand_chacha::ChaCha8Rng;
 use residual::Residual;
@@ -180,12 +180,13 @@ impl Stop<'_> {
         self.interrupt.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    fn reason(&self, limit: Option<Duration>) -> String {
+    /// Why the run stopped, followed by `what` (where it stood).
+    fn reason(&self, limit: Option<Duration>, what: &str) -> String {
         if self.interrupt.load(Ordering::Relaxed) {
-            "interrupted".into()
+            format!("interrupted {what}")
         } else {
             format!(
-                "time limit of {:.1} s",
+                "time limit of {:.1} s ran out {what}",
                 limit.unwrap_or_default().as_secs_f64()
             )
         }
@@ -228,11 +229,10 @@ pub fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatErro
         ..Stats::default()
     };
     let t = Instant::now();
-    let (report, marks) = verify_and_mark(input, Requirements::default())?;
+    let (report, marks) = verify_mark_and_copy(input, Requirements::default(), rows.rows_mut())?;
     let Some(marks) = marks else {
         return Ok(Prepared::Invalid(report));
     };
-    rows.fill_from(input)?;
     stats.input.seconds = t.elapsed().as_secs_f64();
     stats.input.runs = 1;
     stats.sample_memory(crate::memory::anonymous_rss());
@@ -279,8 +279,7 @@ fn run(
         return Ok(Answer::Solved);
     }
     let stop_now = || stop.now();
-    let unknown =
-        |what: &str| Answer::Unknown(format!("{} ran out {what}", stop.reason(opts.time_limit)));
+    let unknown = |what: &str| Answer::Unknown(stop.reason(opts.time_limit, what));
 
     let (l2, l3) = stats.levels;
     // Few free rows: the exact search of the input decides.
@@ -440,9 +439,9 @@ pub fn complete_rows(rows: &[u32], opts: &Options) -> Option<(Answer, Vec<u32>, 
 /// to the input.
 fn reload(input: &Input, state: &mut BoardState) -> Result<(), FormatError> {
     state.drop_marks();
-    let (report, marks) = verify_and_mark(input, Requirements::default())?;
+    let (report, marks) =
+        verify_mark_and_copy(input, Requirements::default(), state.rows.rows_mut())?;
     let marks = marks.expect("the input was valid before");
-    state.rows.fill_from(input)?;
     state.reset(marks.rows, marks.lines, report.k);
     Ok(())
 }

@@ -102,6 +102,7 @@ pub fn pair_rounds(
             break;
         }
     }
+    state.write_pending();
     rounds
 }
 

@@ -3,7 +3,7 @@
 //! is the output file itself.
 
 use crate::format::nqb::{HEADER_LEN, Header, PayloadHasher};
-use crate::format::{FormatError, Input, Problem};
+use crate::format::{FormatError, Problem};
 use memmap2::MmapMut;
 use rayon::prelude::*;
 use std::fs::File;
@@ -50,6 +50,11 @@ impl RowStore {
         rows
     }
 
+    /// Rows 1..=n as little-endian `u32` (row i at index i - 1), to load them in bulk.
+    pub fn rows_mut(&mut self) -> &mut [u32] {
+        self.payload_mut()
+    }
+
     fn payload_mut(&mut self) -> &mut [u32] {
         // SAFETY: as in `payload`.
         let (head, rows, _) = unsafe { self.map[HEADER_LEN..].align_to_mut::<u32>() };
@@ -69,24 +74,10 @@ impl RowStore {
         self.payload_mut()[(row - 1) as usize] = (col as u32).to_le();
     }
 
-    /// Copies every row of `input` (same n), segments in parallel.
-    pub fn fill_from(&mut self, input: &Input) -> Result<(), FormatError> {
-        let seg = input.segment_rows() as usize;
-        self.payload_mut()
-            .par_chunks_mut(seg)
-            .enumerate()
-            .try_for_each_init(Vec::new, |scratch, (s, out)| {
-                let bytes = input.segment(s as u64, scratch)?;
-                for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-                    *o = u32::from_le_bytes(c.try_into().unwrap()).to_le();
-                }
-                input.release(s as u64);
-                Ok(())
-            })
-    }
-
     /// Writes the header (k counted, checksum computed in parallel) so that the file is a
-    /// complete raw NQB file, and flushes the map. Returns the header.
+    /// complete raw NQB file, and starts writing the map back to disk without waiting: the
+    /// re-verification that follows reads the pages meanwhile, and publishing the file
+    /// waits for the disk (`sync_all`). Returns the header.
     pub fn seal(&mut self) -> std::io::Result<Header> {
         let bytes_per_block = crate::format::nqb::CHECKSUM_BLOCK_ROWS as usize * 4;
         let parts: Vec<(u64, u64)> = self.map[HEADER_LEN..]
@@ -108,7 +99,7 @@ impl RowStore {
             payload_checksum: hasher.finish(),
         };
         self.map[..HEADER_LEN].copy_from_slice(&header.to_bytes());
-        self.map.flush()?;
+        self.map.flush_async()?;
         Ok(header)
     }
 }

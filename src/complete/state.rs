@@ -16,7 +16,15 @@ pub struct BoardState {
     pub lines: LineBitmaps<Bitmap>,
     free: u64,
     journal: Option<Vec<u32>>,
+    /// Queens placed by pairing but not yet written to the row store, as row << 32 | col.
+    pending: Vec<u64>,
 }
+
+/// Queens held back from the row store at most: 256 MiB. Writing each pairing round's
+/// queens straight into the mapped file re-dirties pages that the kernel has just
+/// written back (at n = 1e9 every round touches every page); gathering them and writing
+/// them in row order in a few sweeps made pairing 2x faster there (BENCHMARKS.md).
+const PENDING_MAX: usize = 1 << 25;
 
 impl BoardState {
     /// A state over `rows`, whose queens are already marked in `taken_rows` and `lines`.
@@ -33,6 +41,7 @@ impl BoardState {
             taken_rows,
             lines,
             journal: None,
+            pending: Vec::new(),
         }
     }
 
@@ -96,22 +105,40 @@ impl BoardState {
                 n: *n,
                 d1,
                 d2,
-                rows: &mut self.rows,
+                pending: &mut self.pending,
                 free: &mut self.free,
                 journal: &mut self.journal,
             },
         )
     }
 
-    /// Sets the row and column bits of queens placed by a [`DiagonalPlacer`].
+    /// Sets the row and column bits of queens placed by a [`DiagonalPlacer`], and writes
+    /// the queens held back to the row store if they have grown large.
     pub fn take_rows_and_columns(&mut self, placed: &[(u32, u32)]) {
         for &(i, j) in placed {
             self.taken_rows.set(i as u64);
             self.lines.columns.set(j as u64);
         }
+        // Written before the vector outgrows PENDING_MAX (a batch adds far fewer than 2^20).
+        if self.pending.len() >= PENDING_MAX - (1 << 20) {
+            self.write_pending();
+        }
+    }
+
+    /// Writes the queens placed by [`DiagonalPlacer`]s to the row store, in row order so
+    /// that each page of a mapped file is dirtied once.
+    pub fn write_pending(&mut self) {
+        use rayon::slice::ParallelSliceMut;
+        self.pending.par_sort_unstable();
+        for &q in &self.pending {
+            self.rows.set(q >> 32, q & 0xffff_ffff);
+        }
+        self.pending.clear();
+        self.pending.shrink_to(PENDING_MAX / 64);
     }
 
     fn unplace(&mut self, row: u64) {
+        debug_assert!(self.pending.is_empty());
         let col = self.rows.get(row);
         self.rows.set(row, 0);
         self.taken_rows.clear(row);
@@ -132,6 +159,7 @@ impl BoardState {
 
     /// Undoes every placement recorded after `mark`.
     pub fn rewind_to(&mut self, mark: usize) {
+        self.write_pending();
         if let Some(mut j) = self.journal.take() {
             while j.len() > mark {
                 let row = j.pop().unwrap();
@@ -167,6 +195,7 @@ impl BoardState {
 
     /// Writes the header of the row store; see [`RowStore::seal`].
     pub fn seal(&mut self) -> std::io::Result<crate::format::Header> {
+        self.write_pending();
         self.rows.seal()
     }
 }
@@ -178,7 +207,7 @@ pub struct DiagonalPlacer<'a> {
     n: u64,
     d1: &'a mut Bitmap,
     d2: &'a mut Bitmap,
-    rows: &'a mut RowStore,
+    pending: &'a mut Vec<u64>,
     free: &'a mut u64,
     journal: &'a mut Option<Vec<u32>>,
 }
@@ -201,7 +230,7 @@ impl DiagonalPlacer<'_> {
         }
         self.d1.set(a);
         self.d2.set(b);
-        self.rows.set(row, col);
+        self.pending.push(row << 32 | col);
         *self.free -= 1;
         if let Some(j) = self.journal {
             j.push(row as u32);

@@ -518,6 +518,7 @@ pub struct Mat73Writer {
     dest: PathBuf,
     n: u64,
     spool: std::io::BufWriter<tempfile::NamedTempFile>,
+    _tracked: crate::cleanup::Tracked,
     written: u64,
 }
 
@@ -534,6 +535,7 @@ impl Mat73Writer {
             .tempfile_in(dir)
             .map_err(|e| FormatError::new(dest, Problem::Write(e)))?;
         Ok(Mat73Writer {
+            _tracked: crate::cleanup::track(spool.path()),
             dest: dest.to_path_buf(),
             n,
             spool: std::io::BufWriter::with_capacity(1 << 20, spool),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 pub struct AtomicFile {
     tmp: tempfile::NamedTempFile,
     dest: PathBuf,
+    _tracked: crate::cleanup::Tracked,
 }
 
 impl AtomicFile {
@@ -29,6 +30,7 @@ impl AtomicFile {
             .tempfile_in(&dir)
             .map_err(err)?;
         Ok(AtomicFile {
+            _tracked: crate::cleanup::track(tmp.path()),
             tmp,
             dest: dest.to_path_buf(),
         })

@@ -145,7 +145,7 @@ pub struct Marks {
 /// Verifies `input`; errors are for unreadable or corrupt files only (a wrong board is an
 /// `Ok` report with verdict [`Verdict::Invalid`]).
 pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
-    verify_pass(input, req, false).map(|(report, _)| report)
+    verify_pass(input, req, false, None).map(|(report, _)| report)
 }
 
 /// Verifies `input` like [`verify`] and, when it is a valid composition, also returns the
@@ -154,13 +154,26 @@ pub fn verify_and_mark(
     input: &Input,
     req: Requirements,
 ) -> Result<(Report, Option<Marks>), FormatError> {
-    verify_pass(input, req, true)
+    verify_pass(input, req, true, None)
+}
+
+/// [`verify_and_mark`], copying every row into `copy` (n little-endian `u32`, row i at
+/// index i - 1) in the same pass: the completion engine loads its row store this way, so
+/// that the stores overlap the marking instead of taking a second pass.
+pub fn verify_mark_and_copy(
+    input: &Input,
+    req: Requirements,
+    copy: &mut [u32],
+) -> Result<(Report, Option<Marks>), FormatError> {
+    assert_eq!(copy.len() as u64, input.n(), "one slot per row");
+    verify_pass(input, req, true, Some(copy))
 }
 
 fn verify_pass(
     input: &Input,
     req: Requirements,
     keep_marks: bool,
+    copy: Option<&mut [u32]>,
 ) -> Result<(Report, Option<Marks>), FormatError> {
     let n = input.n();
     if let Some(base) = req.base
@@ -178,12 +191,24 @@ fn verify_pass(
     let lines = LineBitmaps::new_atomic(n);
     let rows = keep_marks.then(|| AtomicBitmap::new(n + 1));
     let seg_rows = input.segment_rows();
-    let findings: Vec<SegmentFindings> = (0..input.segment_count())
+    // Each segment's slice of `copy`, if any.
+    let sinks: Vec<Option<&mut [u32]>> = match copy {
+        Some(rows) => rows.chunks_mut(seg_rows as usize).map(Some).collect(),
+        None => (0..input.segment_count()).map(|_| None).collect(),
+    };
+    let findings: Vec<SegmentFindings> = sinks
         .into_par_iter()
+        .enumerate()
         .map_init(
             || (Vec::new(), SegmentCache::default(), Vec::new()),
-            |(scratch, cache, base_rows), s| {
+            |(scratch, cache, base_rows), (s, sink)| {
+                let s = s as u64;
                 let bytes = input.segment(s, scratch)?;
+                if let Some(out) = sink {
+                    for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                        *o = u32::from_le_bytes(c.try_into().unwrap()).to_le();
+                    }
+                }
                 let first = s * seg_rows;
                 let base = match req.base {
                     Some(b) => {
