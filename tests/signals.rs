@@ -66,7 +66,10 @@ fn sigterm_leaves_no_partial_file() {
     // exits with 130 (or they finished first, with a complete output).
     for (args, out) in [
         (&["convert", "s.nqb", "out.nqbz"][..], "out.nqbz"),
-        (&["generate", "solution", "--n", N, "-o", "g.txt"][..], "g.txt"),
+        (
+            &["generate", "solution", "--n", N, "-o", "g.txt"][..],
+            "g.txt",
+        ),
     ] {
         let code = terminated(d.path(), args, Duration::from_millis(100));
         let mut expected = inputs.clone();

@@ -198,6 +198,17 @@ fn run_chunks(
             })
             .collect()
     };
+    if chunks <= batch {
+        // One batch (small boards, late rounds): threads would only add hand-offs.
+        let (rows, cols, mut placer) = state.split_for_pairing();
+        let mut placed = Vec::new();
+        for (t, &u) in pi.iter().enumerate() {
+            let (r, c) = gather(rows, cols, t, u);
+            place_pairs(&mut placer, &r, &shuffled(c, seed, round, t), &mut placed);
+        }
+        state.take_rows_and_columns(&placed);
+        return;
+    }
     let mut next = {
         let (rows, cols, _) = state.split_for_pairing();
         gather_batch(rows, cols, 0)
@@ -238,10 +249,20 @@ fn chunk_starts(bits: &Bitmap, n: u64, chunk: u64) -> Vec<u64> {
 fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() -> bool) {
     let n = state.n;
     let chunk = chunk_size(state.free(), n);
-    let (row_starts, col_starts) = rayon::join(
-        || chunk_starts(&state.taken_rows, n, chunk),
-        || chunk_starts(&state.lines.columns, n, chunk),
-    );
+    let starts = || {
+        (
+            chunk_starts(&state.taken_rows, n, chunk),
+            chunk_starts(&state.lines.columns, n, chunk),
+        )
+    };
+    let (row_starts, col_starts) = if n < 1 << 20 {
+        starts()
+    } else {
+        rayon::join(
+            || chunk_starts(&state.taken_rows, n, chunk),
+            || chunk_starts(&state.lines.columns, n, chunk),
+        )
+    };
     debug_assert_eq!(row_starts.len(), col_starts.len());
     let clear_bits = |bits: &Bitmap, starts: &[u64], t: usize| {
         let mut v = Vec::with_capacity(chunk as usize);

@@ -129,7 +129,11 @@ impl BoardState {
     /// that each page of a mapped file is dirtied once.
     pub fn write_pending(&mut self) {
         use rayon::slice::ParallelSliceMut;
-        self.pending.par_sort_unstable();
+        if self.pending.len() < 1 << 16 {
+            self.pending.sort_unstable();
+        } else {
+            self.pending.par_sort_unstable();
+        }
         for &q in &self.pending {
             self.rows.set(q >> 32, q & 0xffff_ffff);
         }
