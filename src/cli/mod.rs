@@ -50,7 +50,7 @@ pub mod exit {
     pub const UNKNOWN: i32 = 4;
     /// A result failed its own re-verification (a bug): nothing was written.
     pub const INTERNAL: i32 = 5;
-    /// Stopped by Ctrl-C; no output file was left.
+    /// Stopped by Ctrl-C, SIGTERM or SIGHUP; no output or temporary file was left.
     pub const INTERRUPTED: i32 = 130;
 }
 
@@ -62,7 +62,7 @@ const EXIT_CODES: &str = "Exit codes:
        count --first: no placement exists
   4    complete: UNKNOWN, the time limit ran out first
   5    internal error: a result failed its own re-verification; nothing was written
-  130  interrupted (Ctrl-C); no output file was left";
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); no output or temporary file was left";
 
 /// n-queens compositions and solutions at every scale.
 #[derive(Parser, Debug)]
@@ -151,7 +151,7 @@ fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
         .clone()
 }
 
-/// Whether Ctrl-C was pressed.
+/// Whether a signal asked the run to stop.
 fn interrupted() -> bool {
     INTERRUPT
         .get()
