@@ -253,19 +253,12 @@ fn chunk_starts(bits: &Bitmap, n: u64, chunk: u64) -> Vec<u64> {
 fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() -> bool) {
     let n = state.n;
     let chunk = chunk_size(state.free(), n);
-    let starts = || {
-        (
-            chunk_starts(&state.taken_rows, n, chunk),
-            chunk_starts(&state.lines.columns, n, chunk),
-        )
-    };
+    let rows = || chunk_starts(&state.taken_rows, n, chunk);
+    let cols = || chunk_starts(&state.lines.columns, n, chunk);
     let (row_starts, col_starts) = if n < 1 << 20 {
-        starts()
+        (rows(), cols())
     } else {
-        rayon::join(
-            || chunk_starts(&state.taken_rows, n, chunk),
-            || chunk_starts(&state.lines.columns, n, chunk),
-        )
+        rayon::join(rows, cols)
     };
     debug_assert_eq!(row_starts.len(), col_starts.len());
     let clear_bits = |bits: &Bitmap, starts: &[u64], t: usize| {
