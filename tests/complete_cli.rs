@@ -365,3 +365,89 @@ fn json_report() {
     assert_eq!(v["stats"]["free_rows"], 53);
     assert!(v["stats"]["search_nodes"].as_u64().unwrap() >= 53);
 }
+
+/// Output to a named pipe (like `-o /dev/null` or `-o /dev/stdout`) must stream into it;
+/// renaming a file over it would replace the pipe or device with a regular file.
+#[cfg(unix)]
+#[test]
+fn output_to_a_pipe_is_streamed_not_renamed_over() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("pipe");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let regular = d.path().join("regular.nqb");
+    let input = d.path().join("in.nqb");
+    let generate = |out: &Path| {
+        run(&[
+            "generate",
+            "solution",
+            "--random",
+            "--n",
+            "1000",
+            "--seed",
+            "5",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let (code, _, err) = generate(&regular);
+    assert_eq!(code, 0, "{err}");
+    let expected = std::fs::read(&regular).unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let (code, _, err) = generate(&fifo);
+    assert_eq!(code, 0, "{err}");
+    // Checked before joining: a pipe renamed over leaves the reader blocked forever.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(reader.join().unwrap(), expected);
+
+    // `complete` writes NQB through a memory map, which a pipe cannot hold.
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        regular.to_str().unwrap(),
+        "--k",
+        "400",
+        "--seed",
+        "2",
+        "-o",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let (code, stdout, err) = run(&[
+        "complete",
+        input.to_str().unwrap(),
+        "-o",
+        fifo.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let streamed = d.path().join("streamed.nqb");
+    std::fs::write(&streamed, reader.join().unwrap()).unwrap();
+    let (code, out, _) = run(&[
+        "verify",
+        "--require-complete",
+        "--base",
+        input.to_str().unwrap(),
+        streamed.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(std::fs::read_dir(d.path()).unwrap().all(|e| {
+        !e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".partial")
+    }));
+}

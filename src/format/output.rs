@@ -1,6 +1,11 @@
 //! Output files that appear only when complete: data goes to a temporary file in the
 //! destination's directory, which is renamed over the destination by [`AtomicFile::commit`].
 //! Dropping an uncommitted `AtomicFile` deletes the temporary file.
+//!
+//! A destination that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a named
+//! pipe) is never renamed over: that would replace the system's null device with a regular
+//! file, and every later reader of `/dev/null` would read our output. The data is then
+//! staged in the system's temporary directory and copied into the destination on commit.
 
 use super::{FormatError, Problem};
 use std::fs::File;
@@ -10,6 +15,8 @@ use std::path::{Path, PathBuf};
 pub struct AtomicFile {
     tmp: tempfile::NamedTempFile,
     dest: PathBuf,
+    /// The destination is a device or pipe: copy into it instead of renaming over it.
+    stream_into_dest: bool,
     _tracked: crate::cleanup::Tracked,
 }
 
@@ -20,7 +27,9 @@ impl AtomicFile {
         if dest.is_dir() {
             return Err(FormatError::new(dest, Problem::Directory));
         }
+        let stream_into_dest = std::fs::metadata(dest).is_ok_and(|m| !m.is_file());
         let dir = match dest.parent() {
+            _ if stream_into_dest => std::env::temp_dir(),
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
@@ -33,6 +42,7 @@ impl AtomicFile {
             _tracked: crate::cleanup::track(tmp.path()),
             tmp,
             dest: dest.to_path_buf(),
+            stream_into_dest,
         })
     }
 
@@ -58,10 +68,22 @@ impl AtomicFile {
         self.tmp.as_file_mut()
     }
 
-    /// Flushes to disk and renames the temporary file onto the destination.
-    pub fn commit(self) -> Result<(), FormatError> {
+    /// Flushes to disk and renames the temporary file onto the destination (or, for a
+    /// device or pipe, copies it into the destination).
+    pub fn commit(mut self) -> Result<(), FormatError> {
         let dest = self.dest;
         let err = |e| FormatError::new(&dest, Problem::Write(e));
+        if self.stream_into_dest {
+            use std::io::{Seek, SeekFrom};
+            let staged = self.tmp.as_file_mut();
+            staged.seek(SeekFrom::Start(0)).map_err(err)?;
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&dest)
+                .map_err(err)?;
+            std::io::copy(staged, &mut out).map_err(err)?;
+            return Ok(());
+        }
         self.tmp.as_file().sync_all().map_err(err)?;
         #[cfg(unix)]
         {
