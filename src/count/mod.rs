@@ -9,6 +9,7 @@
 
 mod basic;
 mod bishops;
+mod constellations;
 #[cfg(test)]
 mod oracle;
 mod residual;
@@ -120,6 +121,8 @@ pub enum Method {
     BishopColours,
     /// Regular queens: one placement per symmetry class (Takaken).
     Symmetry,
+    /// Regular queens, total only: one search per symmetry class of border queens.
+    Constellations,
     /// Row engine over the left half of the first row, doubled by the mirror.
     Mirror,
     /// Row engine from the preplaced pieces.
@@ -221,6 +224,24 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
                 "super and awesome bishops, and bishops up to symmetry",
             )?;
             Ok(squares(p, distinct, shard))
+        }
+        (Piece::Queen, Kind::Regular, false)
+            if p.placed.is_empty()
+                && (constellations::MIN_N..=constellations::MAX_N).contains(&p.n) =>
+        {
+            let items = constellations::items(p.n);
+            let count: u64 = items
+                .par_iter()
+                .enumerate()
+                .filter(|(i, _)| shard.takes(*i))
+                .map(|(_, item)| item.count())
+                .sum();
+            Ok(tally(
+                BigUint::from(count),
+                None,
+                Method::Constellations,
+                items.len(),
+            ))
         }
         (Piece::Queen, Kind::Regular, _)
             if p.placed.is_empty() && (takaken::MIN_N..=takaken::MAX_N).contains(&p.n) =>
