@@ -225,9 +225,12 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
             )?;
             Ok(squares(p, distinct, shard))
         }
-        (Piece::Queen, Kind::Regular, false)
+        // Burnside's distinct count is not a sum over items, so a sharded `--distinct`
+        // takes Takaken's search, whose class counts are.
+        (Piece::Queen, Kind::Regular, _)
             if p.placed.is_empty()
-                && (constellations::MIN_N..=constellations::MAX_N).contains(&p.n) =>
+                && (constellations::MIN_N..=constellations::MAX_N).contains(&p.n)
+                && (!distinct || shard.of == 1) =>
         {
             let items = constellations::items(p.n);
             let count: u64 = items
@@ -236,9 +239,13 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
                 .filter(|(i, _)| shard.takes(*i))
                 .map(|(_, item)| item.count())
                 .sum();
+            let distinct = distinct.then(|| {
+                let (quarter, half) = constellations::rotation_invariant(p.n);
+                BigUint::from((count + 2 * quarter + half) / 8)
+            });
             Ok(tally(
                 BigUint::from(count),
-                None,
+                distinct,
                 Method::Constellations,
                 items.len(),
             ))
