@@ -37,6 +37,16 @@ pub fn remove_all() {
     }
 }
 
+/// [`remove_all`] from a signal handler: never waits for the lock (the interrupted thread
+/// may hold it), and leaves the paths alone if it cannot take it at once.
+pub fn remove_all_in_signal_handler() {
+    if let Ok(mut live) = LIVE.try_lock() {
+        for (_, path) in live.drain(..) {
+            let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
+        }
+    }
+}
+
 fn lock() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf)>> {
     // A panic while holding the lock leaves a valid list; keep using it.
     LIVE.lock().unwrap_or_else(|e| e.into_inner())

@@ -132,6 +132,12 @@ impl Clauses {
 
 /// Writes the completion instance `input` as CNF to `dest`; returns the file unpublished.
 pub fn write_cnf(input: &Input, dest: &Path) -> Result<(AtomicFile, CnfSummary), DimacsError> {
+    let (cl, summary) = encode(input)?;
+    write_clauses(&cl, &summary, input, dest)
+}
+
+/// The clauses of `input`'s completion instance, and their sizes.
+fn encode(input: &Input) -> Result<(Clauses, CnfSummary), DimacsError> {
     let n = input.n();
     let res = residual_of(input)?;
     let m = res.size();
@@ -174,6 +180,16 @@ pub fn write_cnf(input: &Input, dest: &Path) -> Result<(AtomicFile, CnfSummary),
         variables: cl.next_var,
         clauses: cl.count,
     };
+    Ok((cl, summary))
+}
+
+fn write_clauses(
+    cl: &Clauses,
+    summary: &CnfSummary,
+    input: &Input,
+    dest: &Path,
+) -> Result<(AtomicFile, CnfSummary), DimacsError> {
+    let (n, m, cells) = (input.n(), summary.free_rows, summary.cells);
     let file = AtomicFile::create(dest)?;
     let fail = |e| FormatError::new(dest, Problem::Write(e));
     let mut out = BufWriter::with_capacity(1 << 16, file);
@@ -190,7 +206,7 @@ pub fn write_cnf(input: &Input, dest: &Path) -> Result<(AtomicFile, CnfSummary),
     .map_err(fail)?;
     out.write_all(&cl.text).map_err(fail)?;
     let file = AtomicFile::unbuffer(out)?;
-    Ok((file, summary))
+    Ok((file, *summary))
 }
 
 /// What a SAT solver's output says.
@@ -208,7 +224,10 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
     let fail = |detail: String| FormatError::new(model, Problem::Dimacs(detail));
     let text = std::fs::read(model).map_err(|e| FormatError::new(model, Problem::Open(e)))?;
     let text = String::from_utf8_lossy(&text);
-    let mut values: Vec<Option<bool>> = Vec::new();
+    // Literals are checked against the instance's own variable count before anything is
+    // sized from them: a stray huge literal is an error, not an allocation.
+    let variables = encode(base)?.1.variables;
+    let mut values: Vec<Option<bool>> = vec![None; variables as usize];
     let mut status = None;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -237,11 +256,16 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
             if lit == 0 {
                 continue;
             }
-            let v = lit.unsigned_abs() as usize;
-            if v > values.len() {
-                values.resize(v, None);
+            let v = lit.unsigned_abs();
+            if v > variables {
+                return Err(fail(format!(
+                    "line {}: literal {lit} names no variable: the CNF of {} has {variables}",
+                    i + 1,
+                    base.path().display()
+                ))
+                .into());
             }
-            values[v - 1] = Some(lit > 0);
+            values[v as usize - 1] = Some(lit > 0);
         }
     }
     match status.as_deref() {

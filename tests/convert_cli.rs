@@ -112,7 +112,6 @@ fn bad_mat_files_get_one_line_errors() {
         ("negative", "Q(2) = -2 is negative"),
         ("fraction", "Q(2) = 2.5 is not an integer"),
         ("nan", "Q(2) is NaN"),
-        ("too-large", "Q(2) = 9 is larger than n = 3"),
         (
             "two-vectors",
             "choose one with --var: A (double, 1x2), B (double, 1x2)",
@@ -124,7 +123,6 @@ fn bad_mat_files_get_one_line_errors() {
         ("v73-complex", "v7.3: variable Q has element type compound"),
         ("v73-negative", "v7.3: Q(2) = -2 is negative"),
         ("v73-fraction", "v7.3: Q(2) = 2.5 is not an integer"),
-        ("v73-too-large", "v7.3: Q(2) = 9 is larger than n = 3"),
         (
             "v73-col-corrupt",
             "v7.3: Q: reading elements 1..: the chunk holding element 17: deflate: corrupt deflate stream",
@@ -177,14 +175,40 @@ fn bad_mat_files_get_one_line_errors() {
     );
 }
 
+/// A value above n is one condition with one exit code whatever the format: the file is
+/// read, `verify` calls it INVALID (1), and `convert` refuses to write it (1), for MAT v5,
+/// MAT v7.3, NQB and text alike.
 #[test]
-fn convert_refuses_to_overwrite_its_input() {
+fn a_value_above_n_is_invalid_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("x.txt");
-    std::fs::copy(data("grigoryan-n100-k47.txt"), &f).unwrap();
-    let (code, _, err) = run(&["convert", f.to_str().unwrap(), f.to_str().unwrap()]);
-    assert_eq!(code, 2);
-    assert!(err.contains("would overwrite an input"), "{err}");
+    let nqb = dir.path().join("big.nqb");
+    common::write_raw_nqb(&nqb, 3, &[1, 9, 0]);
+    let txt = dir.path().join("big.txt");
+    std::fs::write(&txt, "1\n9\n0\n").unwrap();
+    for input in [
+        data("mat").join("bad-too-large.mat"),
+        data("mat").join("bad-v73-too-large.mat"),
+        nqb,
+        txt,
+    ] {
+        let input = input.to_str().unwrap();
+        let (code, out, err) = run(&["verify", input]);
+        assert_eq!(code, 1, "{input}: {out}{err}");
+        assert!(
+            out.contains("INVALID") && out.contains("row 2: value 9"),
+            "{out}"
+        );
+        for ext in ["nqb", "txt", "mat", "param", "zst"] {
+            let dest = dir.path().join(format!("out.{ext}"));
+            let (code, _, err) = run(&["convert", input, dest.to_str().unwrap()]);
+            assert_eq!(code, 1, "{input} -> {ext}: {err}");
+            assert!(
+                err.contains("row 2: column 9 is off the 3 x 3 board") && err.lines().count() == 1,
+                "{err}"
+            );
+            assert!(!dest.exists(), "{input} -> {ext}: output written");
+        }
+    }
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! `nqueens complete IN [-o OUT]`
 
-use super::{Error, exit, print_json};
+use super::{Error, exit};
 use crate::complete::job::{JobOutcome, run_job};
 use crate::complete::{Answer, Options, Stats};
-use crate::format::{AtomicFile, Input, OutputFormat};
+use crate::format::{AtomicFile, Input, OutputFormat, is_stdio};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -42,6 +42,13 @@ pub struct Args {
 
 /// Runs `complete`.
 pub fn run(args: Args) -> Result<i32, Error> {
+    crate::format::refuse_overwrite(
+        args.output
+            .iter()
+            .chain(&args.certificate)
+            .map(PathBuf::as_path),
+        &[&args.input],
+    )?;
     let input = Input::open_with(&args.input, &args.input_args.options())?;
     let format = args
         .encoding
@@ -57,7 +64,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
                 "--time-limit {t}: expected a positive number of seconds"
             )));
         }
-        t => t.map(Duration::from_secs_f64),
+        // Beyond what a Duration holds: no limit in practice.
+        t => t.and_then(|t| Duration::try_from_secs_f64(t).ok()),
     };
     let started = Instant::now();
     let outcome = solve(
@@ -73,7 +81,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
                 "nqueens: {}: not a valid composition; the verifier says:",
                 args.input.display()
             );
-            super::verify::print_human(&args.input.display().to_string(), &report);
+            super::verify::print_human(&args.input.display().to_string(), &report)?;
             return Ok(exit::INVALID);
         }
         JobOutcome::Ran {
@@ -96,7 +104,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         f.commit()?;
     }
     let total = started.elapsed().as_secs_f64();
-    report(&answer, &stats, seed, seconds_output, total, &args);
+    report(&answer, &stats, seed, seconds_output, total, &args)?;
     Ok(match answer {
         Answer::Solved => exit::OK,
         Answer::Infeasible(_) => exit::INFEASIBLE,
@@ -128,7 +136,21 @@ pub(super) fn solve(
     Ok(outcome?)
 }
 
-fn report(answer: &Answer, stats: &Stats, seed: u64, seconds_output: f64, total: f64, args: &Args) {
+fn report(
+    answer: &Answer,
+    stats: &Stats,
+    seed: u64,
+    seconds_output: f64,
+    total: f64,
+    args: &Args,
+) -> Result<(), Error> {
+    // When the solution itself went to standard output, everything else goes to standard
+    // error, so that the output stays a clean file.
+    let mut w: Box<dyn std::io::Write> = if args.output.as_deref().is_some_and(is_stdio) {
+        Box::new(std::io::stderr().lock())
+    } else {
+        Box::new(std::io::stdout().lock())
+    };
     let headline = match answer {
         Answer::Solved => "SOLVED".to_string(),
         Answer::Infeasible(c) => format!("INFEASIBLE: {c}"),
@@ -160,64 +182,89 @@ fn report(answer: &Answer, stats: &Stats, seed: u64, seconds_output: f64, total:
                 }
             }
         }
-        print_json(&v);
-        return;
+        return wln!(w, "{v}");
     }
-    println!("{headline}");
+    wln!(w, "{headline}")?;
     if args.quiet {
-        return;
+        return Ok(());
     }
-    let phase = |name: &str, p: &crate::complete::Phase, extra: String| {
+    let phase = |w: &mut dyn std::io::Write,
+                 name: &str,
+                 p: &crate::complete::Phase,
+                 extra: String|
+     -> Result<(), Error> {
         if p.runs > 0 {
-            println!(
+            wln!(
+                w,
                 "  {name:<13}{:>9.3} s  {:>12} queens  {extra}",
-                p.seconds, p.placed
-            );
+                p.seconds,
+                p.placed
+            )?;
         }
+        Ok(())
     };
-    println!(
+    wln!(
+        w,
         "  n = {}, {} free rows in the input; levels 2 and 3: {} and {} free rows; seed {seed}",
-        stats.n, stats.free_rows, stats.levels.0, stats.levels.1
-    );
-    phase("input", &stats.input, "read, validated, marked".into());
-    phase("certificates", &stats.certificates, String::new());
+        stats.n,
+        stats.free_rows,
+        stats.levels.0,
+        stats.levels.1
+    )?;
     phase(
+        &mut w,
+        "input",
+        &stats.input,
+        "read, validated, marked".into(),
+    )?;
+    phase(&mut w, "certificates", &stats.certificates, String::new())?;
+    phase(
+        &mut w,
         "pairing",
         &stats.pairing,
         format!("{} rounds in the last run", stats.pairing_rounds.len()),
-    );
+    )?;
     phase(
+        &mut w,
         "scatter",
         &stats.scatter,
         format!("{} runs", stats.scatter.runs),
-    );
+    )?;
     phase(
+        &mut w,
         "end game",
         &stats.endgame,
         format!("{} runs", stats.endgame.runs / 2),
-    );
-    phase("exact", &stats.exact, String::new());
-    println!(
+    )?;
+    phase(&mut w, "exact", &stats.exact, String::new())?;
+    wln!(
+        w,
         "  search        {} nodes, {} dead ends; returns to level 2: {} (phase 2) + {} (end game); restarts: {}",
         stats.search_nodes,
         stats.search_dead_ends,
         stats.dead_ends_scatter,
         stats.dead_ends_endgame,
         stats.restarts
-    );
-    println!("  output        {seconds_output:>9.3} s  (seal, re-verify, write)");
+    )?;
+    wln!(
+        w,
+        "  output        {seconds_output:>9.3} s  (seal, re-verify, write)"
+    )?;
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     if let Some(b) = stats.peak_anonymous_bytes {
-        println!(
+        wln!(
+            w,
             "  memory        {:.1} MiB anonymous (bitmaps and working sets, sampled)",
             mib(b)
-        );
+        )?;
     }
     if let Some(rss) = crate::memory::peak_rss() {
-        println!(
+        wln!(
+            w,
             "  peak RSS      {:.1} MiB (mapped file pages included)",
             mib(rss)
-        );
+        )?;
     }
-    println!("  total         {total:>9.3} s");
+    wln!(w, "  total         {total:>9.3} s")?;
+    Ok(())
 }

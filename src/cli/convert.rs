@@ -89,14 +89,13 @@ pub fn run(a: Args) -> Result<i32, Error> {
         }
         (None, _) => return Err(Error::Usage("convert: give IN and OUT".into())),
     };
-    for source in input_path.iter().chain(&a.model).chain(&a.base) {
-        if same_file(source, &output) {
-            return Err(Error::Usage(format!(
-                "convert: {}: the output would overwrite an input",
-                output.display()
-            )));
-        }
-    }
+    let inputs: Vec<&Path> = input_path
+        .iter()
+        .chain(&a.model)
+        .chain(&a.base)
+        .map(PathBuf::as_path)
+        .collect();
+    crate::format::refuse_overwrite([output.as_path()], &inputs)?;
     let target = output_format(&a, &output)?;
     let opts = a.input_args.options();
     let file = match (&a.model, input_path) {
@@ -229,12 +228,5 @@ fn dimacs_error(e: DimacsError) -> Error {
             path.display(),
             report.first_problem().unwrap_or_default()
         )),
-    }
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
     }
 }

@@ -91,7 +91,12 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let Some(MergeCommand::Merge { files, json }) = &args.merge {
         return merge(files, *json);
     }
-    let pool = match args.threads {
+    crate::format::refuse_overwrite(
+        args.output.as_deref(),
+        &Vec::from_iter(args.from.as_deref()),
+    )?;
+    let threads = super::checked_threads(args.threads)?;
+    let pool = match threads {
         Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build(),
         None => rayon::ThreadPoolBuilder::new().build(),
     }
@@ -150,7 +155,7 @@ fn run_in_pool(args: &Args) -> Result<i32, Error> {
         if args.orders {
             head += &format!("  {:>40}", "orders");
         }
-        println!("{head}  {:>10}", "seconds");
+        outln!("{head}  {:>10}", "seconds")?;
     }
     for n in sizes {
         let problem = Problem::new(n, rules, placed.clone())
@@ -176,11 +181,11 @@ fn run_in_pool(args: &Args) -> Result<i32, Error> {
         progress.finish();
         let v = result_json(&problem, &tally, shard, args, seconds);
         if args.json {
-            print_json(&v);
+            print_json(&v)?;
         } else if args.range.is_some() {
-            print_row(&v);
+            print_row(&v)?;
         } else {
-            print_human(&v);
+            print_human(&v)?;
         }
     }
     Ok(exit::OK)
@@ -215,11 +220,12 @@ fn preplaced(args: &Args) -> Result<(Option<u64>, Squares), Error> {
     let n = input.n();
     for (i, &q) in input.to_vec()?.iter().enumerate() {
         if q as u64 > n {
-            return Err(Error::Usage(format!(
-                "{}: row {}: column {q} is off the {n} x {n} board",
-                path.display(),
-                i + 1
-            )));
+            let problem = crate::format::Problem::OffBoard {
+                row: i as u64 + 1,
+                value: q,
+                n,
+            };
+            return Err(crate::format::FormatError::new(path, problem).into());
         }
         if q != 0 {
             placed.push((i as u32, q - 1));
@@ -288,16 +294,16 @@ fn result_json(p: &Problem, t: &Tally, shard: Shard, args: &Args, seconds: f64) 
     v
 }
 
-fn print_human(v: &Value) {
+fn print_human(v: &Value) -> Result<(), Error> {
     let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-    println!("n: {}, {} {}s", v["n"], text("kind"), text("piece"));
+    outln!("n: {}, {} {}s", v["n"], text("kind"), text("piece"))?;
     if let Some(c) = v["conflict"].as_array() {
-        println!("preplaced pieces attack each other: {} and {}", c[0], c[1]);
+        outln!("preplaced pieces attack each other: {} and {}", c[0], c[1])?;
     }
-    println!("placements: {}", text("placements"));
+    outln!("placements: {}", text("placements"))?;
     for key in ["distinct", "orders"] {
         if v.get(key).is_some() {
-            println!("{key}: {}", text(key));
+            outln!("{key}: {}", text(key))?;
         }
     }
     let shard = &v["shard"];
@@ -306,15 +312,15 @@ fn print_human(v: &Value) {
     } else {
         format!(", shard {}/{}", shard[0], shard[1])
     };
-    println!(
+    outln!(
         "engine: {}, {} work items{part}",
         text("engine"),
         v["items"]
-    );
-    println!("time: {:.3} s", v["seconds"].as_f64().unwrap_or(0.0));
+    )?;
+    outln!("time: {:.3} s", v["seconds"].as_f64().unwrap_or(0.0))
 }
 
-fn print_row(v: &Value) {
+fn print_row(v: &Value) -> Result<(), Error> {
     let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
     let mut row = format!("{:>4}  {:>24}", v["n"], text("placements"));
     if v.get("distinct").is_some() {
@@ -323,7 +329,7 @@ fn print_row(v: &Value) {
     if v.get("orders").is_some() {
         row += &format!("  {:>40}", text("orders"));
     }
-    println!("{row}  {:>10.3}", v["seconds"].as_f64().unwrap_or(0.0));
+    outln!("{row}  {:>10.3}", v["seconds"].as_f64().unwrap_or(0.0))
 }
 
 fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
@@ -336,9 +342,9 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
             b.1 + 1
         );
         if args.json {
-            print_json(&json!({"n": p.n, "first": null, "reason": msg}));
+            print_json(&json!({"n": p.n, "first": null, "reason": msg}))?;
         } else {
-            println!("{msg}");
+            outln!("{msg}")?;
         }
         return Ok(exit::INFEASIBLE);
     }
@@ -353,9 +359,9 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     progress.finish();
     let Some(found) = found else {
         if args.json {
-            print_json(&json!({"n": p.n, "first": null, "reason": "no placement exists"}));
+            print_json(&json!({"n": p.n, "first": null, "reason": "no placement exists"}))?;
         } else {
-            println!("no placement exists");
+            outln!("no placement exists")?;
         }
         return Ok(exit::INFEASIBLE);
     };
@@ -365,7 +371,7 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     if args.json {
         print_json(
             &json!({"n": p.n, "piece": p.rules.piece, "kind": p.rules.kind, "first": square_list(&found)}),
-        );
+        )?;
         return Ok(exit::OK);
     }
     if p.n <= 32 {
@@ -379,24 +385,24 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
             board[r as usize][c as usize] = mark;
         }
         for row in board {
-            println!(
+            outln!(
                 "{}",
                 row.iter()
                     .map(|c| c.to_string())
                     .collect::<Vec<_>>()
                     .join(" ")
-            );
+            )?;
         }
     }
     if p.rules.one_per_line() && args.output.is_none() && p.n <= 10_000 {
         let cols: Vec<String> = found.iter().map(|&(_, c)| (c + 1).to_string()).collect();
-        println!("columns: {}", cols.join(" "));
+        outln!("columns: {}", cols.join(" "))?;
     } else if !p.rules.one_per_line() {
         let squares: Vec<String> = found
             .iter()
             .map(|&(r, c)| format!("{}:{}", r + 1, c + 1))
             .collect();
-        println!("squares: {}", squares.join(" "));
+        outln!("squares: {}", squares.join(" "))?;
     }
     Ok(exit::OK)
 }
@@ -488,9 +494,9 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
             }
         }
         if as_json {
-            print_json(&v);
+            print_json(&v)?;
         } else {
-            print_human(&v);
+            print_human(&v)?;
         }
     }
     Ok(exit::OK)

@@ -101,6 +101,7 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
             })
         }
         Command::Composition(a) => {
+            crate::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
             let source = Input::open(&a.from)?;
             let report = verify(&source, Requirements::default())?;
             if report.verdict == Verdict::Invalid {

@@ -46,7 +46,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         Ok(r) => r,
         Err(e) => {
             v["checksum_status"] = format!("error: {}", e.problem).into();
-            emit(&v, args.json);
+            emit(&v, args.json)?;
             return Err(e.into());
         }
     };
@@ -58,14 +58,13 @@ pub fn run(args: Args) -> Result<i32, Error> {
     }
     .into();
     v["valid"] = (report.verdict != crate::verify::Verdict::Invalid).into();
-    emit(&v, args.json);
+    emit(&v, args.json)?;
     Ok(exit::OK)
 }
 
-fn emit(v: &serde_json::Value, json: bool) {
+fn emit(v: &serde_json::Value, json: bool) -> Result<(), Error> {
     if json {
-        print_json(v);
-        return;
+        return print_json(v);
     }
     let get = |k: &str| {
         v.get(k)
@@ -87,7 +86,8 @@ fn emit(v: &serde_json::Value, json: bool) {
         ("valid composition", "valid"),
     ] {
         if let Some(value) = get(key) {
-            println!("{label:<18}{value}");
+            outln!("{label:<18}{value}")?;
         }
     }
+    Ok(())
 }

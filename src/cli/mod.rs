@@ -1,6 +1,23 @@
 //! The `nqueens` command line: argument structures and a short `run` per subcommand.
 //! No algorithms live here.
 
+/// `println!` that returns a [`Error::Stdout`] instead of panicking when standard output
+/// is closed (`| head`) or full (`> /dev/full`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err($crate::cli::Error::Stdout)
+    }};
+}
+
+/// `writeln!` to a report stream (standard output, or standard error when the result
+/// itself goes to standard output), failing like [`outln!`].
+macro_rules! wln {
+    ($w:expr, $($arg:tt)*) => {{
+        writeln!($w, $($arg)*).map_err($crate::cli::Error::Stdout)
+    }};
+}
+
 mod complete;
 mod convert;
 mod count;
@@ -103,16 +120,39 @@ pub enum Error {
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),
+    /// Standard output could not be written: a closed pipe ends the command quietly
+    /// (see [`Error::is_closed_pipe`]), anything else is reported.
+    #[error("(standard output): cannot write: {0}")]
+    Stdout(std::io::Error),
     /// A completion job failed.
     #[error(transparent)]
     Job(#[from] crate::complete::job::JobError),
 }
 
 impl Error {
+    /// Whether the reader of standard output went away (`nqueens ... | head -1`): the
+    /// command then stops without a message, like `cat` or ripgrep, and exits 0.
+    pub fn is_closed_pipe(&self) -> bool {
+        let io = match self {
+            Error::Stdout(e) => e,
+            Error::Format(FormatError {
+                problem: crate::format::Problem::Write(e),
+                path,
+            }) if crate::format::is_stdio(path) => e,
+            _ => return false,
+        };
+        io.kind() == std::io::ErrorKind::BrokenPipe
+    }
+
     /// The exit code for this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Job(crate::complete::job::JobError::SelfCheck(_)) => exit::INTERNAL,
+            // A value off the board makes a file no composition, in every format.
+            Error::Format(FormatError {
+                problem: crate::format::Problem::OffBoard { .. },
+                ..
+            }) => exit::INVALID,
             _ => exit::ERROR,
         }
     }
@@ -143,6 +183,35 @@ fn install_signal_handler() {
     });
 }
 
+/// Turns SIGBUS into an error exit. The kernel raises it when a memory-mapped file cannot
+/// back a page: an input truncated by another process while we read it, or an output
+/// whose disk filled although its space was reserved (a filesystem that cannot
+/// preallocate). The handler says so in one line, removes this process's temporary files
+/// and exits with [`exit::ERROR`], instead of dying with no message and leaving them.
+fn install_bus_error_handler() {
+    #[cfg(unix)]
+    {
+        extern "C" fn on_sigbus(_: libc::c_int) {
+            const MSG: &[u8] = b"nqueens: bus error on a memory-mapped file: an input was \
+truncated while being read, or an output's disk is full; temporary files removed\n";
+            // SAFETY: write(2) and _exit(2) are async-signal-safe; the cleanup never blocks.
+            unsafe {
+                libc::write(2, MSG.as_ptr().cast(), MSG.len());
+            }
+            crate::cleanup::remove_all_in_signal_handler();
+            unsafe { libc::_exit(exit::ERROR) }
+        }
+        // SAFETY: installs a handler for one signal with an empty mask; the handler only
+        // makes async-signal-safe calls apart from the non-blocking cleanup.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_sigbus as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+        }
+    }
+}
+
 /// The flag a signal sets, for a command that polls it and stops cleanly by itself.
 fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
     POLLED.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -161,6 +230,7 @@ fn interrupted() -> bool {
 /// Runs a parsed command line; returns the exit code for a command that ran to its end.
 pub fn run(cli: Cli) -> Result<i32, Error> {
     install_signal_handler();
+    install_bus_error_handler();
     match cli.command {
         Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),
@@ -171,7 +241,21 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
     }
 }
 
+/// The most worker threads a command starts: far above any machine's cores, far below
+/// what exhausts the system's thread limit.
+pub const MAX_THREADS: usize = 4096;
+
+/// `--threads`, checked against [`MAX_THREADS`].
+fn checked_threads(threads: Option<usize>) -> Result<Option<usize>, Error> {
+    match threads {
+        Some(t) if t > MAX_THREADS => Err(Error::Usage(format!(
+            "--threads {t}: at most {MAX_THREADS} threads"
+        ))),
+        t => Ok(t),
+    }
+}
+
 /// Prints one JSON value on its own line.
-fn print_json(value: &serde_json::Value) {
-    println!("{value}");
+fn print_json(value: &serde_json::Value) -> Result<(), Error> {
+    outln!("{value}")
 }

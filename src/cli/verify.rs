@@ -38,6 +38,10 @@ pub fn run(args: Args) -> Result<i32, Error> {
         .as_deref()
         .map(|p| Input::open_with(p, &opts))
         .transpose()?;
+    // The base is read by random access below, so its checksum is checked in a pass first.
+    if let Some(b) = &base {
+        b.check_integrity()?;
+    }
     let req = Requirements {
         complete: args.require_complete,
         base: base.as_ref(),
@@ -59,7 +63,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
             vec![check(&args.files[i])]
         };
         for (path, result) in args.files[i..j].iter().zip(results) {
-            code = code.max(print_result(path, &result, args.json));
+            code = code.max(print_result(path, &result, args.json)?);
         }
         i = j;
     }
@@ -70,44 +74,49 @@ fn is_small(path: &PathBuf) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.len() <= SMALL_FILE)
 }
 
-fn print_result(path: &std::path::Path, result: &Result<Report, FormatError>, json: bool) -> i32 {
+fn print_result(
+    path: &std::path::Path,
+    result: &Result<Report, FormatError>,
+    json: bool,
+) -> Result<i32, Error> {
     let file = path.display().to_string();
     match result {
         Err(e) => {
             if json {
                 print_json(
                     &serde_json::json!({"file": file, "status": "error", "error": e.problem.to_string()}),
-                );
+                )?;
             }
             eprintln!("nqueens: {e}");
-            exit::ERROR
+            Ok(exit::ERROR)
         }
         Ok(r) => {
             if json {
                 let mut v = serde_json::to_value(r).expect("reports serialize");
                 v["file"] = file.into();
                 v["status"] = serde_json::to_value(&r.verdict).expect("verdicts serialize");
-                print_json(&v);
+                print_json(&v)?;
             } else {
-                print_human(&file, r);
+                print_human(&file, r)?;
             }
-            match r.verdict {
+            Ok(match r.verdict {
                 Verdict::Solution | Verdict::Composition => exit::OK,
                 Verdict::Incomplete | Verdict::Invalid => exit::INVALID,
-            }
+            })
         }
     }
 }
 
 /// Prints a report for people, as `verify` does.
-pub(super) fn print_human(file: &str, r: &Report) {
+pub(super) fn print_human(file: &str, r: &Report) -> Result<(), Error> {
     match r.verdict {
-        Verdict::Solution => println!("{file}: VALID SOLUTION (n = {})", r.n),
-        Verdict::Composition => println!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n),
-        Verdict::Incomplete => println!(
+        Verdict::Solution => outln!("{file}: VALID SOLUTION (n = {})", r.n)?,
+        Verdict::Composition => outln!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n)?,
+        Verdict::Incomplete => outln!(
             "{file}: INCOMPLETE: valid composition with {} of {} queens, a solution was required",
-            r.k, r.n
-        ),
+            r.k,
+            r.n
+        )?,
         Verdict::Invalid => {
             let mut what = Vec::new();
             if r.conflict_count > 0 {
@@ -119,26 +128,34 @@ pub(super) fn print_human(file: &str, r: &Report) {
             if r.base_violation_count > 0 {
                 what.push(format!("{} base queens not kept", r.base_violation_count));
             }
-            println!(
+            outln!(
                 "{file}: INVALID ({}; n = {}, k = {})",
                 what.join(", "),
                 r.n,
                 r.k
-            );
+            )?;
             for c in &r.conflicts {
-                println!(
+                outln!(
                     "  rows {} and {} share a {}: row {} column {}, row {} column {}",
-                    c.first.0, c.second.0, c.kind, c.first.0, c.first.1, c.second.0, c.second.1
-                );
+                    c.first.0,
+                    c.second.0,
+                    c.kind,
+                    c.first.0,
+                    c.first.1,
+                    c.second.0,
+                    c.second.1
+                )?;
             }
             for o in &r.out_of_range {
-                println!(
+                outln!(
                     "  row {}: value {} is not a column in 1..={}",
-                    o.row, o.value, r.n
-                );
+                    o.row,
+                    o.value,
+                    r.n
+                )?;
             }
             for b in &r.base_violations {
-                println!(
+                outln!(
                     "  row {}: the base has a queen in column {}, this file has {}",
                     b.row,
                     b.base,
@@ -147,8 +164,9 @@ pub(super) fn print_human(file: &str, r: &Report) {
                     } else {
                         format!("column {}", b.found)
                     }
-                );
+                )?;
             }
         }
     }
+    Ok(())
 }

@@ -7,7 +7,9 @@
 
 use super::rows::RowStore;
 use super::{Completion, Options, Prepared, Stats, complete, prepare};
-use crate::format::{AtomicFile, Encoding, FormatError, Input, OutputFormat, Problem, RowWriter};
+use crate::format::{
+    AtomicFile, Destination, Encoding, FormatError, Input, OutputFormat, Problem, RowWriter,
+};
 use crate::verify::{Report, Requirements, Verdict, verify};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -50,8 +52,7 @@ pub fn run_job(
     let in_place = matches!(output, Some((_, OutputFormat::Nqb(Encoding::Raw))));
     // The backing file: the output's own temporary file, or a temporary beside it.
     let mut published: Option<AtomicFile> = None;
-    let scratch: tempfile::NamedTempFile;
-    let _tracked: crate::cleanup::Tracked;
+    let scratch: crate::format::Scratch;
     let (store, store_path): (RowStore, PathBuf) = match output {
         Some((dest, _)) if in_place => {
             let mut file = AtomicFile::create(dest)?;
@@ -61,20 +62,14 @@ pub fn run_job(
             (store, path)
         }
         _ => {
-            let dir = output
-                .and_then(|(d, _)| d.parent())
-                .filter(|p| !p.as_os_str().is_empty())
-                .map(Path::to_path_buf)
-                .unwrap_or_else(std::env::temp_dir);
-            let where_ = output
-                .map(|(d, _)| d.to_path_buf())
-                .unwrap_or_else(|| dir.clone());
-            scratch = tempfile::Builder::new()
-                .prefix(".nqueens-work-")
-                .tempfile_in(&dir)
-                .map_err(|e| FormatError::new(&where_, Problem::Write(e)))?;
-            _tracked = crate::cleanup::track(scratch.path());
-            let store = RowStore::create(scratch.as_file(), n, scratch.path())?;
+            // The n-sized work file goes beside the output (never to a small $TMPDIR by
+            // accident); without an output, to the system's temporary directory.
+            let dest = match output {
+                Some((d, _)) => Destination::resolve(d)?,
+                None => Destination::resolve(&std::env::temp_dir().join("nqueens-work"))?,
+            };
+            scratch = dest.scratch(".nqueens-work-", "")?;
+            let store = RowStore::create(scratch.as_file(), n, &dest.given)?;
             (store, scratch.path().to_path_buf())
         }
     };

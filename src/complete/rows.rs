@@ -19,7 +19,8 @@ impl RowStore {
     /// Sizes `file` for an `n`-row raw NQB file and maps it (all rows empty).
     pub fn create(file: &File, n: u64, path: &Path) -> Result<Self, FormatError> {
         let err = |e| FormatError::new(path, Problem::Write(e));
-        file.set_len(HEADER_LEN as u64 + 4 * n).map_err(err)?;
+        // Reserved, not only sized: a full disk must fail here, not as SIGBUS on a store.
+        crate::format::reserve(file, HEADER_LEN as u64 + 4 * n).map_err(err)?;
         // SAFETY: the file is a private temporary file of this process; nothing else maps
         // or truncates it while the map lives.
         let map = unsafe { MmapMut::map_mut(file) }.map_err(err)?;

@@ -116,6 +116,11 @@ pub fn parse(path: &Path, text: &[u8], diags: Option<u64>) -> Result<ParamFile, 
             completion(n, &pairs).map_err(|d| fail(init.line, d)).map(ParamFile::Completion)
         }
         (None, Some(ds)) => {
+            if n > MAX_EXCLUDED_N {
+                return Err(fail(n_stmt.line, format!(
+                    "n = {n}: Excluded Diagonals instances are reduced in memory (about 266n rows), up to n = {MAX_EXCLUDED_N}"
+                )));
+            }
             let pairs = pairs(&ds.value).map_err(|d| fail(ds.line, format!("diags: {d}")))?;
             let declared = match get("numdiags") {
                 Some(s) => match s.value {
@@ -149,6 +154,10 @@ pub fn parse(path: &Path, text: &[u8], diags: Option<u64>) -> Result<ParamFile, 
         (None, None) => Err(whole("neither `init` (completion) nor `diags` (excluded diagonals) given".into())),
     }
 }
+
+/// The largest Excluded Diagonals board read: its reduction (about 266n rows, see
+/// [`ExcludedDiagonals::reduce`]) is built in memory, about 100 MB at this n.
+pub const MAX_EXCLUDED_N: u64 = 100_000;
 
 /// The composition of a completion instance from its 0-based `[row, col]` pairs.
 fn completion(n: u64, pairs: &[(i64, i64)]) -> Result<Vec<u32>, String> {

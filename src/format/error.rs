@@ -136,9 +136,28 @@ pub enum Problem {
     /// A MAT file that is malformed or holds no usable composition.
     #[error("MAT file: {0}")]
     Mat(String),
+    /// A plain HDF5 file (Octave's `save -hdf5`, h5py) that holds no usable composition.
+    #[error("HDF5 file (not MATLAB v7.3): {0}")]
+    Hdf5(String),
+    /// An Octave text file that is malformed or holds no usable composition.
+    #[error("Octave text file: {0}")]
+    Octave(String),
     /// Two files that must describe the same board do not.
     #[error("{0}")]
     Mismatch(String),
+    /// A row whose column is beyond the board: not a composition.
+    #[error("row {row}: column {value} is off the {n} x {n} board: not a composition")]
+    OffBoard {
+        /// 1-based row.
+        row: u64,
+        /// Its value.
+        value: u32,
+        /// Board size.
+        n: u64,
+    },
+    /// An output that is one of the command's inputs.
+    #[error("is the input {} (the same file): refusing to overwrite an input", .0.display())]
+    OverwritesInput(PathBuf),
     /// Reading failed part way.
     #[error("read error: {0}")]
     Read(std::io::Error),

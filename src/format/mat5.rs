@@ -43,6 +43,11 @@ pub enum Sniff {
 
 /// Recognises a MAT file from its first bytes (at least 128 when there are).
 pub fn sniff(head: &[u8]) -> Sniff {
+    const HDF5_SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+    if head.starts_with(HDF5_SIGNATURE) {
+        // Plain HDF5 (Octave's `save -hdf5`, h5py): read like v7.3, which is HDF5 too.
+        return Sniff::V73;
+    }
     if head.len() < 128 {
         return if head.starts_with(b"MATLAB") {
             Sniff::Truncated
@@ -53,6 +58,7 @@ pub fn sniff(head: &[u8]) -> Sniff {
     match (&head[124..126], &head[126..128]) {
         ([0x00, 0x01], b"IM") | ([0x01, 0x00], b"MI") => Sniff::Level5,
         ([0x00, 0x02], b"IM") | ([0x02, 0x00], b"MI") => Sniff::V73,
+        _ if head.starts_with(HDF5_SIGNATURE) => Sniff::V73,
         _ if head.starts_with(b"MATLAB 5.0 MAT-file") => Sniff::Level5,
         _ => Sniff::No,
     }
@@ -311,8 +317,13 @@ impl Variable {
                     _ => integral(f64::from_bits(w)),
                 };
                 let v = value.map_err(|e| format!("{}({i}) {e}", self.name))?;
-                if v > n {
-                    return Err(format!("{}({i}) = {v} is larger than n = {n}", self.name));
+                // A value above n is the verifier's to report (exit 1, as for every
+                // format); only a value no row can hold is unreadable.
+                if v > u32::MAX as u64 {
+                    return Err(format!(
+                        "{}({i}) = {v} does not fit a column number",
+                        self.name
+                    ));
                 }
                 out.extend_from_slice(&(v as u32).to_le_bytes());
             }
@@ -451,6 +462,10 @@ pub fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u8>, For
                 list(&vars)
             ))
         })?,
+        // A workspace saved whole: the composition is conventionally `Q`.
+        None if vars.iter().any(|v| v.name == "Q") => {
+            vars.iter().find(|v| v.name == "Q").expect("just found")
+        }
         None => {
             let vectors: Vec<&Variable> =
                 vars.iter().filter(|v| v.numeric() && v.vector()).collect();

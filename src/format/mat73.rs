@@ -19,7 +19,10 @@ use std::path::{Path, PathBuf};
 pub struct Mat73File {
     path: PathBuf,
     file: hdf5_pure::File,
+    /// The variable's name.
     var: String,
+    /// The path of its dataset (`Q`, or `Q/value` in Octave's layout).
+    dataset: String,
     n: u64,
     dtype: DType,
     /// Column vectors stored outside the object header: where their bytes are.
@@ -185,6 +188,13 @@ impl Column {
                     out
                 }
                 SHUFFLE => {
+                    if data.len() % self.size != 0 {
+                        return Err(format!(
+                            "the chunk holding element {element}: unshuffles {} bytes, not whole elements of {}",
+                            data.len(),
+                            self.size
+                        ));
+                    }
                     let per = data.len() / self.size;
                     let mut out = vec![0u8; data.len()];
                     for (b, plane) in data.chunks_exact(per).enumerate().take(self.size) {
@@ -212,6 +222,60 @@ impl Column {
     }
 }
 
+/// Checks, before anything is sized from the dimensions, that the file really stores
+/// `n` elements: dimensions within their declared maxima, and storage (contiguous, compact
+/// or chunks) large enough and inside the file. HDF5 reads missing storage as the fill
+/// value, so without this a few bytes could declare a board of 2^31 empty rows.
+fn stored_size_covers(
+    path: &Path,
+    ds: &hdf5_pure::Dataset,
+    shape: &[u64],
+    n: u64,
+) -> Result<(), String> {
+    let e = |e: hdf5_pure::Error| e.to_string();
+    if let Some(max) = ds.maxshape().map_err(e)? {
+        for (d, (&dim, m)) in shape.iter().zip(&max).enumerate() {
+            if let hdf5_pure::MaxExtent::Fixed(m) = *m
+                && dim > m
+            {
+                return Err(format!(
+                    "dimension {} is {dim}, beyond its declared maximum {m}",
+                    d + 1
+                ));
+            }
+        }
+    }
+    let elem = ds.element_size().map_err(e)?;
+    let need = n.saturating_mul(elem);
+    let file_len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+    match ds.layout().map_err(e)? {
+        hdf5_pure::Layout::Compact { size } if size >= need => Ok(()),
+        hdf5_pure::Layout::Contiguous {
+            address: Some(a),
+            size,
+        } if size >= need && a.saturating_add(need) <= file_len => Ok(()),
+        hdf5_pure::Layout::Contiguous { address: None, .. } => {
+            Err(format!("{n} elements declared but no data stored"))
+        }
+        hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
+            let per: u64 = chunk_shape.iter().product();
+            let stored = ds.chunks().map_err(e)?.len() as u64;
+            if per == 0 || stored.saturating_mul(per) < n {
+                return Err(format!(
+                    "{n} elements declared but only {stored} chunks of {per} stored"
+                ));
+            }
+            Ok(())
+        }
+        hdf5_pure::Layout::Compact { size } | hdf5_pure::Layout::Contiguous { size, .. } => {
+            Err(format!(
+                "{n} elements of {elem} bytes declared but {size} bytes stored (the file has {file_len})"
+            ))
+        }
+        other => Err(format!("storage {other:?} is not supported")),
+    }
+}
+
 fn mat_err(path: &Path, detail: String) -> FormatError {
     FormatError::new(path, Problem::Mat(detail))
 }
@@ -227,6 +291,23 @@ fn class_of(ds: &hdf5_pure::Dataset) -> Option<String> {
 const NUMERIC: [&str; 10] = [
     "double", "single", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
 ];
+
+/// Whether a dataset's elements are real numbers.
+fn is_real(d: &DType) -> bool {
+    matches!(
+        d,
+        DType::F32
+            | DType::F64
+            | DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64
+            | DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::U64
+    )
+}
 
 /// One line about a variable, for listings.
 fn describe(name: &str, ds: &hdf5_pure::Dataset) -> String {
@@ -244,11 +325,38 @@ fn describe(name: &str, ds: &hdf5_pure::Dataset) -> String {
 impl Mat73File {
     /// Opens the variable `var` (default: the only numeric vector) of the v7.3 file at `path`.
     pub fn open(path: &Path, var: Option<&str>) -> Result<Self, FormatError> {
-        let fail = |d: String| mat_err(path, format!("v7.3: {d}"));
+        // A plain HDF5 file (no MATLAB header before the superblock) is named as such.
+        let plain = std::fs::File::open(path).is_ok_and(|mut f| {
+            let mut magic = [0u8; 4];
+            std::io::Read::read_exact(&mut f, &mut magic).is_ok() && magic == *b"\x89HDF"
+        });
+        let fail = |d: String| {
+            if plain {
+                FormatError::new(path, Problem::Hdf5(d))
+            } else {
+                mat_err(path, format!("v7.3: {d}"))
+            }
+        };
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(format!("{e}")))?;
         let root = file.root();
-        let names = root.datasets().map_err(|e| fail(format!("{e}")))?;
-        let groups = root.groups().unwrap_or_default();
+        let mut names = root.datasets().map_err(|e| fail(format!("{e}")))?;
+        let mut groups = root.groups().unwrap_or_default();
+        // Octave's `save -hdf5` keeps each variable in a group of its name, the values in
+        // its dataset `value`: such a group is a variable, not a struct.
+        let octave: Vec<String> = groups
+            .iter()
+            .filter(|g| file.dataset(&format!("{g}/value")).is_ok())
+            .cloned()
+            .collect();
+        groups.retain(|g| !octave.contains(g));
+        names.extend(octave.iter().cloned());
+        let dataset_of = |name: &str| {
+            if octave.iter().any(|g| g == name) {
+                format!("{name}/value")
+            } else {
+                name.to_string()
+            }
+        };
         let var = match var {
             Some(v) if names.iter().any(|n| n == v) => v.to_string(),
             Some(v) if groups.iter().any(|g| g == v) => {
@@ -259,7 +367,7 @@ impl Mat73File {
             Some(v) => {
                 let list: Vec<String> = names
                     .iter()
-                    .filter_map(|n| Some(describe(n, &file.dataset(n).ok()?)))
+                    .filter_map(|n| Some(describe(n, &file.dataset(&dataset_of(n)).ok()?)))
                     .collect();
                 return Err(fail(format!(
                     "no variable named {v}; the file holds: {}",
@@ -270,14 +378,18 @@ impl Mat73File {
                     }
                 )));
             }
+            // A workspace saved whole: the composition is conventionally `Q`.
+            None if names.iter().any(|n| n == "Q") => "Q".to_string(),
             None => {
                 let vectors: Vec<&String> = names
                     .iter()
                     .filter(|n| {
-                        file.dataset(n).is_ok_and(|d| {
-                            class_of(&d).is_some_and(|c| NUMERIC.contains(&c.as_str()))
-                                && d.shape()
-                                    .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
+                        file.dataset(&dataset_of(n)).is_ok_and(|d| {
+                            class_of(&d).map_or(d.dtype().is_ok_and(|t| is_real(&t)), |c| {
+                                NUMERIC.contains(&c.as_str())
+                            }) && d
+                                .shape()
+                                .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
                         })
                     })
                     .collect();
@@ -288,7 +400,7 @@ impl Mat73File {
                     _ => {
                         let list: Vec<String> = names
                             .iter()
-                            .filter_map(|n| Some(describe(n, &file.dataset(n).ok()?)))
+                            .filter_map(|n| Some(describe(n, &file.dataset(&dataset_of(n)).ok()?)))
                             .collect();
                         return Err(fail(format!(
                             "{} numeric vectors, choose one with --var; the file holds: {}",
@@ -304,9 +416,10 @@ impl Mat73File {
             }
         };
         let ds = file
-            .dataset(&var)
+            .dataset(&dataset_of(&var))
             .map_err(|e| fail(format!("{var}: {e}")))?;
-        let class = class_of(&ds).unwrap_or_default();
+        // Plain HDF5 and Octave datasets carry no MATLAB class: their element type decides.
+        let class = class_of(&ds).unwrap_or_else(|| "double".into());
         if !NUMERIC.contains(&class.as_str()) {
             return Err(fail(format!(
                 "variable {var} is a {} array, expected a numeric vector",
@@ -318,24 +431,17 @@ impl Mat73File {
             )));
         }
         let dtype = ds.dtype().map_err(|e| fail(format!("{var}: {e}")))?;
-        if !matches!(
-            dtype,
-            DType::F32
-                | DType::F64
-                | DType::I8
-                | DType::I16
-                | DType::I32
-                | DType::I64
-                | DType::U8
-                | DType::U16
-                | DType::U32
-                | DType::U64
-        ) {
+        if !is_real(&dtype) {
             return Err(fail(format!(
                 "variable {var} has element type {dtype} (complex?), expected real numbers"
             )));
         }
         let shape = ds.shape().map_err(|e| fail(format!("{var}: {e}")))?;
+        if shape.is_empty() {
+            return Err(fail(format!(
+                "variable {var} is an HDF5 scalar, expected a 1xN or Nx1 vector"
+            )));
+        }
         let n: u64 = shape.iter().product();
         if shape.iter().filter(|&&x| x != 1).count() > 1 || shape.len() > 2 {
             let dims: Vec<String> = shape.iter().rev().map(u64::to_string).collect();
@@ -350,6 +456,7 @@ impl Mat73File {
         if n > crate::board::MAX_N {
             return Err(FormatError::new(path, Problem::TooLarge(n)));
         }
+        stored_size_covers(path, &ds, &shape, n).map_err(|e| fail(format!("{var}: {e}")))?;
         let column = if shape[0] == n {
             None
         } else {
@@ -358,11 +465,17 @@ impl Mat73File {
         Ok(Mat73File {
             path: path.to_path_buf(),
             file,
+            dataset: dataset_of(&var),
             var,
             n,
             dtype,
             column,
         })
+    }
+
+    /// Names the file `path` in messages (for a spooled copy of standard input).
+    pub(crate) fn set_path(&mut self, path: &Path) {
+        self.path = path.to_path_buf();
     }
 
     /// The file.
@@ -390,27 +503,17 @@ impl Mat73File {
                 first + 1
             ))
         })?;
-        let n = self.n;
         let var = &self.var;
         let check = |i: usize, v: Result<u64, String>| -> Result<u32, FormatError> {
             let row = first + i as u64 + 1;
             let v = v.map_err(|e| fail(format!("{var}({row}) {e}")))?;
-            if v > n {
-                return Err(fail(format!("{var}({row}) = {v} is larger than n = {n}")));
-            }
-            Ok(v as u32)
+            // A value above n is the verifier's to report (exit 1, as for every format);
+            // only a value no row can hold is unreadable.
+            u32::try_from(v)
+                .map_err(|_| fail(format!("{var}({row}) = {v} does not fit a column number")))
         };
         match values {
-            Values::U32(v) => {
-                if let Some(i) = v.iter().position(|&x| x as u64 > n) {
-                    return Err(fail(format!(
-                        "{var}({}) = {} is larger than n = {n}",
-                        first + i as u64 + 1,
-                        v[i]
-                    )));
-                }
-                Ok(v)
-            }
+            Values::U32(v) => Ok(v),
             Values::U(v) => v
                 .into_iter()
                 .enumerate()
@@ -438,7 +541,10 @@ impl Mat73File {
                 col.big_endian,
             ));
         }
-        let ds = self.file.dataset(&self.var).map_err(|e| e.to_string())?;
+        let ds = self
+            .file
+            .dataset(&self.dataset)
+            .map_err(|e| e.to_string())?;
         // A column vector without a Column is compact: small, read whole.
         let whole = ds.shape().map(|s| s[0] != self.n).unwrap_or(false);
         let window = (first as usize)..(first + count) as usize;
@@ -517,25 +623,15 @@ impl Values {
 pub struct Mat73Writer {
     dest: PathBuf,
     n: u64,
-    spool: std::io::BufWriter<tempfile::NamedTempFile>,
-    _tracked: crate::cleanup::Tracked,
+    spool: std::io::BufWriter<super::output::Scratch>,
     written: u64,
 }
 
 impl Mat73Writer {
     /// Starts a file at `dest` for `n` rows.
     pub fn create(dest: &Path, n: u64) -> Result<Self, FormatError> {
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let spool = tempfile::Builder::new()
-            .prefix(".nqueens-")
-            .suffix(".spool")
-            .tempfile_in(dir)
-            .map_err(|e| FormatError::new(dest, Problem::Write(e)))?;
+        let spool = super::output::Destination::resolve(dest)?.scratch(".nqueens-", ".spool")?;
         Ok(Mat73Writer {
-            _tracked: crate::cleanup::track(spool.path()),
             dest: dest.to_path_buf(),
             n,
             spool: std::io::BufWriter::with_capacity(1 << 20, spool),

@@ -7,12 +7,13 @@ mod error;
 pub mod mat5;
 pub mod mat73;
 pub mod nqb;
+pub mod octave;
 mod output;
 pub mod text;
 
 pub use error::{FormatError, Problem};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
-pub use output::AtomicFile;
+pub use output::{AtomicFile, Destination, STDIO, Scratch, is_stdio, refuse_overwrite, reserve};
 
 use std::fs::File;
 use std::io::Read;
@@ -44,6 +45,8 @@ pub enum Input {
 const MAT5: &str = "MAT v5";
 /// The format name of inputs read from MAT v7.3 files.
 const MAT73: &str = "MAT v7.3";
+/// The format name of Octave's text format (plain `save`).
+const OCTAVE: &str = "Octave text";
 /// The format name of CSPLib completion instances.
 const CSPLIB: &str = "CSPLib";
 /// The format name of CSPLib Excluded Diagonals instances (read through the reduction).
@@ -69,13 +72,22 @@ impl Input {
     }
 
     /// Opens `path` like [`Input::open`], with the choices in `opts`.
+    /// `-` is standard input; it and every other input that is not a regular file (a pipe,
+    /// `/dev/stdin`, `<(...)`) is first spooled to a temporary file, so that binary formats
+    /// can be mapped and read in any order: bounded by the disk, not by memory.
     pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<Input, FormatError> {
         let fail = |p| FormatError::new(path, p);
+        if is_stdio(path) {
+            return Self::open_spooled(path, &mut std::io::stdin().lock(), opts);
+        }
         let meta = std::fs::metadata(path).map_err(|e| fail(Problem::Open(e)))?;
         if meta.is_dir() {
             return Err(fail(Problem::Directory));
         }
         let mut file = File::open(path).map_err(|e| fail(Problem::Open(e)))?;
+        if !meta.is_file() {
+            return Self::open_spooled(path, &mut file, opts);
+        }
         let mut head = [0u8; 512];
         let got = read_up_to(&mut file, &mut head).map_err(|e| fail(Problem::Read(e)))?;
         let head = &head[..got];
@@ -123,6 +135,10 @@ impl Input {
             let mut text = head.to_vec();
             file.read_to_end(&mut text)
                 .map_err(|e| fail(Problem::Read(e)))?;
+            if octave::sniff(head) {
+                let rows = octave::parse(path, &text, opts.var.as_deref())?;
+                return Self::from_rows(path, OCTAVE, &rows);
+            }
             if csplib::sniff(head) {
                 return match csplib::parse(path, &text, opts.diags)? {
                     csplib::ParamFile::Completion(rows) => Self::from_rows(path, CSPLIB, &rows),
@@ -135,6 +151,34 @@ impl Input {
             return Self::from_rows(path, "text", &rows);
         }
         Err(fail(Problem::Unrecognized(hex(&head[..head.len().min(8)]))))
+    }
+
+    /// Copies `source` to a temporary file, opens that, and names the input `path` in every
+    /// message. The temporary file is removed at once: the open input keeps its data.
+    fn open_spooled(
+        path: &Path,
+        source: &mut dyn Read,
+        opts: &OpenOptions,
+    ) -> Result<Input, FormatError> {
+        let spool_dir = Destination::resolve(&std::env::temp_dir().join("nqueens-spool"))?;
+        let mut spool = spool_dir.scratch(".nqueens-stdin-", "")?;
+        std::io::copy(source, &mut spool).map_err(|e| FormatError::new(path, Problem::Read(e)))?;
+        let mut input = Self::open_with(spool.path(), opts).map_err(|mut e| {
+            e.path = path.to_path_buf();
+            e
+        })?;
+        input.set_path(path);
+        Ok(input)
+    }
+
+    /// Names the input `path` in messages.
+    fn set_path(&mut self, path: &Path) {
+        match self {
+            Input::Nqb(f) => f.set_path(path),
+            Input::Memory { path: p, .. } => *p = path.to_path_buf(),
+            Input::Mat73(f) => f.set_path(path),
+            Input::Empty { .. } => {}
+        }
     }
 
     /// An input held in memory, for formats parsed whole.
@@ -283,11 +327,90 @@ impl Input {
         Ok(())
     }
 
-    /// All rows in memory: for small boards and tests only.
+    /// All rows in memory, checked against the header's checksum and queen count: for
+    /// small boards and tests only.
     pub fn to_vec(&self) -> Result<Vec<u32>, FormatError> {
         let mut rows = vec![0; self.n() as usize];
         self.read_rows(0, &mut rows, &mut SegmentCache::default())?;
+        let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.check_sums([SegmentSum::of(&bytes)])?;
         Ok(rows)
+    }
+
+    /// Reads every segment (in parallel) and checks the payload against the NQB header's
+    /// checksum and queen count; inputs without a header pass.
+    pub fn check_integrity(&self) -> Result<(), FormatError> {
+        use rayon::prelude::*;
+        if self.header().is_none() {
+            return Ok(());
+        }
+        let sums: Vec<SegmentSum> = (0..self.segment_count())
+            .into_par_iter()
+            .map_init(Vec::new, |scratch, s| {
+                let sum = SegmentSum::of(self.segment(s, scratch)?);
+                self.release(s);
+                Ok(sum)
+            })
+            .collect::<Result<_, FormatError>>()?;
+        self.check_sums(sums)
+    }
+
+    /// Checks the summaries of every segment, in order, against the NQB header (a no-op
+    /// for inputs without one): the one place a payload checksum or a queen count is
+    /// compared, so that no reader forgets to.
+    pub fn check_sums(
+        &self,
+        sums: impl IntoIterator<Item = SegmentSum>,
+    ) -> Result<(), FormatError> {
+        let Some(h) = self.header() else {
+            return Ok(());
+        };
+        let mut hasher = nqb::PayloadHasher::new();
+        let mut k = 0;
+        for s in sums {
+            k += s.k;
+            s.block_hashes.into_iter().for_each(|b| hasher.push(b));
+        }
+        let computed = hasher.finish();
+        if computed != h.payload_checksum {
+            return Err(FormatError::new(
+                self.path(),
+                Problem::Checksum {
+                    stored: h.payload_checksum,
+                    computed,
+                },
+            ));
+        }
+        if k != h.k {
+            return Err(FormatError::new(
+                self.path(),
+                Problem::QueenCount {
+                    declared: h.k,
+                    counted: k,
+                },
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a segment contributes to the header's checks: its queens and the hashes of its
+/// checksum blocks (segments start on block boundaries).
+#[derive(Debug, Default)]
+pub struct SegmentSum {
+    /// Non-zero rows.
+    pub k: u64,
+    /// [`nqb::PayloadHasher::block_hashes`] of the segment's bytes.
+    pub block_hashes: Vec<u64>,
+}
+
+impl SegmentSum {
+    /// The summary of one segment's little-endian row bytes.
+    pub fn of(bytes: &[u8]) -> SegmentSum {
+        SegmentSum {
+            k: bytes.chunks_exact(4).filter(|c| c != &[0; 4]).count() as u64,
+            block_hashes: nqb::PayloadHasher::block_hashes(bytes),
+        }
     }
 }
 
@@ -377,6 +500,9 @@ impl OutputFormat {
     /// The format a path's extension asks for ([`OutputFormat::from_extension`]), raw NQB
     /// when it names none.
     pub fn from_path(path: &Path) -> OutputFormat {
+        if is_stdio(path) {
+            return OutputFormat::Text;
+        }
         Self::from_extension(path).unwrap_or(OutputFormat::Nqb(Encoding::Raw))
     }
 
@@ -462,30 +588,53 @@ impl RowWriter {
         let mut w = RowWriter::create(dest, input.n(), format)?;
         let count = input.segment_count();
         let batch = 2 * rayon::current_num_threads() as u64;
-        let decode = |first: u64| -> Result<Vec<Vec<u32>>, FormatError> {
+        let n = input.n();
+        // Each segment's rows, its summary for the header's checks, and the first row
+        // whose value is off the board.
+        type Decoded = (Vec<u32>, SegmentSum, Option<(u64, u32)>);
+        let decode = |first: u64| -> Result<Vec<Decoded>, FormatError> {
             (first..(first + batch).min(count))
                 .into_par_iter()
                 .map(|s| {
                     let mut scratch = Vec::new();
                     let bytes = input.segment(s, &mut scratch)?;
-                    let rows = bytes
+                    let rows: Vec<u32> = bytes
                         .chunks_exact(4)
                         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
                         .collect();
+                    let off = rows
+                        .iter()
+                        .position(|&v| v as u64 > n)
+                        .map(|i| (s * input.segment_rows() + i as u64 + 1, rows[i]));
+                    let sum = SegmentSum::of(bytes);
                     input.release(s);
-                    Ok(rows)
+                    Ok((rows, sum, off))
                 })
                 .collect()
         };
+        let mut sums = Vec::with_capacity(count as usize);
         let mut first = 0;
         let mut current = decode(0)?;
         loop {
+            // A value off the board is refused before it is written: no format we write
+            // would be read back as the same composition by our own readers.
+            if let Some((row, value)) = current.iter().find_map(|d| d.2) {
+                return Err(FormatError::new(
+                    input.path(),
+                    Problem::OffBoard { row, value, n },
+                ));
+            }
             let next_first = first + batch;
             let (written, next) = rayon::join(
-                || current.iter().try_for_each(|rows| w.write_rows(rows)),
+                || {
+                    current
+                        .iter()
+                        .try_for_each(|(rows, _, _)| w.write_rows(rows))
+                },
                 || (next_first < count).then(|| decode(next_first)),
             );
             written?;
+            sums.extend(current.drain(..).map(|d| d.1));
             match next {
                 None => break,
                 Some(next) => {
@@ -494,6 +643,8 @@ impl RowWriter {
                 }
             }
         }
+        // Nothing is published from a payload that fails its checksum or queen count.
+        input.check_sums(sums)?;
         w.finish()
     }
 }

@@ -29,6 +29,8 @@ pub const CHECKSUM_BLOCK_ROWS: u64 = 1 << 18;
 pub const DEFAULT_FRAME_ROWS: u64 = 1 << 20;
 /// Largest frame the zstd seekable format allows, in rows (1 GiB of payload).
 const MAX_FRAME_ROWS: u64 = 1 << 28;
+/// Most bytes one compressed byte of a zstd frame can stand for.
+const MAX_ZSTD_RATIO: u64 = 1 << 15;
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 /// Size of the hand-built zstd frame that holds the header in a compressed file.
 const HEADER_FRAME_LEN: usize = 4 + 1 + 1 + 3 + HEADER_LEN + 4;
@@ -265,11 +267,18 @@ impl NqbFile {
             let offset = table.frame_start_comp(i).map_err(bad)?;
             let len = table.frame_size_comp(i).map_err(bad)?;
             let dlen = table.frame_size_decomp(i).map_err(bad)?;
-            if offset + len > map.len() as u64 {
+            if offset.saturating_add(len) > map.len() as u64 {
                 return Err(fail(Problem::SeekTable(format!(
                     "frame {i} ends at byte {} past the end of the file ({} bytes)",
-                    offset + len,
+                    offset.saturating_add(len),
                     map.len()
+                ))));
+            }
+            // No zstd frame expands more than MAX_ZSTD_RATIO times (one 4-byte RLE block
+            // per 128 KiB), so a larger claim is a lie and nothing is sized from it.
+            if dlen > len.saturating_mul(MAX_ZSTD_RATIO) {
+                return Err(fail(Problem::SeekTable(format!(
+                    "frame {i} claims {dlen} bytes from {len} compressed: more than zstd can expand"
                 ))));
             }
             Ok((FrameEntry { offset, len }, dlen))
@@ -298,6 +307,11 @@ impl NqbFile {
         // single row frame may hold any number.
         let frame_rows = match frames {
             1 => 0,
+            2 if n > MAX_FRAME_ROWS => {
+                return Err(fail(Problem::SeekTable(format!(
+                    "one row frame of {n} rows: a frame holds at most {MAX_FRAME_ROWS}"
+                ))));
+            }
             2 => n.next_multiple_of(CHECKSUM_BLOCK_ROWS),
             _ => {
                 let rows = entry(1)?.1 / 4;
@@ -341,6 +355,11 @@ impl NqbFile {
             map,
             layout: Layout::Zstd(entries),
         })
+    }
+
+    /// Names the file `path` in messages (for a spooled copy of standard input).
+    pub(crate) fn set_path(&mut self, path: &Path) {
+        self.path = path.to_path_buf();
     }
 
     /// The file this was opened from.
@@ -487,15 +506,6 @@ pub struct NqbWriter {
     block_fill: u64,
     pending: Vec<u8>,
     seek_table: zeekstd::SeekTable,
-}
-
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.file().write(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file().flush()
-    }
 }
 
 impl NqbWriter {

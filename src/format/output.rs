@@ -2,53 +2,180 @@
 //! destination's directory, which is renamed over the destination by [`AtomicFile::commit`].
 //! Dropping an uncommitted `AtomicFile` deletes the temporary file.
 //!
-//! A destination that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a named
-//! pipe) is never renamed over: that would replace the system's null device with a regular
-//! file, and every later reader of `/dev/null` would read our output. The data is then
-//! staged in the system's temporary directory and copied into the destination on commit.
+//! Where the bytes go is decided once, by [`Destination::resolve`]:
+//! - a symbolic link is followed, and its target is replaced atomically (like `cp`), so the
+//!   link itself survives;
+//! - a destination that exists and is not a regular file (`/dev/null`, a terminal, a named
+//!   pipe, `/proc/self/fd/1`) is never renamed over: that would replace the system's null
+//!   device with a regular file. The data is staged in the system's temporary directory and
+//!   copied into the destination on commit;
+//! - `-` is standard output, staged the same way, so that nothing is printed unless the
+//!   whole result was made.
 
 use super::{FormatError, Problem};
 use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The path that names standard input or standard output.
+pub const STDIO: &str = "-";
+
+/// Whether `path` is `-`, standard input or output.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == STDIO
+}
+
+/// Where an output's bytes end up, and where its temporary files go.
+#[derive(Debug, Clone)]
+pub struct Destination {
+    /// The path the user gave, for messages.
+    pub given: PathBuf,
+    /// The file that is replaced or written into (a symbolic link's target).
+    pub target: PathBuf,
+    /// The directory for temporary and work files: beside the target, or the system's
+    /// temporary directory for a device, a pipe or standard output.
+    pub dir: PathBuf,
+    /// The target is a device, a pipe or standard output: copied into, not renamed over.
+    pub stream: bool,
+}
+
+impl Destination {
+    /// Decides where an output at `dest` is written (see the module documentation).
+    pub fn resolve(dest: &Path) -> Result<Destination, FormatError> {
+        let fail = |p| FormatError::new(dest, p);
+        if is_stdio(dest) {
+            return Ok(Destination {
+                given: dest.to_path_buf(),
+                target: dest.to_path_buf(),
+                dir: std::env::temp_dir(),
+                stream: true,
+            });
+        }
+        let mut target = dest.to_path_buf();
+        // Follow links one by one (bounded, like the kernel's 40), so that a dangling link
+        // still names the file it will create.
+        for _ in 0..40 {
+            match std::fs::symlink_metadata(&target) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    let link = std::fs::read_link(&target).map_err(|e| fail(Problem::Write(e)))?;
+                    target = match target.parent() {
+                        Some(p) if link.is_relative() => p.join(link),
+                        _ => link,
+                    };
+                }
+                _ => break,
+            }
+        }
+        match std::fs::metadata(&target) {
+            Ok(m) if m.is_dir() => return Err(fail(Problem::Directory)),
+            Ok(m) if !m.is_file() => {
+                return Ok(Destination {
+                    given: dest.to_path_buf(),
+                    target,
+                    dir: std::env::temp_dir(),
+                    stream: true,
+                });
+            }
+            _ => {}
+        }
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        Ok(Destination {
+            given: dest.to_path_buf(),
+            target,
+            dir,
+            stream: false,
+        })
+    }
+
+    /// A new temporary file in [`Destination::dir`], removed when dropped or when a signal
+    /// ends the process.
+    pub fn scratch(&self, prefix: &str, suffix: &str) -> Result<Scratch, FormatError> {
+        let file = tempfile::Builder::new()
+            .prefix(prefix)
+            .suffix(suffix)
+            .tempfile_in(&self.dir)
+            .map_err(|e| FormatError::new(&self.given, Problem::Write(e)))?;
+        Ok(Scratch {
+            _tracked: crate::cleanup::track(file.path()),
+            file,
+        })
+    }
+}
+
+/// A temporary file of this process (a work file or a spool), deleted when dropped.
+pub struct Scratch {
+    file: tempfile::NamedTempFile,
+    _tracked: crate::cleanup::Tracked,
+}
+
+impl Scratch {
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    /// The open file.
+    pub fn as_file(&self) -> &File {
+        self.file.as_file()
+    }
+
+    /// The open file, for writing and seeking.
+    pub fn as_file_mut(&mut self) -> &mut File {
+        self.file.as_file_mut()
+    }
+}
+
+impl Write for Scratch {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Reserves `len` bytes of disk for `file`, so that writing through a memory map cannot
+/// run out of space (which the kernel reports as SIGBUS, not as an error): a full disk is
+/// then reported here, as ENOSPC. Filesystems without preallocation fall back to a sparse
+/// file of that size.
+pub fn reserve(file: &File, len: u64) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        let len = libc::off_t::try_from(len).map_err(std::io::Error::other)?;
+        // SAFETY: plain system call on an open descriptor.
+        let r = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len) };
+        match r {
+            0 => return Ok(()),
+            libc::EOPNOTSUPP | libc::EINVAL => {}
+            e => return Err(std::io::Error::from_raw_os_error(e)),
+        }
+    }
+    file.set_len(len)
+}
 
 /// A file being written that becomes visible at its path only on [`AtomicFile::commit`].
 pub struct AtomicFile {
-    tmp: tempfile::NamedTempFile,
-    dest: PathBuf,
-    /// The destination is a device or pipe: copy into it instead of renaming over it.
-    stream_into_dest: bool,
-    _tracked: crate::cleanup::Tracked,
+    tmp: Scratch,
+    dest: Destination,
 }
 
 impl AtomicFile {
     /// Starts writing `dest`; nothing exists at `dest` until `commit`.
     pub fn create(dest: &Path) -> Result<Self, FormatError> {
-        let err = |e| FormatError::new(dest, Problem::Write(e));
-        if dest.is_dir() {
-            return Err(FormatError::new(dest, Problem::Directory));
-        }
-        let stream_into_dest = std::fs::metadata(dest).is_ok_and(|m| !m.is_file());
-        let dir = match dest.parent() {
-            _ if stream_into_dest => std::env::temp_dir(),
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let tmp = tempfile::Builder::new()
-            .prefix(".nqueens-")
-            .suffix(".partial")
-            .tempfile_in(&dir)
-            .map_err(err)?;
+        let dest = Destination::resolve(dest)?;
         Ok(AtomicFile {
-            _tracked: crate::cleanup::track(tmp.path()),
-            tmp,
-            dest: dest.to_path_buf(),
-            stream_into_dest,
+            tmp: dest.scratch(".nqueens-", ".partial")?,
+            dest,
         })
     }
 
-    /// The destination path.
+    /// The destination path, as given.
     pub fn dest(&self) -> &Path {
-        &self.dest
+        &self.dest.given
     }
 
     /// Flushes the buffered writer a text format wrote through; returns the file.
@@ -69,19 +196,24 @@ impl AtomicFile {
     }
 
     /// Flushes to disk and renames the temporary file onto the destination (or, for a
-    /// device or pipe, copies it into the destination).
+    /// device, a pipe or standard output, copies it into the destination).
     pub fn commit(mut self) -> Result<(), FormatError> {
-        let dest = self.dest;
-        let err = |e| FormatError::new(&dest, Problem::Write(e));
-        if self.stream_into_dest {
+        let err = |e| FormatError::new(&self.dest.given, Problem::Write(e));
+        if self.dest.stream {
             use std::io::{Seek, SeekFrom};
             let staged = self.tmp.as_file_mut();
             staged.seek(SeekFrom::Start(0)).map_err(err)?;
-            let mut out = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&dest)
-                .map_err(err)?;
-            std::io::copy(staged, &mut out).map_err(err)?;
+            if is_stdio(&self.dest.target) {
+                let mut out = std::io::stdout().lock();
+                std::io::copy(staged, &mut out).map_err(err)?;
+                out.flush().map_err(err)?;
+            } else {
+                let mut out = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&self.dest.target)
+                    .map_err(err)?;
+                std::io::copy(staged, &mut out).map_err(err)?;
+            }
             return Ok(());
         }
         self.tmp.as_file().sync_all().map_err(err)?;
@@ -94,7 +226,51 @@ impl AtomicFile {
                 .set_permissions(std::fs::Permissions::from_mode(0o644))
                 .map_err(err)?;
         }
-        self.tmp.persist(&dest).map_err(|e| err(e.error))?;
+        let Scratch { file, _tracked } = self.tmp;
+        file.persist(&self.dest.target).map_err(|e| err(e.error))?;
         Ok(())
     }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file().write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file().flush()
+    }
+}
+
+/// Refuses to run when an output would write over an input: the same file by identity
+/// (device and inode, after following symbolic links), so that hard links and other
+/// spellings of one path are caught too. `-` and outputs that do not exist yet are never
+/// inputs; devices and pipes are written into, never replaced, so they are not compared.
+pub fn refuse_overwrite<'a>(
+    outputs: impl IntoIterator<Item = &'a Path>,
+    inputs: &[&Path],
+) -> Result<(), FormatError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let id = |p: &Path| {
+            if is_stdio(p) {
+                return None;
+            }
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| (m.dev(), m.ino()))
+        };
+        let ins: Vec<_> = inputs.iter().map(|p| (id(p), *p)).collect();
+        for out in outputs {
+            let Some(o) = id(out) else { continue };
+            if let Some((_, input)) = ins.iter().find(|(i, _)| *i == Some(o)) {
+                return Err(FormatError::new(
+                    out,
+                    Problem::OverwritesInput(input.to_path_buf()),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

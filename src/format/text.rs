@@ -49,7 +49,7 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
 
 /// One row value: a non-negative integer, also written as an integral float
 /// (`3`, `3.0`, `3.000000000000000000e+00`).
-fn parse_value(token: &str) -> Result<u32, String> {
+pub(crate) fn parse_value(token: &str) -> Result<u32, String> {
     if let Ok(v) = token.parse::<u64>() {
         return u32::try_from(v).map_err(|_| format!("value {token} exceeds 4294967295"));
     }

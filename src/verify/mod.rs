@@ -7,7 +7,7 @@
 //! [`first_conflicts`]).
 
 use crate::board::{AtomicBitmap, Bitmap, LineBitmaps, LineKind, lines_through};
-use crate::format::{FormatError, Input, Problem, SegmentCache, nqb::PayloadHasher};
+use crate::format::{FormatError, Input, Problem, SegmentCache, SegmentSum, nqb::PayloadHasher};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -237,7 +237,7 @@ fn verify_pass(
         base_violations: Vec::new(),
         checksum_verified: false,
     };
-    let mut hasher = PayloadHasher::new();
+    let mut sums = Vec::with_capacity(findings.len());
     for f in findings {
         report.k += f.k;
         report.conflict_count += f.conflicts;
@@ -245,30 +245,13 @@ fn verify_pass(
         report.base_violation_count += f.base_violation_count;
         extend_capped(&mut report.out_of_range, f.out_of_range);
         extend_capped(&mut report.base_violations, f.base_violations);
-        f.block_hashes.into_iter().for_each(|h| hasher.push(h));
+        sums.push(SegmentSum {
+            k: f.k,
+            block_hashes: f.block_hashes,
+        });
     }
-    if let Some(h) = input.header() {
-        let computed = hasher.finish();
-        if computed != h.payload_checksum {
-            return Err(FormatError::new(
-                input.path(),
-                Problem::Checksum {
-                    stored: h.payload_checksum,
-                    computed,
-                },
-            ));
-        }
-        if h.k != report.k {
-            return Err(FormatError::new(
-                input.path(),
-                Problem::QueenCount {
-                    declared: h.k,
-                    counted: report.k,
-                },
-            ));
-        }
-        report.checksum_verified = true;
-    }
+    input.check_sums(sums)?;
+    report.checksum_verified = input.header().is_some();
     let mut marks = None;
     if report.conflict_count > 0 {
         drop(lines);
