@@ -14,6 +14,8 @@ Q = [2;4;1;3]; save("-text", "octave-text-column.txt", "Q");
 Q = [2 4 1 3 0 0]; save("-text", "octave-text-composition.txt", "Q");
 Q = uint32([1 5 8 6 3 7 2 4]); save("-hdf5", "octave-hdf5-uint32.h5", "Q");
 Q = [2 4 1 3]; n = 4; save("-hdf5", "octave-hdf5-workspace.h5", "n", "Q");
+Q = [2 4 1 3]; n = 4; P = [1 2]; save("-v7", "octave-v7-workspace.mat", "n", "P", "Q");
+Q = [2 4 1 3]; n = 4; P = [1 2]; save("-v6", "octave-v6-workspace.mat", "n", "P", "Q");
 Q = "abcd"; save("-text", "octave-text-string.txt", "Q");
 ' 2>&1 | grep -v "ignoring const execution_exception" || true
 python3 - <<'PY'

@@ -192,13 +192,9 @@ fn temp_dir() -> Result<TempDir, Error> {
 fn copy_to_stdout(path: &Path) -> Result<(), Error> {
     let mut f = std::fs::File::open(path)
         .map_err(|e| crate::format::FormatError::new(path, crate::format::Problem::Read(e)))?;
-    std::io::copy(&mut f, &mut std::io::stdout().lock()).map_err(|e| {
-        crate::format::FormatError::new(
-            Path::new("(standard output)"),
-            crate::format::Problem::Write(e),
-        )
-    })?;
-    Ok(())
+    let mut out = std::io::stdout().lock();
+    std::io::copy(&mut f, &mut out).map_err(Error::Stdout)?;
+    std::io::Write::flush(&mut out).map_err(Error::Stdout)
 }
 
 fn with_output(

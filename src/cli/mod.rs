@@ -191,7 +191,15 @@ fn install_signal_handler() {
 fn install_bus_error_handler() {
     #[cfg(unix)]
     {
+        static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
         extern "C" fn on_sigbus(_: libc::c_int) {
+            // Several threads may fault at once: one reports and exits, the others wait.
+            if !FIRST.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                loop {
+                    // SAFETY: pause(2) is async-signal-safe.
+                    unsafe { libc::pause() };
+                }
+            }
             const MSG: &[u8] = b"nqueens: bus error on a memory-mapped file: an input was \
 truncated while being read, or an output's disk is full; temporary files removed\n";
             // SAFETY: write(2) and _exit(2) are async-signal-safe; the cleanup never blocks.

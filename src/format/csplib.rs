@@ -11,7 +11,7 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParamFile {
     /// A completion instance: the composition, `rows[i]` = 1-based column of row i + 1.
-    Completion(Vec<u32>),
+    Completion(Placed),
     /// An Excluded Diagonals instance.
     Excluded(ExcludedDiagonals),
 }
@@ -159,15 +159,30 @@ pub fn parse(path: &Path, text: &[u8], diags: Option<u64>) -> Result<ParamFile, 
 /// [`ExcludedDiagonals::reduce`]) is built in memory, about 100 MB at this n.
 pub const MAX_EXCLUDED_N: u64 = 100_000;
 
-/// The composition of a completion instance from its 0-based `[row, col]` pairs.
-fn completion(n: u64, pairs: &[(i64, i64)]) -> Result<Vec<u32>, String> {
-    if n > 1 << 28 {
-        return Err(format!(
-            "n = {n}: CSPLib files are read into memory, up to n = 2^28"
-        ));
+/// The queens of a completion instance: memory grows with the queens listed, not with n,
+/// so a few bytes declaring a huge board cost nothing until the board is used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    /// Board size.
+    pub n: u64,
+    /// (0-based row, 1-based column), by increasing row, one per row at most.
+    pub queens: Vec<(u64, u32)>,
+}
+
+impl Placed {
+    /// Every row: for small boards and tests.
+    pub fn rows(&self) -> Vec<u32> {
+        let mut rows = vec![0; self.n as usize];
+        for &(r, c) in &self.queens {
+            rows[r as usize] = c;
+        }
+        rows
     }
-    let mut rows = vec![0u32; n as usize];
-    let mut owner = vec![usize::MAX; n as usize];
+}
+
+/// The composition of a completion instance from its 0-based `[row, col]` pairs.
+fn completion(n: u64, pairs: &[(i64, i64)]) -> Result<Placed, String> {
+    let mut queens = Vec::with_capacity(pairs.len());
     for (i, &(r, c)) in pairs.iter().enumerate() {
         if r < 0 || c < 0 || r as u64 >= n || c as u64 >= n {
             return Err(format!(
@@ -175,17 +190,20 @@ fn completion(n: u64, pairs: &[(i64, i64)]) -> Result<Vec<u32>, String> {
                 n - 1
             ));
         }
-        let r = r as usize;
-        if owner[r] != usize::MAX {
-            return Err(format!(
-                "init[{}] and init[{i}] are both in row {r}",
-                owner[r]
-            ));
-        }
-        owner[r] = i;
-        rows[r] = c as u32 + 1;
+        queens.push((r as u64, c as u32 + 1, i));
     }
-    Ok(rows)
+    queens.sort_unstable();
+    if let Some(w) = queens.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (a, b) = (w[0].2.min(w[1].2), w[0].2.max(w[1].2));
+        return Err(format!(
+            "init[{a}] and init[{b}] are both in row {}",
+            w[0].0
+        ));
+    }
+    Ok(Placed {
+        n,
+        queens: queens.into_iter().map(|(r, c, _)| (r, c)).collect(),
+    })
 }
 
 /// A list of integer pairs.
@@ -404,10 +422,16 @@ mod tests {
         let mut rows = vec![0; 8];
         rows[0] = 4;
         rows[5] = 2;
-        assert_eq!(p(f).unwrap(), ParamFile::Completion(rows));
+        let ParamFile::Completion(got) = p(f).unwrap() else {
+            panic!("a completion file")
+        };
+        assert_eq!(got.rows(), rows);
         assert_eq!(
             p("letting n be 3\nletting init be []").unwrap(),
-            ParamFile::Completion(vec![0; 3])
+            ParamFile::Completion(Placed {
+                n: 3,
+                queens: vec![]
+            })
         );
         assert!(sniff(f.as_bytes()) && sniff(b"n = 3") && !sniff(b"# c\n1\n2\n"));
     }

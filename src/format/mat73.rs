@@ -259,10 +259,26 @@ fn stored_size_covers(
         }
         hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
             let per: u64 = chunk_shape.iter().product();
-            let stored = ds.chunks().map_err(e)?.len() as u64;
+            let chunks = ds.chunks().map_err(e)?;
+            let stored = chunks.len() as u64;
             if per == 0 || stored.saturating_mul(per) < n {
                 return Err(format!(
                     "{n} elements declared but only {stored} chunks of {per} stored"
+                ));
+            }
+            // A chunk is decoded whole: its size must fit what the data needs.
+            if per.saturating_mul(elem) > need.max(MAX_SPARE_CHUNK_BYTES) {
+                return Err(format!(
+                    "chunks of {per} elements, larger than the {n} elements of the data"
+                ));
+            }
+            if let Some(c) = chunks
+                .iter()
+                .find(|c| c.address.saturating_add(c.storage_size) > file_len)
+            {
+                return Err(format!(
+                    "a chunk of {} bytes at offset {} runs past the end of the file ({file_len} bytes)",
+                    c.storage_size, c.address
                 ));
             }
             Ok(())
@@ -275,6 +291,10 @@ fn stored_size_covers(
         other => Err(format!("storage {other:?} is not supported")),
     }
 }
+
+/// The largest chunk accepted beyond the data's own size (h5py sizes chunks of extensible
+/// datasets up to about 1 MiB).
+const MAX_SPARE_CHUNK_BYTES: u64 = 16 << 20;
 
 fn mat_err(path: &Path, detail: String) -> FormatError {
     FormatError::new(path, Problem::Mat(detail))

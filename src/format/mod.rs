@@ -34,6 +34,14 @@ pub enum Input {
     },
     /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
     Mat73(Box<mat73::Mat73File>),
+    /// A board given by its queens alone (CSPLib completion files): rows are made on the
+    /// fly, so memory grows with the queens, not with n.
+    Sparse {
+        /// Where it came from.
+        path: PathBuf,
+        /// The queens and n.
+        placed: csplib::Placed,
+    },
     /// The empty n-board (no queens), read as zeros without storage.
     Empty {
         /// Board size.
@@ -141,7 +149,10 @@ impl Input {
             }
             if csplib::sniff(head) {
                 return match csplib::parse(path, &text, opts.diags)? {
-                    csplib::ParamFile::Completion(rows) => Self::from_rows(path, CSPLIB, &rows),
+                    csplib::ParamFile::Completion(placed) => Ok(Input::Sparse {
+                        path: path.to_path_buf(),
+                        placed,
+                    }),
                     csplib::ParamFile::Excluded(ed) => {
                         Self::from_rows(path, EXCLUDED, &ed.reduce().rows)
                     }
@@ -177,6 +188,7 @@ impl Input {
             Input::Nqb(f) => f.set_path(path),
             Input::Memory { path: p, .. } => *p = path.to_path_buf(),
             Input::Mat73(f) => f.set_path(path),
+            Input::Sparse { path: p, .. } => *p = path.to_path_buf(),
             Input::Empty { .. } => {}
         }
     }
@@ -204,6 +216,7 @@ impl Input {
             Input::Nqb(f) => f.path(),
             Input::Memory { path, .. } => path,
             Input::Mat73(f) => f.path(),
+            Input::Sparse { path, .. } => path,
             Input::Empty { .. } => Path::new("(empty board)"),
         }
     }
@@ -214,6 +227,7 @@ impl Input {
             Input::Nqb(f) => f.header().n,
             Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
             Input::Mat73(f) => f.n(),
+            Input::Sparse { placed, .. } => placed.n,
             Input::Empty { n } => *n,
         }
     }
@@ -222,7 +236,7 @@ impl Input {
     pub fn header(&self) -> Option<&Header> {
         match self {
             Input::Nqb(f) => Some(f.header()),
-            Input::Memory { .. } | Input::Mat73(_) | Input::Empty { .. } => None,
+            _ => None,
         }
     }
 
@@ -230,7 +244,7 @@ impl Input {
     pub fn encoding(&self) -> Option<Encoding> {
         match self {
             Input::Nqb(f) => Some(f.encoding()),
-            Input::Memory { .. } | Input::Mat73(_) | Input::Empty { .. } => None,
+            _ => None,
         }
     }
 
@@ -240,6 +254,7 @@ impl Input {
             Input::Nqb(f) => format!("NQB {}", f.encoding()),
             Input::Memory { format, .. } => format.to_string(),
             Input::Mat73(_) => MAT73.to_string(),
+            Input::Sparse { .. } => CSPLIB.to_string(),
             Input::Empty { .. } => "empty board".to_string(),
         }
     }
@@ -248,7 +263,7 @@ impl Input {
     pub fn segment_rows(&self) -> u64 {
         match self {
             Input::Nqb(f) => f.segment_rows(),
-            Input::Memory { .. } | Input::Mat73(_) | Input::Empty { .. } => MEMORY_SEGMENT_ROWS,
+            _ => MEMORY_SEGMENT_ROWS,
         }
     }
 
@@ -283,6 +298,18 @@ impl Input {
                 let rows = MEMORY_SEGMENT_ROWS.min(n - first) as usize;
                 scratch.clear();
                 scratch.resize(4 * rows, 0);
+                Ok(scratch)
+            }
+            Input::Sparse { placed, .. } => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                let end = (first + MEMORY_SEGMENT_ROWS).min(placed.n);
+                scratch.clear();
+                scratch.resize(4 * (end - first) as usize, 0);
+                let from = placed.queens.partition_point(|q| q.0 < first);
+                for &(r, c) in placed.queens[from..].iter().take_while(|q| q.0 < end) {
+                    let at = 4 * (r - first) as usize;
+                    scratch[at..at + 4].copy_from_slice(&c.to_le_bytes());
+                }
                 Ok(scratch)
             }
         }

@@ -29,6 +29,8 @@ pub const CHECKSUM_BLOCK_ROWS: u64 = 1 << 18;
 pub const DEFAULT_FRAME_ROWS: u64 = 1 << 20;
 /// Largest frame the zstd seekable format allows, in rows (1 GiB of payload).
 const MAX_FRAME_ROWS: u64 = 1 << 28;
+/// Output reserved up front when decoding a frame; more only as the frame really decodes.
+const DECODE_RESERVE: usize = 64 << 20;
 /// Most bytes one compressed byte of a zstd frame can stand for.
 const MAX_ZSTD_RATIO: u64 = 1 << 15;
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
@@ -255,6 +257,20 @@ impl NqbFile {
 
     fn open_zstd(path: &Path, map: Mmap) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
+        // The seek table's frame count is checked against the file before the table is
+        // parsed (the parser sizes its table from that count).
+        if map.len() >= 9 {
+            let foot = &map[map.len() - 9..];
+            let frames = u32::from_le_bytes(foot[..4].try_into().unwrap()) as u64;
+            let entry = if foot[4] & 0x80 != 0 { 12 } else { 8 };
+            let table = 8 + frames * entry + 9;
+            if table > map.len() as u64 {
+                return Err(fail(Problem::SeekTable(format!(
+                    "the footer claims {frames} frames, a table of {table} bytes, but the file has {}",
+                    map.len()
+                ))));
+            }
+        }
         let table = zeekstd::SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&map))
             .map_err(|e| {
                 fail(Problem::SeekTable(format!(
@@ -463,13 +479,19 @@ impl NqbFile {
     }
 }
 
-/// Decodes one zstd frame that must hold exactly `len` bytes.
+/// Decodes one zstd frame that must hold exactly `len` bytes. Memory grows with what the
+/// frame really decodes to, not with the length the seek table claims.
 fn decompress(map: &[u8], e: FrameEntry, len: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
     let src = &map[e.offset as usize..(e.offset + e.len) as usize];
-    let mut out = Vec::with_capacity(len);
-    let got = zstd::bulk::Decompressor::new()
-        .and_then(|mut d| d.decompress_to_buffer(src, &mut out))
+    let mut out = Vec::with_capacity(len.min(DECODE_RESERVE));
+    zstd::stream::read::Decoder::with_buffer(src)
+        .map_err(|e| e.to_string())?
+        .single_frame()
+        .take(len as u64 + 1)
+        .read_to_end(&mut out)
         .map_err(|e| e.to_string())?;
+    let got = out.len();
     if got != len {
         return Err(format!("decodes to {got} bytes, expected {len}"));
     }

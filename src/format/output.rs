@@ -51,33 +51,21 @@ impl Destination {
                 stream: true,
             });
         }
-        let mut target = dest.to_path_buf();
-        // Follow links one by one (bounded, like the kernel's 40), so that a dangling link
-        // still names the file it will create.
-        for _ in 0..40 {
-            match std::fs::symlink_metadata(&target) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    let link = std::fs::read_link(&target).map_err(|e| fail(Problem::Write(e)))?;
-                    target = match target.parent() {
-                        Some(p) if link.is_relative() => p.join(link),
-                        _ => link,
-                    };
-                }
-                _ => break,
-            }
-        }
-        match std::fs::metadata(&target) {
+        let target = match std::fs::metadata(dest) {
             Ok(m) if m.is_dir() => return Err(fail(Problem::Directory)),
+            // Devices, pipes, and /proc/self/fd links to them: opened through the path as
+            // given, which the kernel resolves (their link text is no path).
             Ok(m) if !m.is_file() => {
                 return Ok(Destination {
                     given: dest.to_path_buf(),
-                    target,
+                    target: dest.to_path_buf(),
                     dir: std::env::temp_dir(),
                     stream: true,
                 });
             }
-            _ => {}
-        }
+            Ok(_) => std::fs::canonicalize(dest).map_err(|e| fail(Problem::Write(e)))?,
+            Err(_) => dangling_target(dest).map_err(|e| fail(Problem::Write(e)))?,
+        };
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -103,6 +91,25 @@ impl Destination {
             file,
         })
     }
+}
+
+/// The file a path that does not exist yet will create: itself, or where its dangling
+/// symbolic links lead (followed one by one, at most 40 like the kernel).
+fn dangling_target(dest: &Path) -> std::io::Result<PathBuf> {
+    let mut target = dest.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&target) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&target)?;
+                target = match target.parent() {
+                    Some(p) if link.is_relative() => p.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(target),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
 }
 
 /// A temporary file of this process (a work file or a spool), deleted when dropped.

@@ -1,0 +1,649 @@
+//! The edges where files come in and go out, through the binary: no output ever replaces an
+//! input, corrupt NQB files are never laundered into valid ones, a full disk or a vanished
+//! input is an error and not a signal, closed pipes end quietly, `-` is standard input and
+//! output, symbolic links are followed, and Octave and HDF5 files are read as written.
+
+mod common;
+use common::{data, listing, nqueens, run, write_raw_nqb};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// The binary as a plain process, for streams assert_cmd does not expose.
+fn process() -> std::process::Command {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Exit code, stdout and stderr of a run in `dir`.
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = nqueens().current_dir(dir).args(args).output().unwrap();
+    (
+        o.status.code().expect("exited normally, not by a signal"),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A raw NQB copy of the k47 composition in `dir`.
+fn k47_nqb(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    let (code, _, err) = run(&["convert", s(&data("grigoryan-n100-k47.txt")), s(&p)]);
+    assert_eq!(code, 0, "{err}");
+    p
+}
+
+#[test]
+fn no_output_ever_overwrites_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = k47_nqb(d, "c.nqb");
+    std::fs::hard_link(&input, d.join("hard.nqb")).unwrap();
+    std::os::unix::fs::symlink("c.nqb", d.join("link.nqb")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    // Every output option of every command, against the same file under other names.
+    let cases: &[&[&str]] = &[
+        &["complete", "c.nqb", "-o", "c.nqb"],
+        &["complete", "c.nqb", "-o", "./c.nqb"],
+        &["complete", "c.nqb", "-o", "hard.nqb"],
+        &["complete", "c.nqb", "-o", "link.nqb"],
+        &["complete", "c.nqb", "-o", "sub/../c.nqb"],
+        &["complete", "c.nqb", "--certificate", "c.nqb"],
+        &[
+            "generate",
+            "composition",
+            "--from",
+            "c.nqb",
+            "-o",
+            "hard.nqb",
+        ],
+        &["count", "--from", "c.nqb", "--first", "-o", "./c.nqb"],
+        &["convert", "c.nqb", "link.nqb"],
+        &["convert", "hard.nqb", "c.nqb"],
+    ];
+    for args in cases {
+        let (code, out, err) = run_in(d, args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("refusing to overwrite an input") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), before, "{args:?}");
+        assert!(
+            std::fs::symlink_metadata(d.join("link.nqb"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+    assert_eq!(
+        listing(d),
+        ["c.nqb", "hard.nqb", "link.nqb", "sub"],
+        "no temporary file left"
+    );
+}
+
+/// An NQB file whose payload or queen count no longer matches its header is refused by
+/// every command that reads it, and nothing is written from it.
+#[test]
+fn a_corrupt_nqb_file_is_never_laundered() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = k47_nqb(d, "good.nqb");
+    let bytes = std::fs::read(&good).unwrap();
+    // A payload byte changed: the checksum no longer matches.
+    let mut flipped = bytes.clone();
+    flipped[64 + 4 * 10] ^= 0x01;
+    std::fs::write(d.join("flipped.nqb"), &flipped).unwrap();
+    // k in the header changed (header resealed): the queen count no longer matches.
+    let mut k = bytes.clone();
+    k[24] ^= 0x01;
+    common::reseal_header(&mut k);
+    std::fs::write(d.join("k.nqb"), &k).unwrap();
+    for (bad, needle) in [
+        ("flipped.nqb", "payload checksum mismatch"),
+        ("k.nqb", "header says k = "),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let o = |name: &str| out.path().join(name).to_str().unwrap().to_string();
+        let cases: Vec<Vec<String>> = vec![
+            vec!["verify".into(), bad.into()],
+            vec!["convert".into(), bad.into(), o("x.nqb")],
+            vec!["convert".into(), bad.into(), o("x.txt")],
+            vec!["convert".into(), bad.into(), o("x.mat")],
+            vec!["convert".into(), bad.into(), o("x.zst")],
+            vec!["convert".into(), bad.into(), o("x.cnf")],
+            vec!["count".into(), "--from".into(), bad.into()],
+            vec![
+                "count".into(),
+                "--from".into(),
+                bad.into(),
+                "--first".into(),
+                "-o".into(),
+                o("f.nqb"),
+            ],
+            vec![
+                "generate".into(),
+                "composition".into(),
+                "--from".into(),
+                bad.into(),
+                "-o".into(),
+                o("g.nqb"),
+            ],
+            vec!["complete".into(), bad.into(), "-o".into(), o("s.nqb")],
+            vec![
+                "verify".into(),
+                "--base".into(),
+                bad.into(),
+                "good.nqb".into(),
+            ],
+        ];
+        for args in cases {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, _, err) = run_in(d, &args);
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(err.contains(needle) && err.contains(bad), "{args:?}: {err}");
+            assert!(listing(out.path()).is_empty(), "{args:?}: output written");
+        }
+    }
+}
+
+/// Unmounts a test's tmpfs when dropped.
+struct Mount(PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A 1 MiB tmpfs at `dir`, or `None` (with the reason printed) where the test cannot mount.
+fn small_filesystem(dir: &Path) -> Option<Mount> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        println!("skipped: mounting a small tmpfs needs root");
+        return None;
+    }
+    let ok = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs", s(dir)])
+        .status()
+        .is_ok_and(|st| st.success());
+    if !ok {
+        println!("skipped: mount -t tmpfs failed (no privilege in this container?)");
+        return None;
+    }
+    Some(Mount(dir.to_path_buf()))
+}
+
+#[test]
+fn a_full_disk_is_an_error_not_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let full = d.join("full");
+    std::fs::create_dir(&full).unwrap();
+    let Some(_mount) = small_filesystem(&full) else {
+        return;
+    };
+    // A 2^19-row composition: 2 MiB raw, twice the filesystem.
+    let sol = d.join("s.nqb");
+    assert_eq!(
+        run(&["generate", "solution", "--n", "524287", "-o", s(&sol)]).0,
+        0
+    );
+    let comp = d.join("c.nqb");
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        s(&sol),
+        "--seed",
+        "3",
+        "-o",
+        s(&comp),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let f = |name: &str| full.join(name).to_str().unwrap().to_string();
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "complete".into(),
+            s(&comp).into(),
+            "--seed".into(),
+            "1".into(),
+            "-o".into(),
+            f("out.nqb"),
+        ],
+        vec![
+            "complete".into(),
+            s(&comp).into(),
+            "--seed".into(),
+            "1".into(),
+            "-o".into(),
+            f("out.txt"),
+        ],
+        vec![
+            "complete".into(),
+            s(&comp).into(),
+            "--seed".into(),
+            "1".into(),
+            "-o".into(),
+            f("out.mat"),
+        ],
+        vec![
+            "complete".into(),
+            s(&comp).into(),
+            "--seed".into(),
+            "1".into(),
+            "-o".into(),
+            f("out.zst"),
+        ],
+        vec![
+            "generate".into(),
+            "solution".into(),
+            "--random".into(),
+            "--n".into(),
+            "524287".into(),
+            "--seed".into(),
+            "1".into(),
+            "-o".into(),
+            f("r.nqb"),
+        ],
+        vec![
+            "generate".into(),
+            "solution".into(),
+            "--n".into(),
+            "524287".into(),
+            "-o".into(),
+            f("g.txt"),
+        ],
+        vec!["convert".into(), s(&sol).into(), f("x.nqb")],
+        vec![
+            "convert".into(),
+            s(&sol).into(),
+            "--to".into(),
+            "mat-v73".into(),
+            f("x.mat"),
+        ],
+    ];
+    for args in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.lines().count() == 1
+                && err.contains("No space left on device")
+                && err.contains(s(&full)),
+            "{args:?}: {err}"
+        );
+        assert!(
+            listing(&full).is_empty(),
+            "{args:?}: {:?} left",
+            listing(&full)
+        );
+    }
+}
+
+#[test]
+fn the_work_file_goes_beside_the_output_not_to_tmpdir() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(data("grigoryan-n100-k47.txt"), d.join("c.txt")).unwrap();
+    // With TMPDIR unusable, a work file put there would fail the run.
+    let o = nqueens()
+        .current_dir(d)
+        .env("TMPDIR", d.join("does-not-exist"))
+        .args(["complete", "c.txt", "-o", "out.txt", "--seed", "1", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(listing(d), ["c.txt", "out.txt"]);
+}
+
+/// A raw NQB input truncated while it is read (mapped) ends the run with an error
+/// naming the cause, never with SIGBUS, and leaves no temporary file.
+#[test]
+fn an_input_truncated_while_mapped_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let big = d.join("big.nqb");
+    assert_eq!(
+        run(&["generate", "solution", "--n", "20000000", "-o", s(&big)]).0,
+        0
+    );
+    let bytes = std::fs::read(&big).unwrap();
+    let mut stopped = 0;
+    for delay_ms in [20, 60, 150, 300, 600] {
+        std::fs::write(&big, &bytes).unwrap();
+        let child = process()
+            .current_dir(d)
+            .args(["convert", "big.nqb", "out.txt"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&big)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let code = o
+            .status
+            .code()
+            .expect("an exit code, not death by a signal");
+        assert!(code == 0 || code == 2, "{code}: {err}");
+        if code == 2 {
+            stopped += 1;
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+        assert!(
+            listing(d).iter().all(|f| !f.starts_with(".nqueens")),
+            "temporary file left: {:?}",
+            listing(d)
+        );
+        let _ = std::fs::remove_file(d.join("out.txt"));
+    }
+    assert!(stopped > 0, "the input was never truncated in time");
+}
+
+#[test]
+fn closed_pipes_end_quietly_and_full_stdout_is_an_error() {
+    // The reader goes away after one line: no message, exit 0 (like cat and ripgrep).
+    for args in [
+        &["count", "--range", "4..13"][..],
+        &[
+            "verify",
+            s(&data("grigoryan-n100-k47.txt")),
+            s(&data("grigoryan-n100-k80.txt")),
+        ],
+        &["info", s(&data("grigoryan-n100-k47.txt"))],
+        &["generate", "solution", "--n", "300000"],
+        &[
+            "complete",
+            s(&data("grigoryan-n100-k47.txt")),
+            "--seed",
+            "1",
+        ],
+    ] {
+        let mut child = process()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 1];
+        use std::io::Read;
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The pipe is closed here, with the rest unread.
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(
+            o.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        &["count", "8"][..],
+        &["verify", s(&data("grigoryan-n100-k47.txt"))],
+        &["info", s(&data("grigoryan-n100-k47.txt"))],
+        &[
+            "complete",
+            s(&data("grigoryan-n100-k47.txt")),
+            "--seed",
+            "1",
+        ],
+        &["generate", "solution", "--n", "8"],
+    ] {
+        let o = process().args(args).stdout(full()).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.lines().count() == 1 && err.contains("No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn arguments_that_used_to_panic_or_run_away() {
+    let k47 = data("grigoryan-n100-k47.txt");
+    let (code, out, err) = run(&[
+        "complete",
+        s(&k47),
+        "--time-limit",
+        "1e300",
+        "--seed",
+        "1",
+        "-q",
+    ]);
+    assert_eq!((code, out.trim()), (0, "SOLVED"), "{err}");
+    let (code, _, err) = run(&["count", "8", "--threads", "1000000000"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--threads 1000000000: at most 4096 threads"),
+        "{err}"
+    );
+}
+
+#[test]
+fn octave_and_hdf5_files_read_as_written() {
+    let oct = |name: &str| data("octave").join(name);
+    for (name, want) in [
+        ("octave-text-uint32.txt", "VALID SOLUTION (n = 8)"),
+        ("octave-text-column.txt", "VALID SOLUTION (n = 4)"),
+        ("octave-text-workspace.txt", "VALID SOLUTION (n = 4)"),
+        ("octave-text-composition.txt", "VALID COMPOSITION (4 of 6)"),
+        ("octave-hdf5-uint32.h5", "VALID SOLUTION (n = 8)"),
+        ("octave-hdf5-workspace.h5", "VALID SOLUTION (n = 4)"),
+        ("hdf5-plain-1d.h5", "VALID SOLUTION (n = 4)"),
+    ] {
+        let (code, out, err) = run(&["verify", s(&oct(name))]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains(want), "{name}: {out}");
+    }
+    // The values, not the dimensions line, are the rows.
+    let dir = tempfile::tempdir().unwrap();
+    let txt = dir.path().join("q.txt");
+    assert_eq!(
+        run(&["convert", s(&oct("octave-text-uint32.txt")), s(&txt)]).0,
+        0
+    );
+    assert_eq!(
+        std::fs::read_to_string(&txt).unwrap(),
+        "1\n5\n8\n6\n3\n7\n2\n4\n"
+    );
+    for (name, needle) in [
+        (
+            "octave-text-string.txt",
+            "Octave text file: variable Q is of type \"string\"",
+        ),
+        (
+            "hdf5-plain-two.h5",
+            "HDF5 file (not MATLAB v7.3): 2 numeric vectors, choose one with --var",
+        ),
+        (
+            "hdf5-plain-scalar.h5",
+            "HDF5 file (not MATLAB v7.3): variable Q is an HDF5 scalar",
+        ),
+    ] {
+        let (code, _, err) = run(&["verify", s(&oct(name))]);
+        assert_eq!(code, 2, "{name}");
+        assert!(
+            err.contains(needle) && err.lines().count() == 1,
+            "{name}: {err}"
+        );
+    }
+    let (code, out, _) = run(&["verify", "--var", "b", s(&oct("hdf5-plain-two.h5"))]);
+    assert_eq!(code, 0);
+    assert!(out.contains("VALID SOLUTION (n = 4)"));
+    // A workspace with Q among other variables needs no --var, in MAT v6 and v7 too.
+    for name in ["octave-v6-workspace.mat", "octave-v7-workspace.mat"] {
+        let (code, out, err) = run(&["verify", s(&oct(name))]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("VALID SOLUTION (n = 4)"), "{name}: {out}");
+    }
+}
+
+#[test]
+fn dash_is_standard_input_and_output() {
+    let k47 = std::fs::read(data("grigoryan-n100-k47.txt")).unwrap();
+    // Text in, verify.
+    let o = nqueens()
+        .args(["verify", "-"])
+        .write_stdin(k47.clone())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "-: VALID COMPOSITION (47 of 100)"
+    );
+    // Binary in (spooled, then mapped), info and verify.
+    let dir = tempfile::tempdir().unwrap();
+    let nqb = std::fs::read(k47_nqb(dir.path(), "c.nqb")).unwrap();
+    let o = nqueens()
+        .args(["info", "-"])
+        .write_stdin(nqb.clone())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("NQB raw"));
+    // Complete from stdin to stdout: the solution alone on stdout, the report on stderr.
+    let o = nqueens()
+        .args(["complete", "-", "-o", "-", "--seed", "1"])
+        .write_stdin(k47.clone())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 100, "{out}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("SOLVED"));
+    let o = nqueens()
+        .args(["verify", "--require-complete", "-"])
+        .write_stdin(o.stdout)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "-: VALID SOLUTION (n = 100)"
+    );
+    // Binary in, text out; nothing named `-` appears.
+    let o = nqueens()
+        .current_dir(dir.path())
+        .args(["convert", "-", "-"])
+        .write_stdin(nqb)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.stdout, k47);
+    assert_eq!(listing(dir.path()), ["c.nqb"]);
+    let o = nqueens()
+        .args(["generate", "solution", "--n", "8", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 8);
+    // A corrupt binary file from a pipe is named `-` in the error.
+    let o = nqueens()
+        .args(["verify", "-"])
+        .write_stdin(vec![0x8b, b'N', b'Q'])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("nqueens: -: "));
+}
+
+#[test]
+fn a_named_pipe_is_read_like_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let nqb = k47_nqb(dir.path(), "c.nqb");
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let bytes = std::fs::read(&nqb).unwrap();
+    let f2 = fifo.clone();
+    let writer = std::thread::spawn(move || std::fs::write(&f2, bytes).unwrap());
+    let (code, out, err) = run(&["verify", s(&fifo)]);
+    writer.join().unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("VALID COMPOSITION (47 of 100)"), "{out}");
+}
+
+#[test]
+fn a_symlinked_output_writes_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("real")).unwrap();
+    std::fs::write(d.join("real/old.txt"), "old\n").unwrap();
+    std::os::unix::fs::symlink("real/old.txt", d.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink("real/new.txt", d.join("dangling.txt")).unwrap();
+    let k47 = data("grigoryan-n100-k47.txt");
+    for link in ["link.txt", "dangling.txt"] {
+        let (code, _, err) = run_in(d, &["convert", s(&k47), link]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            std::fs::symlink_metadata(d.join(link))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+    let want = std::fs::read(&k47).unwrap();
+    assert_eq!(std::fs::read(d.join("real/old.txt")).unwrap(), want);
+    assert_eq!(std::fs::read(d.join("real/new.txt")).unwrap(), want);
+    assert_eq!(
+        listing(&d.join("real")),
+        ["new.txt", "old.txt"],
+        "temporaries beside the target removed"
+    );
+    // /dev/stdout is a link to the process's descriptor: written into, never replaced.
+    let o = nqueens()
+        .args(["convert", s(&k47), "/dev/stdout", "--to", "text"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stdout, want);
+    assert!(
+        std::fs::symlink_metadata("/dev/stdout")
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn count_from_a_board_with_a_value_above_n_is_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("big.nqb");
+    write_raw_nqb(&f, 4, &[2, 9, 0, 0]);
+    let (code, _, err) = run(&["count", "--from", s(&f)]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("row 2: column 9 is off the 4 x 4 board"),
+        "{err}"
+    );
+}
