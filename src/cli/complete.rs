@@ -146,7 +146,12 @@ fn report(
 ) -> Result<(), Error> {
     // When the solution itself went to standard output, everything else goes to standard
     // error, so that the output stays a clean file.
-    let mut w: Box<dyn std::io::Write> = if args.output.as_deref().is_some_and(is_stdio) {
+    let mut w: Box<dyn std::io::Write> = if args
+        .output
+        .iter()
+        .chain(&args.certificate)
+        .any(|p| is_stdio(p))
+    {
         Box::new(std::io::stderr().lock())
     } else {
         Box::new(std::io::stdout().lock())

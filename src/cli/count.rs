@@ -2,6 +2,7 @@
 
 use super::{Error, Progress, exit, print_json};
 use crate::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
+use crate::format::is_stdio;
 use crate::format::{Input, OutputFormat, RowWriter};
 use num_bigint::BigUint;
 use serde_json::{Value, json};
@@ -333,6 +334,13 @@ fn print_row(v: &Value) -> Result<(), Error> {
 }
 
 fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
+    // With the placement itself on standard output (`-o -`), every other line goes to
+    // standard error so that the output stays a clean file.
+    let mut w: Box<dyn std::io::Write> = if args.output.as_deref().is_some_and(is_stdio) {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
     if let Some((a, b)) = p.conflict() {
         let msg = format!(
             "no placement: preplaced pieces at {}:{} and {}:{} attack each other",
@@ -342,9 +350,9 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
             b.1 + 1
         );
         if args.json {
-            print_json(&json!({"n": p.n, "first": null, "reason": msg}))?;
+            wln!(w, "{}", json!({"n": p.n, "first": null, "reason": msg}))?;
         } else {
-            outln!("{msg}")?;
+            wln!(w, "{msg}")?;
         }
         return Ok(exit::INFEASIBLE);
     }
@@ -359,9 +367,13 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     progress.finish();
     let Some(found) = found else {
         if args.json {
-            print_json(&json!({"n": p.n, "first": null, "reason": "no placement exists"}))?;
+            wln!(
+                w,
+                "{}",
+                json!({"n": p.n, "first": null, "reason": "no placement exists"})
+            )?;
         } else {
-            outln!("no placement exists")?;
+            wln!(w, "no placement exists")?;
         }
         return Ok(exit::INFEASIBLE);
     };
@@ -369,8 +381,10 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
         write_composition(out, p.n, &found)?;
     }
     if args.json {
-        print_json(
-            &json!({"n": p.n, "piece": p.rules.piece, "kind": p.rules.kind, "first": square_list(&found)}),
+        wln!(
+            w,
+            "{}",
+            json!({"n": p.n, "piece": p.rules.piece, "kind": p.rules.kind, "first": square_list(&found)})
         )?;
         return Ok(exit::OK);
     }
@@ -385,7 +399,8 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
             board[r as usize][c as usize] = mark;
         }
         for row in board {
-            outln!(
+            wln!(
+                w,
                 "{}",
                 row.iter()
                     .map(|c| c.to_string())
@@ -396,13 +411,13 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     }
     if p.rules.one_per_line() && args.output.is_none() && p.n <= 10_000 {
         let cols: Vec<String> = found.iter().map(|&(_, c)| (c + 1).to_string()).collect();
-        outln!("columns: {}", cols.join(" "))?;
+        wln!(w, "columns: {}", cols.join(" "))?;
     } else if !p.rules.one_per_line() {
         let squares: Vec<String> = found
             .iter()
             .map(|&(r, c)| format!("{}:{}", r + 1, c + 1))
             .collect();
-        outln!("squares: {}", squares.join(" "))?;
+        wln!(w, "squares: {}", squares.join(" "))?;
     }
     Ok(exit::OK)
 }
