@@ -54,16 +54,24 @@ fn report_refusal(size: usize) {
     }
 }
 
+/// Counts `size` more bytes as live, or refuses (and counts nothing) above the caps.
+fn admit(size: usize) -> bool {
+    if size > MAX_ALLOCATION {
+        report_refusal(size);
+        return false;
+    }
+    if LIVE.fetch_add(size, Ordering::Relaxed) + size > MAX_LIVE {
+        LIVE.fetch_sub(size, Ordering::Relaxed);
+        report_refusal(size);
+        return false;
+    }
+    true
+}
+
 // SAFETY: forwards to the system allocator; refusing (null) is allowed by the contract.
 unsafe impl GlobalAlloc for Capped {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_ALLOCATION
-            || LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size() > MAX_LIVE
-        {
-            if layout.size() <= MAX_ALLOCATION {
-                LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            }
-            report_refusal(layout.size());
+        if !admit(layout.size()) {
             return std::ptr::null_mut();
         }
         unsafe { System.alloc(layout) }
@@ -73,13 +81,7 @@ unsafe impl GlobalAlloc for Capped {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_ALLOCATION
-            || LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size() > MAX_LIVE
-        {
-            if layout.size() <= MAX_ALLOCATION {
-                LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            }
-            report_refusal(layout.size());
+        if !admit(layout.size()) {
             return std::ptr::null_mut();
         }
         unsafe { System.alloc_zeroed(layout) }
@@ -87,12 +89,7 @@ unsafe impl GlobalAlloc for Capped {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
             let more = new_size - layout.size();
-            if new_size > MAX_ALLOCATION
-                || LIVE.fetch_add(more, Ordering::Relaxed) + more > MAX_LIVE
-            {
-                if new_size <= MAX_ALLOCATION {
-                    LIVE.fetch_sub(more, Ordering::Relaxed);
-                }
+            if new_size > MAX_ALLOCATION || !admit(more) {
                 report_refusal(new_size);
                 return std::ptr::null_mut();
             }

@@ -13,6 +13,16 @@ fn process() -> std::process::Command {
     std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
 }
 
+/// Asserts a run succeeded, showing its error output if not.
+fn assert_ok(o: &std::process::Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -297,12 +307,7 @@ fn the_work_file_goes_beside_the_output_not_to_tmpdir() {
         .args(["complete", "c.txt", "-o", "out.txt", "--seed", "1", "-q"])
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_ok(&o);
     assert_eq!(listing(d), ["c.txt", "out.txt"]);
 }
 
@@ -551,12 +556,7 @@ fn dash_is_standard_input_and_output() {
         .write_stdin(nqb)
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_ok(&o);
     assert_eq!(o.stdout, k47);
     assert_eq!(listing(dir.path()), ["c.nqb"]);
     let o = nqueens()
