@@ -258,7 +258,7 @@ fn stored_size_covers(
             Err(format!("{n} elements declared but no data stored"))
         }
         hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
-            let per: u64 = chunk_shape.iter().product();
+            let per = product(&chunk_shape).unwrap_or(u64::MAX);
             let chunks = ds.chunks().map_err(e)?;
             let stored = chunks.len() as u64;
             if per == 0 || stored.saturating_mul(per) < n {
@@ -290,6 +290,11 @@ fn stored_size_covers(
         }
         other => Err(format!("storage {other:?} is not supported")),
     }
+}
+
+/// The product of dimensions, `None` on overflow.
+fn product(dims: &[u64]) -> Option<u64> {
+    dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d))
 }
 
 /// The largest chunk accepted beyond the data's own size (h5py sizes chunks of extensible
@@ -462,7 +467,8 @@ impl Mat73File {
                 "variable {var} is an HDF5 scalar, expected a 1xN or Nx1 vector"
             )));
         }
-        let n: u64 = shape.iter().product();
+        // Checked: the dimensions of a hostile file may overflow a product.
+        let n = product(&shape).unwrap_or(u64::MAX);
         if shape.iter().filter(|&&x| x != 1).count() > 1 || shape.len() > 2 {
             let dims: Vec<String> = shape.iter().rev().map(u64::to_string).collect();
             return Err(fail(format!(

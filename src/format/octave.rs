@@ -82,6 +82,7 @@ pub fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, F
             dims_text(&chosen.dims)
         )));
     }
+    // A vector: the product is its one dimension other than 1, and cannot overflow.
     let n: u64 = chosen.dims.iter().product();
     if n == 0 {
         return Err(whole(format!("variable {} is empty", chosen.name)));
