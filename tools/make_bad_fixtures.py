@@ -74,6 +74,29 @@ def main():
     assert at > 0, "dataspace message not found"
     data[at:at + 32] = struct.pack("<QQQQ", 1, 1 << 31, 1, 6)
     write("v73-dims-over-max.mat", bytes(data))
+    # A column vector whose chunk data no longer matches its Fletcher-32 checksum: the
+    # checksum was stripped unchecked.
+    path = os.path.join(OUT, "v73-fletcher-mismatch.mat")
+    v73_file(path, lambda f: var(f, "Q", np.array([[2, 4, 1, 3, 0, 0, 0, 0]], dtype=np.uint16),
+                                 "uint16", chunks=(1, 4), fletcher32=True))
+    with h5py.File(path, "r") as f:
+        info = f["Q"].id.get_chunk_info(1)
+    with open(path, "r+b") as fh:
+        fh.seek(info.byte_offset)
+        fh.write(b"\x07")
+    # MAT v7: the zlib stream's Adler-32 trailer changed (the values themselves intact).
+    # 100,001 uint32 values are padded by 4 bytes inside the stream, so reading stopped at
+    # the values, before the padding and the trailer, and never checked it.
+    import scipy.io
+    path = os.path.join(OUT, "mat-v7-adler32-mismatch.mat")
+    q = np.zeros((1, 100_001), dtype=np.uint32)  # more than the 64 KiB header pass inflates
+    q[0, :4] = [2, 4, 1, 3]
+    scipy.io.savemat(path, {"Q": q}, do_compression=True)
+    data = bytearray(open(path, "rb").read())
+    ty, length = struct.unpack("<II", data[128:136])
+    assert ty == 15, "a compressed element at offset 128"
+    data[136 + length - 1] ^= 0xFF
+    write("mat-v7-adler32-mismatch.mat", bytes(data))
     # Shuffle over a chunk that inflates to fewer bytes than one element: chunks_exact(0).
     path = os.path.join(OUT, "v73-shuffle-short.mat")
     v73_file(path, lambda f: var(f, "Q", np.arange(1, 33, dtype=np.uint32).reshape(1, -1),

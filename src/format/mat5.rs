@@ -146,6 +146,25 @@ struct Variable {
     offset: String,
 }
 
+/// The values of a compressed variable, then the rest of its zlib stream: the stream's
+/// Adler-32 checksum is at its very end, and flate2 checks it only when the stream is read
+/// to there. Reading stops at the values otherwise, leaving the checksum unchecked.
+struct ToStreamEnd<'a> {
+    values: std::io::Take<flate2::read::ZlibDecoder<&'a [u8]>>,
+    drained: bool,
+}
+
+impl Read for ToStreamEnd<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let got = self.values.read(buf)?;
+        if got == 0 && !buf.is_empty() && !self.drained {
+            self.drained = true;
+            std::io::copy(self.values.get_mut(), &mut std::io::sink())?;
+        }
+        Ok(got)
+    }
+}
+
 /// Where a variable's values are: bytes `range` of the file, or of the inflated stream of
 /// the compressed element at `compressed` (its offset and its bytes in the file).
 #[derive(Clone)]
@@ -274,7 +293,10 @@ impl Variable {
                 if skipped < skip {
                     return Err(short(0));
                 }
-                Box::new(z.take(declared))
+                Box::new(ToStreamEnd {
+                    values: z.take(declared),
+                    drained: false,
+                })
             }
         };
         let pos = self.data.compressed.as_ref().map_or(0, |c| c.0);
@@ -328,6 +350,9 @@ impl Variable {
                 out.extend_from_slice(&(v as u32).to_le_bytes());
             }
         }
+        // One more read reaches the end of a compressed variable's stream, which checks
+        // its Adler-32 checksum (see ToStreamEnd).
+        reader.read(&mut [0u8; 1]).map_err(|e| corrupt(pos, e))?;
         Ok(out)
     }
 }
