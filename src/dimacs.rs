@@ -222,7 +222,7 @@ pub enum Model {
 /// of literals ending in 0 is also accepted) for the instance `base`.
 pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
     let fail = |detail: String| FormatError::new(model, Problem::Dimacs(detail));
-    let text = std::fs::read(model).map_err(|e| FormatError::new(model, Problem::Open(e)))?;
+    let text = crate::format::read_all(model)?;
     let text = String::from_utf8_lossy(&text);
     // Literals are checked against the instance's own variable count before anything is
     // sized from them: a stray huge literal is an error, not an allocation.

@@ -564,6 +564,26 @@ fn dash_is_standard_input_and_output() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 8);
+    // Small whole-file inputs too: a CSPLib instance, and count results to merge.
+    let nauck = std::fs::read(data("csplib/nauck-1850.param")).unwrap();
+    let o = nqueens()
+        .args(["complete", "-", "--seed", "1", "-q"])
+        .write_stdin(nauck)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "SOLVED");
+    let shard = nqueens()
+        .args(["count", "8", "--json"])
+        .output()
+        .unwrap()
+        .stdout;
+    let o = nqueens()
+        .args(["count", "merge", "-"])
+        .write_stdin(shard)
+        .output()
+        .unwrap();
+    assert_ok(&o);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("placements: 92"));
     // A corrupt binary file from a pipe is named `-` in the error.
     let o = nqueens()
         .args(["verify", "-"])

@@ -449,8 +449,8 @@ fn identity(v: &Value) -> Value {
 fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
     let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+        let bytes = crate::format::read_all(path)?;
+        let text = crate::format::text::utf8(path, &bytes)?;
         for (i, line) in text
             .lines()
             .enumerate()

@@ -62,7 +62,7 @@ struct Statement {
 
 /// Reads the parameter file at `path`; `diags` as in [`parse`].
 pub fn read_file(path: &Path, diags: Option<u64>) -> Result<ParamFile, FormatError> {
-    let text = std::fs::read(path).map_err(|e| FormatError::new(path, Problem::Open(e)))?;
+    let text = super::read_all(path)?;
     if !sniff(&text[..text.len().min(512)]) {
         return Err(FormatError::new(
             path,

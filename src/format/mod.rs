@@ -441,6 +441,21 @@ impl SegmentSum {
     }
 }
 
+/// The whole of a small input file (a SAT model, a CSPLib file, a count result), `-` being
+/// standard input.
+pub fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
+    let fail = |e| FormatError::new(path, Problem::Open(e));
+    if is_stdio(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(fail)?;
+        return Ok(bytes);
+    }
+    std::fs::read(path).map_err(fail)
+}
+
 /// The last segment decoded by [`Input::read_rows`].
 #[derive(Default)]
 pub struct SegmentCache {
