@@ -640,6 +640,21 @@ fn a_symlinked_output_writes_its_target() {
         ["new.txt", "old.txt"],
         "temporaries beside the target removed"
     );
+    // A replaced file keeps its mode, like `cp`; a new one gets 0666 less the umask.
+    use std::os::unix::fs::PermissionsExt;
+    let private = d.join("private.txt");
+    std::fs::write(&private, "x\n").unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(run_in(d, &["convert", s(&k47), "private.txt"]).0, 0);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&private), 0o600);
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .map(|v| u32::from_str_radix(v.trim(), 8).unwrap())
+        .unwrap();
+    assert_eq!(mode(&d.join("real/new.txt")), 0o666 & !umask);
     // /dev/stdout is a link to the process's descriptor: written into, never replaced.
     let o = nqueens()
         .args(["convert", s(&k47), "/dev/stdout", "--to", "text"])

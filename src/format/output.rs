@@ -227,10 +227,15 @@ impl AtomicFile {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            // tempfile creates 0600; results are ordinary data files.
+            // tempfile creates 0600. Like `cp`, a file replaced keeps its mode; a new one
+            // gets the ordinary mode of new files (0666 less the umask).
+            let mode = match std::fs::metadata(&self.dest.target) {
+                Ok(m) => m.permissions().mode() & 0o7777,
+                Err(_) => 0o666 & !umask(),
+            };
             self.tmp
                 .as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
+                .set_permissions(std::fs::Permissions::from_mode(mode))
                 .map_err(err)?;
         }
         let Scratch { file, _tracked } = self.tmp;
@@ -246,6 +251,20 @@ impl Write for AtomicFile {
     fn flush(&mut self) -> std::io::Result<()> {
         self.file().flush()
     }
+}
+
+/// This process's file mode creation mask, read from `/proc/self/status` (setting it to
+/// read it, the only other way, would race with threads creating files); 022 if unknown.
+#[cfg(unix)]
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
 }
 
 /// Refuses to run when an output would write over an input: the same file by identity
