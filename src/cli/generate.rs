@@ -1,10 +1,10 @@
 //! `nqueens generate solution|composition`
 
 use super::{Error, exit};
-use crate::format::{Encoding, Input, OutputFormat, RowWriter, nqb::DEFAULT_FRAME_ROWS};
+use crate::format::{Encoding, Input, OutputFormat, RowWriter, STDIO, nqb::DEFAULT_FRAME_ROWS};
 use crate::generate::{check_solvable, write_constructed_solution, write_random_composition};
 use crate::verify::{Requirements, Verdict, verify};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What to generate.
 #[derive(clap::Subcommand, Debug)]
@@ -25,6 +25,19 @@ pub struct OutputArgs {
     /// anything else NQB raw).
     #[arg(long, value_enum)]
     encoding: Option<EncodingArg>,
+}
+
+impl OutputArgs {
+    /// Where to write and in which format: `-o FILE` (format from --encoding, else the
+    /// extension), or text on standard output.
+    fn destination(&self) -> (PathBuf, OutputFormat) {
+        let dest = self.output.clone().unwrap_or_else(|| PathBuf::from(STDIO));
+        let format = self
+            .encoding
+            .map(EncodingArg::format)
+            .unwrap_or_else(|| OutputFormat::from_path(&dest));
+        (dest, format)
+    }
 }
 
 /// The `--encoding` choices.
@@ -130,20 +143,7 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
     check_solvable(a.n)?;
     let seed = a.seed.unwrap_or_else(rand::random);
     let input = Input::Empty { n: a.n };
-    let tmp;
-    let (dest, format) = match &a.out.output {
-        Some(p) => (
-            p.clone(),
-            a.out
-                .encoding
-                .map(EncodingArg::format)
-                .unwrap_or_else(|| OutputFormat::from_path(p)),
-        ),
-        None => {
-            tmp = temp_dir()?;
-            (tmp.path().join("solution.txt"), OutputFormat::Text)
-        }
-    };
+    let (dest, format) = a.out.destination();
     let outcome = super::complete::solve(&input, Some((&dest, format)), seed, None, false)?;
     match outcome {
         crate::complete::job::JobOutcome::Ran {
@@ -157,44 +157,8 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         }
         crate::complete::job::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
     }
-    if a.out.output.is_none() {
-        copy_to_stdout(&dest)?;
-    }
     eprintln!("random solution of n = {} (seed {seed})", a.n);
     Ok(exit::OK)
-}
-
-/// A temporary directory, removed when dropped or when a signal ends the process.
-struct TempDir {
-    dir: tempfile::TempDir,
-    _tracked: crate::cleanup::Tracked,
-}
-
-impl TempDir {
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-fn temp_dir() -> Result<TempDir, Error> {
-    let dir = tempfile::tempdir().map_err(|e| {
-        Error::Format(crate::format::FormatError::new(
-            Path::new("(temporary directory)"),
-            crate::format::Problem::Write(e),
-        ))
-    })?;
-    Ok(TempDir {
-        _tracked: crate::cleanup::track(dir.path()),
-        dir,
-    })
-}
-
-fn copy_to_stdout(path: &Path) -> Result<(), Error> {
-    let mut f = std::fs::File::open(path)
-        .map_err(|e| crate::format::FormatError::new(path, crate::format::Problem::Read(e)))?;
-    let mut out = std::io::stdout().lock();
-    std::io::copy(&mut f, &mut out).map_err(Error::Stdout)?;
-    std::io::Write::flush(&mut out).map_err(Error::Stdout)
 }
 
 fn with_output(
@@ -202,24 +166,9 @@ fn with_output(
     n: u64,
     body: impl FnOnce(&mut RowWriter) -> Result<(), crate::generate::GenerateError>,
 ) -> Result<i32, Error> {
-    let dest: PathBuf = match &out.output {
-        Some(p) => p.clone(),
-        None => {
-            // Standard output: write text through a temporary file, so that nothing is
-            // printed unless the whole board was made.
-            let tmp = temp_dir()?;
-            let p = tmp.path().join("out.txt");
-            let mut w = RowWriter::create(&p, n, OutputFormat::Text)?;
-            body(&mut w)?;
-            w.finish()?.commit()?;
-            copy_to_stdout(&p)?;
-            return Ok(exit::OK);
-        }
-    };
-    let format = out
-        .encoding
-        .map(EncodingArg::format)
-        .unwrap_or_else(|| OutputFormat::from_path(&dest));
+    // Standard output (`-`, or no -o) is staged like any output: nothing is printed unless
+    // the whole board was made.
+    let (dest, format) = out.destination();
     let mut w = RowWriter::create(&dest, n, format)?;
     body(&mut w)?;
     w.finish()?.commit()?;
