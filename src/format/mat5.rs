@@ -252,6 +252,7 @@ impl Variable {
                 dims.join("x")
             ));
         }
+        // A vector of i32 dimensions: the product is its one dimension other than 1.
         let n: u64 = self.dims.iter().product();
         let size = match self.data_type {
             MI_INT8 | MI_UINT8 => 1,
@@ -391,10 +392,14 @@ fn parse_matrix(
     if t != MI_INT32 {
         return Err(format!("dimensions missing at {}", c.at(pos)));
     }
+    // miINT32 dimensions: a negative one is malformed (found by AFL++: it wrapped to 2^64).
     let dims: Vec<u64> = dims_range
         .clone()
         .step_by(4)
-        .map(|p| c.u32(p).map(|d| d as i32 as i64 as u64))
+        .map(|p| {
+            let d = c.u32(p)? as i32;
+            u64::try_from(d).map_err(|_| format!("negative dimension {d} at {}", c.at(p)))
+        })
         .collect::<Result<_, _>>()?;
     pos = next;
     let (t, name_range, next) = c.element(pos, true)?;
