@@ -23,6 +23,14 @@ fn assert_ok(o: &std::process::Output) {
     );
 }
 
+/// The words of a command template, with placeholders replaced.
+fn words(template: &str, subs: &[(&str, &str)]) -> Vec<String> {
+    template
+        .split(' ')
+        .map(|w| subs.iter().fold(w.to_string(), |w, (k, v)| w.replace(k, v)))
+        .collect()
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -118,40 +126,21 @@ fn a_corrupt_nqb_file_is_never_laundered() {
         ("k.nqb", "header says k = "),
     ] {
         let out = tempfile::tempdir().unwrap();
-        let o = |name: &str| out.path().join(name).to_str().unwrap().to_string();
-        let cases: Vec<Vec<String>> = vec![
-            vec!["verify".into(), bad.into()],
-            vec!["convert".into(), bad.into(), o("x.nqb")],
-            vec!["convert".into(), bad.into(), o("x.txt")],
-            vec!["convert".into(), bad.into(), o("x.mat")],
-            vec!["convert".into(), bad.into(), o("x.zst")],
-            vec!["convert".into(), bad.into(), o("x.cnf")],
-            vec!["count".into(), "--from".into(), bad.into()],
-            vec![
-                "count".into(),
-                "--from".into(),
-                bad.into(),
-                "--first".into(),
-                "-o".into(),
-                o("f.nqb"),
-            ],
-            vec![
-                "generate".into(),
-                "composition".into(),
-                "--from".into(),
-                bad.into(),
-                "-o".into(),
-                o("g.nqb"),
-            ],
-            vec!["complete".into(), bad.into(), "-o".into(), o("s.nqb")],
-            vec![
-                "verify".into(),
-                "--base".into(),
-                bad.into(),
-                "good.nqb".into(),
-            ],
+        let cases = [
+            "verify BAD",
+            "convert BAD OUT/x.nqb",
+            "convert BAD OUT/x.txt",
+            "convert BAD OUT/x.mat",
+            "convert BAD OUT/x.zst",
+            "convert BAD OUT/x.cnf",
+            "count --from BAD",
+            "count --from BAD --first -o OUT/f.nqb",
+            "generate composition --from BAD -o OUT/g.nqb",
+            "complete BAD -o OUT/s.nqb",
+            "verify --base BAD good.nqb",
         ];
-        for args in cases {
+        for case in cases {
+            let args = words(case, &[("BAD", bad), ("OUT", s(out.path()))]);
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (code, _, err) = run_in(d, &args);
             assert_eq!(code, 2, "{args:?}: {err}");
@@ -215,69 +204,21 @@ fn a_full_disk_is_an_error_not_a_signal() {
         s(&comp),
     ]);
     assert_eq!(code, 0, "{err}");
-    let f = |name: &str| full.join(name).to_str().unwrap().to_string();
-    let cases: Vec<Vec<String>> = vec![
-        vec![
-            "complete".into(),
-            s(&comp).into(),
-            "--seed".into(),
-            "1".into(),
-            "-o".into(),
-            f("out.nqb"),
-        ],
-        vec![
-            "complete".into(),
-            s(&comp).into(),
-            "--seed".into(),
-            "1".into(),
-            "-o".into(),
-            f("out.txt"),
-        ],
-        vec![
-            "complete".into(),
-            s(&comp).into(),
-            "--seed".into(),
-            "1".into(),
-            "-o".into(),
-            f("out.mat"),
-        ],
-        vec![
-            "complete".into(),
-            s(&comp).into(),
-            "--seed".into(),
-            "1".into(),
-            "-o".into(),
-            f("out.zst"),
-        ],
-        vec![
-            "generate".into(),
-            "solution".into(),
-            "--random".into(),
-            "--n".into(),
-            "524287".into(),
-            "--seed".into(),
-            "1".into(),
-            "-o".into(),
-            f("r.nqb"),
-        ],
-        vec![
-            "generate".into(),
-            "solution".into(),
-            "--n".into(),
-            "524287".into(),
-            "-o".into(),
-            f("g.txt"),
-        ],
-        vec!["convert".into(), s(&sol).into(), f("x.nqb")],
-        vec![
-            "convert".into(),
-            s(&sol).into(),
-            "--to".into(),
-            "mat-v73".into(),
-            f("x.mat"),
-        ],
+    let cases = [
+        "complete COMP --seed 1 -o FULL/out.nqb",
+        "complete COMP --seed 1 -o FULL/out.txt",
+        "complete COMP --seed 1 -o FULL/out.mat",
+        "complete COMP --seed 1 -o FULL/out.zst",
+        "generate solution --random --n 524287 --seed 1 -o FULL/r.nqb",
+        "generate solution --n 524287 -o FULL/g.txt",
+        "convert SOL FULL/x.nqb",
+        "convert SOL --to mat-v73 FULL/x.mat",
     ];
-    for args in cases {
+    for case in cases {
+        let args = words(
+            case,
+            &[("COMP", s(&comp)), ("SOL", s(&sol)), ("FULL", s(&full))],
+        );
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, _, err) = run(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
