@@ -66,7 +66,7 @@ pub fn run_job(
             // accident); without an output, to the system's temporary directory.
             let dest = match output {
                 Some((d, _)) => Destination::resolve(d)?,
-                None => Destination::resolve(&std::env::temp_dir().join("nqueens-work"))?,
+                None => Destination::temp(input.path()),
             };
             scratch = dest.scratch(".nqueens-work-", "")?;
             let store = RowStore::create(scratch.as_file(), n, &dest.given)?;

@@ -44,12 +44,7 @@ impl Destination {
     pub fn resolve(dest: &Path) -> Result<Destination, FormatError> {
         let fail = |p| FormatError::new(dest, p);
         if is_stdio(dest) {
-            return Ok(Destination {
-                given: dest.to_path_buf(),
-                target: dest.to_path_buf(),
-                dir: std::env::temp_dir(),
-                stream: true,
-            });
+            return Ok(Destination::temp(dest));
         }
         let target = match std::fs::metadata(dest) {
             Ok(m) if m.is_dir() => return Err(fail(Problem::Directory)),
@@ -76,6 +71,17 @@ impl Destination {
             dir,
             stream: false,
         })
+    }
+
+    /// The system's temporary directory, for work files and spools of a run that has no
+    /// destination on disk (no `-o`, or standard input).
+    pub fn temp(given: &Path) -> Destination {
+        Destination {
+            given: given.to_path_buf(),
+            target: given.to_path_buf(),
+            dir: std::env::temp_dir(),
+            stream: true,
+        }
     }
 
     /// A new temporary file in [`Destination::dir`], removed when dropped or when a signal
