@@ -22,6 +22,77 @@
 //! the board is built in time linear in it. [`Reduction::check`] re-derives the property
 //! that makes the correspondence exact; the tests run it on every instance shape they make.
 
+/// Largest board [`generate`] makes (its work grows with the square of the board).
+pub const MAX_GENERATED_M: u64 = 10_000;
+
+/// The Excluded Diagonals generator described by Gent, Jefferson and Nightingale (JAIR 59,
+/// 2017; CSPLib 079): the 4m - 2 diagonals of an m-board in an order drawn from `seed`; each
+/// is excluded unless that would leave some row or column with fewer than `min_free` cells
+/// on no excluded diagonal. Returns the excluded diagonals in the order excluded: the
+/// instances of a series are its prefixes (the first d for d = 1, 2, ...).
+pub fn generate(m: u64, seed: u64, min_free: u64) -> Vec<Diagonal> {
+    use rand::seq::SliceRandom;
+    assert!((1..=MAX_GENERATED_M).contains(&m), "board of {m} rows");
+    let mut order: Vec<Diagonal> = (0..2 * m - 1)
+        .flat_map(|d| [false, true].map(|is_sum| Diagonal { d, is_sum }))
+        .collect();
+    order.shuffle(&mut crate::complete::seeded_rng(seed, &[6, m]));
+    let mut ed = ExcludedDiagonals::new(m, &[]);
+    let (mut row_free, mut col_free) = (vec![m; m as usize], vec![m; m as usize]);
+    let mut excluded = Vec::new();
+    for g in order {
+        // The cells of g still allowed (not also on an excluded diagonal of the other kind).
+        let cells: Vec<(u64, u64)> = (0..m)
+            .filter_map(|r| {
+                let c = if g.is_sum {
+                    g.d.checked_sub(r)?
+                } else {
+                    (r + m - 1).checked_sub(g.d)?
+                };
+                (c < m && ed.allowed(r, c)).then_some((r, c))
+            })
+            .collect();
+        let (mut row_loss, mut col_loss) = (
+            std::collections::HashMap::new(),
+            std::collections::HashMap::new(),
+        );
+        for &(r, c) in &cells {
+            *row_loss.entry(r).or_insert(0u64) += 1;
+            *col_loss.entry(c).or_insert(0u64) += 1;
+        }
+        let too_few = row_loss
+            .iter()
+            .any(|(&r, &k)| row_free[r as usize] - k < min_free)
+            || col_loss
+                .iter()
+                .any(|(&c, &k)| col_free[c as usize] - k < min_free);
+        if too_few {
+            continue;
+        }
+        for (r, c) in cells {
+            row_free[r as usize] -= 1;
+            col_free[c as usize] -= 1;
+        }
+        let v = if g.is_sum { &mut ed.sum } else { &mut ed.diff };
+        v[g.d as usize] = true;
+        excluded.push(g);
+    }
+    excluded
+}
+
+/// `diagonals` as a CSPLib 079 Excluded Diagonals file whose instance is the first
+/// `numdiags` of them.
+pub fn to_csplib(m: u64, diagonals: &[Diagonal], numdiags: usize) -> String {
+    let list: Vec<String> = diagonals
+        .iter()
+        .map(|g| format!("[{}, {}]", g.d, g.is_sum as u8))
+        .collect();
+    format!(
+        "n = {m}\nnumdiags = {numdiags}\ndiags = [{}]\n",
+        list.join(", ")
+    )
+}
+
 /// An Excluded Diagonals instance on an `m`-board.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExcludedDiagonals {
@@ -306,6 +377,49 @@ impl Reduction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Allowed cells per row and per column.
+    fn free_counts(ed: &ExcludedDiagonals) -> (Vec<u64>, Vec<u64>) {
+        let m = ed.m;
+        let row = (0..m).map(|r| (0..m).filter(|&c| ed.allowed(r, c)).count() as u64);
+        let col = (0..m).map(|c| (0..m).filter(|&r| ed.allowed(r, c)).count() as u64);
+        (row.collect(), col.collect())
+    }
+
+    #[test]
+    fn generated_series_keep_four_cells_per_line_and_cannot_grow() {
+        for (m, seed) in [(8u64, 1u64), (21, 2), (25, 3)] {
+            let g = generate(m, seed, 4);
+            assert_eq!(g, generate(m, seed, 4), "deterministic");
+            assert_ne!(g, generate(m, seed + 1, 4));
+            let ed = ExcludedDiagonals::new(m, &g);
+            let (rows, cols) = free_counts(&ed);
+            assert!(rows.iter().chain(&cols).all(|&k| k >= 4), "m = {m}");
+            let mut seen = std::collections::HashSet::new();
+            assert!(g.iter().all(|d| seen.insert((d.d, d.is_sum))));
+            // Maximal: excluding any other diagonal would leave a line with fewer than 4.
+            for d in 0..2 * m - 1 {
+                for is_sum in [false, true] {
+                    if seen.contains(&(d, is_sum)) {
+                        continue;
+                    }
+                    let mut more = g.clone();
+                    more.push(Diagonal { d, is_sum });
+                    let (r2, c2) = free_counts(&ExcludedDiagonals::new(m, &more));
+                    assert!(r2.iter().chain(&c2).any(|&k| k < 4), "m = {m}: {d} {is_sum}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn generated_files_read_back() {
+        let g = generate(12, 9, 4);
+        let text = to_csplib(12, &g, 10);
+        let f = crate::format::csplib::parse(std::path::Path::new("g.txt"), text.as_bytes(), None)
+            .unwrap();
+        let _ = f;
+    }
     use rand::{RngExt, SeedableRng};
 
     /// Solutions of an instance by trying every permutation.

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod complete;
 pub mod count;
 pub mod dimacs;
+pub mod exact;
 pub mod excluded;
 pub mod format;
 pub mod generate;

@@ -244,9 +244,9 @@ fn report(
     phase(&mut w, "exact", &stats.exact, String::new())?;
     wln!(
         w,
-        "  search        {} nodes, {} dead ends; returns to level 2: {} (phase 2) + {} (end game); restarts: {}",
+        "  search        {} nodes ({} branching, the rest forced); returns to level 2: {} (phase 2) + {} (end game); restarts: {}",
         stats.search_nodes,
-        stats.search_dead_ends,
+        stats.search_decisions,
         stats.dead_ends_scatter,
         stats.dead_ends_endgame,
         stats.restarts

@@ -1,4 +1,4 @@
-//! `nqueens generate solution|composition`
+//! `nqueens generate solution|composition|excluded`
 
 use super::{Error, exit};
 use crate::format::{Encoding, Input, OutputFormat, RowWriter, STDIO, nqb::DEFAULT_FRAME_ROWS};
@@ -13,6 +13,31 @@ pub enum Command {
     Solution(SolutionArgs),
     /// A composition keeping a random subset of a file's queens.
     Composition(CompositionArgs),
+    /// A series of Excluded Diagonals instances (CSPLib 079), by the generator of Gent,
+    /// Jefferson and Nightingale: the 4n - 2 diagonals in a random order, each excluded
+    /// unless that leaves a row or column with fewer than --min-free allowed cells. The
+    /// file lists every excluded diagonal in order; the instance is the first --diags.
+    Excluded(ExcludedArgs),
+}
+
+/// Arguments of `generate excluded`.
+#[derive(clap::Args, Debug)]
+pub struct ExcludedArgs {
+    /// Board size.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::excluded::MAX_GENERATED_M))]
+    n: u64,
+    /// Diagonals the instance excludes (the file's `numdiags`); default all of the series.
+    #[arg(long, value_name = "D")]
+    diags: Option<usize>,
+    /// Fewest allowed cells left in any row or column.
+    #[arg(long, default_value_t = 4)]
+    min_free: u64,
+    /// Seed of the order of the diagonals; default a fresh one, printed on standard error.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Output file; without it, standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 /// Where and how to write.
@@ -113,6 +138,7 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
                 write_constructed_solution(a.n, w).map(|_| ())
             })
         }
+        Command::Excluded(a) => excluded(a),
         Command::Composition(a) => {
             crate::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
             let source = Input::open(&a.from)?;
@@ -137,6 +163,33 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
             Ok(code)
         }
     }
+}
+
+fn excluded(a: ExcludedArgs) -> Result<i32, Error> {
+    let seed = a.seed.unwrap_or_else(rand::random);
+    let series = crate::excluded::generate(a.n, seed, a.min_free);
+    let numdiags = a.diags.unwrap_or(series.len());
+    if numdiags > series.len() {
+        return Err(Error::Usage(format!(
+            "--diags {numdiags}: the series of n = {} (seed {seed}) excludes only {} diagonals",
+            a.n,
+            series.len()
+        )));
+    }
+    let dest = a.output.unwrap_or_else(|| PathBuf::from(STDIO));
+    let mut f = crate::format::AtomicFile::create(&dest)?;
+    std::io::Write::write_all(
+        &mut f,
+        crate::excluded::to_csplib(a.n, &series, numdiags).as_bytes(),
+    )
+    .map_err(|e| crate::format::FormatError::new(&dest, crate::format::Problem::Write(e)))?;
+    f.commit()?;
+    eprintln!(
+        "excluded diagonals, n = {}: {numdiags} of a series of {} (seed {seed})",
+        a.n,
+        series.len()
+    );
+    Ok(exit::OK)
 }
 
 fn random_solution(a: SolutionArgs) -> Result<i32, Error> {

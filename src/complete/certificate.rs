@@ -31,8 +31,11 @@ pub enum Certificate {
         free_rows: u64,
         /// Free cells of the input residual.
         free_cells: u64,
-        /// Search nodes visited.
+        /// Queens placed by the search (branching or forced by propagation); the same for
+        /// every thread count.
         nodes: u64,
+        /// Queens placed by branching.
+        decisions: u64,
     },
 }
 
@@ -60,9 +63,10 @@ impl std::fmt::Display for Certificate {
                 free_rows,
                 free_cells,
                 nodes,
+                decisions,
             } => write!(
                 f,
-                "exact search of the {free_rows} free rows ({free_cells} free cells) exhausted after {nodes} nodes"
+                "exact search of the {free_rows} free rows ({free_cells} free cells) exhausted after {nodes} nodes ({decisions} branching)"
             ),
         }
     }

@@ -1,34 +1,32 @@
 //! The completion engine: adds queens to a valid composition until every row has one, or
 //! proves that no completion exists, or says that its budget ran out.
 //!
-//! - Few free rows (at most [`EXACT_FIRST`]): the exact search ([`search`]) of the input's
-//!   residual decides the question outright.
+//! - Few free rows (at most [`EXACT_FIRST`]): the exact search ([`crate::exact`]) of the
+//!   input's residual, on every core, decides the question outright.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1
 //!   pairs free rows with free columns in blocks ([`pairing`]) down to level 2, phase 2
 //!   places queens on random free cells ([`scatter`]) down to level 3, and the exact search
 //!   finishes with a node limit. A dead end rewinds to level 2 (journal) and tries again;
 //!   after [`ATTEMPTS_PER_BASE`] dead ends the attempt restarts from the input.
 //! - Whenever the input's residual is small enough to project ([`RESIDUAL_MAX`] rows), it
-//!   is checked first for certificates of infeasibility ([`residual`]), and between
+//!   is checked first for certificates of infeasibility ([`exact::residual`]), and between
 //!   randomized restarts the exact search of the input residual gets a growing node budget,
 //!   so that an infeasible input is eventually proved so rather than left unknown.
 
 pub mod certificate;
 pub mod job;
 pub mod pairing;
-pub mod residual;
 pub mod rows;
 mod scatter;
-pub mod search;
 pub mod state;
 
 use crate::format::{FormatError, Input};
 use crate::verify::{Requirements, verify_mark_and_copy};
 use certificate::Certificate;
+use crate::exact::{self, Outcome, Residual};
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use residual::Residual;
 use rows::RowStore;
-use search::{SearchOutcome, search};
 use serde::Serialize;
 use state::BoardState;
 use std::sync::Arc;
@@ -153,8 +151,9 @@ pub struct Stats {
     pub dead_ends_scatter: u64,
     /// End games that failed or hit their node limit, each a return to level 2.
     pub dead_ends_endgame: u64,
-    /// Dead ends inside searches (the paper's totSimCount counts returns; these are nodes).
-    pub search_dead_ends: u64,
+    /// Queens placed by branching in exact searches (the rest of `search_nodes` were forced
+    /// by propagation).
+    pub search_decisions: u64,
     /// Restarts from the input.
     pub restarts: u64,
     /// Largest anonymous resident memory seen (sampled after reading the input, after every
@@ -163,6 +162,11 @@ pub struct Stats {
 }
 
 impl Stats {
+    fn add_search(&mut self, counts: exact::Counts) {
+        self.search_nodes += counts.nodes;
+        self.search_decisions += counts.decisions;
+    }
+
     fn sample_memory(&mut self, sample: Option<u64>) {
         if let Some(b) = sample {
             self.peak_anonymous_bytes = Some(self.peak_anonymous_bytes.unwrap_or(0).max(b));
@@ -288,14 +292,17 @@ fn run(
         if let Some(cert) = timed(&mut stats.certificates, || res.certificate()) {
             return Ok(Answer::Infeasible(cert));
         }
-        return Ok(
-            exact(state, &res, stats, opts, u64::MAX, stop).unwrap_or_else(|| {
-                unknown(&format!(
-                    "during the exact search ({} nodes)",
-                    stats.search_nodes
-                ))
-            }),
-        );
+        let (outcome, counts) = timed(&mut stats.exact, || {
+            exact::first(&res, opts.seed, &stop_now)
+        });
+        stats.add_search(counts);
+        return Ok(match settle(state, &res, stats, outcome, counts) {
+            Some(answer) => answer,
+            None => unknown(&format!(
+                "during the exact search ({} nodes)",
+                stats.search_nodes
+            )),
+        });
     }
     // Projected (with its certificates) only after a first restart: random compositions
     // are completed before that, and projecting costs time proportional to its cells.
@@ -359,16 +366,21 @@ fn run(
                 }
             }
             let res = timed(&mut stats.endgame, || Residual::from_state(state));
-            let limit = 2000 + 20 * res.size() as u64;
-            let (outcome, counts) = timed(&mut stats.endgame, || {
-                search(&res, state.n, Some(&mut rng), limit, &stop_now)
-            });
-            stats.search_nodes += counts.nodes;
-            stats.search_dead_ends += counts.dead_ends;
-            if let SearchOutcome::Solved(cells) = outcome {
-                stats.endgame.placed += cells.len() as u64;
-                place_all(state, &cells);
-                return Ok(Answer::Solved);
+            if res.size() <= exact::MAX_FREE {
+                let limits = exact::Limits {
+                    max_nodes: 2000 + 20 * res.size() as u64,
+                    stop: &stop_now,
+                };
+                let seed = rng.random::<u64>();
+                let (outcome, counts) = timed(&mut stats.endgame, || {
+                    exact::first_sequential(&res, seed, limits)
+                });
+                stats.add_search(counts);
+                if let Outcome::Solved(cells) = outcome {
+                    stats.endgame.placed += cells.len() as u64;
+                    place_all(state, &cells);
+                    return Ok(Answer::Solved);
+                }
             }
             stats.dead_ends_endgame += 1;
             state.rewind_to(level2_mark);
@@ -377,9 +389,9 @@ fn run(
     unreachable!("the restart loop only ends by returning")
 }
 
-/// Exact search of `res` (projected from `state`) with randomized restarts: node limits
-/// grow geometrically up to `max_nodes`, so heavy-tailed runs are cut short while the
-/// search stays complete. `None` when the limit or the budget ran out.
+/// Exact search of `res` (projected from `state`) on one thread, up to `max_nodes` nodes
+/// (deterministic, so that the run's answer does not depend on the thread count). `None`
+/// when the limit or the budget ran out, or the residual is too wide for the engine.
 fn exact(
     state: &mut BoardState,
     res: &Residual,
@@ -388,36 +400,44 @@ fn exact(
     max_nodes: u64,
     stop: &Stop,
 ) -> Option<Answer> {
-    let stop_now = || stop.now();
-    let mut limit = 64 + 8 * res.size() as u64;
-    let mut spent = 0u64;
-    for run in 0u64.. {
-        let this = limit.min(max_nodes.saturating_sub(spent));
-        let mut rng = seeded_rng(opts.seed, &[4, run]);
-        let (outcome, counts) = timed(&mut stats.exact, || {
-            search(res, state.n, Some(&mut rng), this, &stop_now)
-        });
-        stats.search_nodes += counts.nodes;
-        stats.search_dead_ends += counts.dead_ends;
-        spent += counts.nodes;
-        match outcome {
-            SearchOutcome::Solved(cells) => {
-                stats.exact.placed += cells.len() as u64;
-                place_all(state, &cells);
-                return Some(Answer::Solved);
-            }
-            SearchOutcome::Exhausted => {
-                return Some(Answer::Infeasible(Certificate::ExhaustedSearch {
-                    free_rows: res.size() as u64,
-                    free_cells: res.free_cells(),
-                    nodes: counts.nodes,
-                }));
-            }
-            SearchOutcome::Stopped if stop.now() || spent >= max_nodes => return None,
-            SearchOutcome::Stopped => limit = limit.saturating_mul(2),
-        }
+    if res.size() > exact::MAX_FREE {
+        return None;
     }
-    None
+    let stop_now = || stop.now();
+    let limits = exact::Limits {
+        max_nodes,
+        stop: &stop_now,
+    };
+    let (outcome, counts) = timed(&mut stats.exact, || {
+        exact::first_sequential(res, opts.seed, limits)
+    });
+    stats.add_search(counts);
+    settle(state, res, stats, outcome, counts)
+}
+
+/// The answer an exact search of the input residual gives: solved (the queens placed on
+/// `state`), infeasible after an exhausted search, or `None` when it was stopped.
+fn settle(
+    state: &mut BoardState,
+    res: &Residual,
+    stats: &mut Stats,
+    outcome: Outcome,
+    counts: exact::Counts,
+) -> Option<Answer> {
+    match outcome {
+        Outcome::Solved(cells) => {
+            stats.exact.placed += cells.len() as u64;
+            place_all(state, &cells);
+            Some(Answer::Solved)
+        }
+        Outcome::Exhausted => Some(Answer::Infeasible(Certificate::ExhaustedSearch {
+            free_rows: res.size() as u64,
+            free_cells: res.free_cells(),
+            nodes: counts.nodes,
+            decisions: counts.decisions,
+        })),
+        Outcome::Stopped => None,
+    }
 }
 
 /// Completes a composition held in memory (`rows[i - 1]` = column of row i, 0 = empty):

@@ -12,7 +12,6 @@ mod bishops;
 mod constellations;
 #[cfg(test)]
 mod oracle;
-mod residual;
 pub(crate) mod rows;
 mod rules;
 mod squares;
@@ -271,7 +270,7 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
             ))
         }
         (Piece::Queen, Kind::Regular, false)
-            if p.n > MAX_ROW_N && p.n as usize - p.placed.len() <= residual::MAX_FREE =>
+            if p.n > MAX_ROW_N && p.n as usize - p.placed.len() <= crate::exact::MAX_FREE =>
         {
             Ok(free_rows_only(p, shard))
         }
@@ -292,17 +291,17 @@ fn tally(count: BigUint, distinct: Option<BigUint>, method: Method, items: usize
     }
 }
 
-/// Regular queens on a large board with at most 64 free rows.
+/// Regular queens on a large board with few free rows: the exact engine over the residual.
 fn free_rows_only(p: &Problem, shard: Shard) -> Tally {
-    let board = residual::ResidualBoard::new(p.n, &p.placed).expect("the caller checked the size");
-    let items = board.items(2);
-    let count: u64 = items
-        .par_iter()
-        .enumerate()
-        .filter(|(i, _)| shard.takes(*i))
-        .map(|(_, item)| board.count(item))
-        .sum();
-    tally(BigUint::from(count), None, Method::Residual, items.len())
+    let queens: Vec<(u64, u64)> = p
+        .placed
+        .iter()
+        .map(|&(r, c)| (r as u64 + 1, c as u64 + 1))
+        .collect();
+    let res = crate::exact::Residual::from_queens(p.n as u64, &queens);
+    let done = crate::exact::count(&res, &|i| shard.takes(i), &|| false);
+    let count = done.completions.expect("never stopped");
+    tally(BigUint::from(count), None, Method::Residual, done.items)
 }
 
 fn bishop_colours(p: &Problem, shard: Shard) -> Tally {

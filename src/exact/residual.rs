@@ -1,8 +1,8 @@
 //! The residual: the free rows x free columns of a board projected into a small matrix of
 //! free cells, and the certificates that can be read off it.
 
-use super::certificate::Certificate;
-use super::state::BoardState;
+use crate::complete::certificate::Certificate;
+use crate::complete::state::BoardState;
 
 /// Free rows x free columns with a bitset of free cells per row.
 #[derive(Clone)]
@@ -20,6 +20,20 @@ impl Residual {
     pub fn from_state(state: &BoardState) -> Residual {
         let (rows, cols) = state.free_rows_and_columns();
         Self::build(rows, cols, |i, j| state.lines.diagonals_free(i, j))
+    }
+
+    /// Projects the free part of an `n`-board holding `queens` ((row, column), 1-based, one
+    /// per row and column, not attacking each other).
+    pub fn from_queens(n: u64, queens: &[(u64, u64)]) -> Residual {
+        let mut lines = crate::board::LineBitmaps::new(n);
+        let (mut rows, mut cols) = (vec![true; n as usize + 1], vec![true; n as usize + 1]);
+        for &(i, j) in queens {
+            lines.mark(i, j);
+            rows[i as usize] = false;
+            cols[j as usize] = false;
+        }
+        let free = |v: &[bool]| (1..=n).filter(|&i| v[i as usize]).collect::<Vec<u64>>();
+        Self::build(free(&rows), free(&cols), |i, j| lines.diagonals_free(i, j))
     }
 
     /// A residual over `rows` x `cols` whose free cells are those where `free(i, j)`.

@@ -1,0 +1,307 @@
+//! The exact engine for residuals: free rows x free columns of a board, with diagonal
+//! conflicts between free cells. One engine serves `complete` (the first solution, or a
+//! proof that none exists) and `count --from` (every solution).
+//!
+//! - [`residual`] projects a board's free part into a [`Residual`] and reads certificates
+//!   of infeasibility off it without search (empty row or column, Hall's condition).
+//! - [`search`](self::search) is the depth-first search with propagation, over word sets of
+//!   the residual's width ([`bits`]): `u64` up to 64 free rows, `[u64; K]` up to
+//!   [`MAX_FREE`].
+//! - This module runs it: sequentially under a node budget (the randomized end game), or on
+//!   every core through rayon, where a search that spends its slice of nodes hands its
+//!   unexplored subtrees back as work items. Items are keyed by their place in the
+//!   sequential search's order, and the answer is the first solution in that order, so it
+//!   does not depend on the thread count; an exhausted search visits exactly the nodes of
+//!   the sequential one.
+
+mod bits;
+pub mod residual;
+mod search;
+
+pub use residual::{Residual, ones};
+
+use bits::Bits;
+use search::{Board, Flow, Item, Mode, Search};
+use serde::Serialize;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// The most free rows the engine takes.
+pub const MAX_FREE: usize = 1024;
+
+/// Nodes a parallel work item explores before handing back what it has not explored.
+const SLICE: u64 = 1 << 16;
+
+/// Branch levels above which the search also checks Hall's condition (a perfect matching
+/// of open rows to open columns). Measured on Excluded Diagonals residuals (BENCHMARKS.md).
+const MATCHING_DEPTH: usize = 0;
+
+/// How a search for a first solution ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A queen for every residual row: (row, column) pairs, 1-based board coordinates, in
+    /// the order placed.
+    Solved(Vec<(u64, u64)>),
+    /// Every branch failed: the residual has no completion.
+    Exhausted,
+    /// The node budget or the stop function ended the search first.
+    Stopped,
+}
+
+/// Work done by a search.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Counts {
+    /// Queens placed, by branching or forced by propagation.
+    pub nodes: u64,
+    /// Queens placed by branching.
+    pub decisions: u64,
+}
+
+impl Counts {
+    fn add<B>(&mut self, s: &Search<'_, B>) {
+        self.nodes += s.nodes;
+        self.decisions += s.decisions;
+    }
+}
+
+/// Limits of a search.
+#[derive(Clone, Copy)]
+pub struct Limits<'a> {
+    /// Placements (nodes) allowed.
+    pub max_nodes: u64,
+    /// Polled every thousand nodes or so; the search stops when it returns true.
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Runs `$body` with `$B` the narrowest word set holding `$m` members.
+macro_rules! with_width {
+    ($m:expr, $B:ident => $body:expr) => {{
+        let m: usize = $m;
+        if m <= 64 {
+            type $B = u64;
+            $body
+        } else if m <= 128 {
+            type $B = [u64; 2];
+            $body
+        } else if m <= 256 {
+            type $B = [u64; 4];
+            $body
+        } else if m <= 512 {
+            type $B = [u64; 8];
+            $body
+        } else {
+            assert!(m <= MAX_FREE, "residual of {m} rows");
+            type $B = [u64; 16];
+            $body
+        }
+    }};
+}
+
+fn board<B: Bits>(res: &Residual, seed: Option<u64>) -> Board<B> {
+    let mut b = Board::new(res, seed);
+    b.matching_depth = matching_depth();
+    b
+}
+
+/// Branch levels checked for a perfect matching: [`MATCHING_DEPTH`], or the value of the
+/// environment variable `NQUEENS_MATCHING_DEPTH` (a tuning switch for benchmarks).
+fn matching_depth() -> usize {
+    std::env::var("NQUEENS_MATCHING_DEPTH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MATCHING_DEPTH)
+}
+
+/// Searches `res` for a first solution on one thread, up to `limits.max_nodes` nodes, with
+/// ties broken in the order `seed` gives.
+pub fn first_sequential(res: &Residual, seed: u64, limits: Limits<'_>) -> (Outcome, Counts) {
+    with_width!(res.size(), B => {
+        let board = board::<B>(res, Some(seed));
+        let mode = Mode { want: 1, budget: limits.max_nodes, split_depth: usize::MAX };
+        let mut s = Search::at(&board, &Item::default(), mode, limits.stop);
+        let flow = s.run();
+        let mut counts = Counts::default();
+        counts.add(&s);
+        let outcome = match flow {
+            Flow::Enough => solved(&board, &s.solution.expect("a solution was recorded").1),
+            Flow::Done => Outcome::Exhausted,
+            Flow::Suspended | Flow::Stopped => Outcome::Stopped,
+        };
+        (outcome, counts)
+    })
+}
+
+fn solved<B: Bits>(board: &Board<B>, path: &[(u16, u16)]) -> Outcome {
+    Outcome::Solved(path.iter().map(|&cell| board.cell(cell)).collect())
+}
+
+/// Searches `res` for a first solution on every thread of the current rayon pool, until
+/// `stop` says so. The solution is the first one the sequential search (ties broken in the
+/// order `seed` gives) would find, whatever the thread count; an exhausted search counts
+/// the same nodes as the sequential one.
+pub fn first(res: &Residual, seed: u64, stop: &(dyn Fn() -> bool + Sync)) -> (Outcome, Counts) {
+    with_width!(res.size(), B => {
+        let board = board::<B>(res, Some(seed));
+        let shared = Shared::new(&board, stop, 1);
+        rayon::scope(|scope| shared.run(scope, Item::default()));
+        let counts = shared.counts();
+        let outcome = if shared.stopped.load(Ordering::Relaxed) {
+            Outcome::Stopped
+        } else {
+            match shared.best.into_inner().expect("no worker panicked") {
+                Some((_, path)) => solved(&board, &path),
+                None => Outcome::Exhausted,
+            }
+        };
+        (outcome, counts)
+    })
+}
+
+/// A count split into work items for shards: how many items there are, and the count of
+/// those `take` accepts (by index), or `None` when `stop` ended it.
+pub struct Count {
+    /// Work items the count was split into (fixed for a residual).
+    pub items: usize,
+    /// Completions in the items taken; `None` when stopped.
+    pub completions: Option<u64>,
+    /// Work done.
+    pub counts: Counts,
+}
+
+/// Work items of a count: the residual split at the first branch levels until there are at
+/// least this many (the same for every run, so that shards agree).
+const COUNT_ITEMS: usize = 256;
+
+/// Counts the completions of `res` in the work items `take` accepts, on every thread.
+pub fn count(
+    res: &Residual,
+    take: &(dyn Fn(usize) -> bool + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Count {
+    with_width!(res.size(), B => {
+        let board = board::<B>(res, None);
+        let items = split(&board, COUNT_ITEMS, stop);
+        let shared = Shared::new(&board, stop, u64::MAX);
+        rayon::scope(|scope| {
+            for (i, item) in items.iter().enumerate() {
+                if take(i) {
+                    let shared = &shared;
+                    let item = item.clone();
+                    scope.spawn(move |scope| shared.run(scope, item));
+                }
+            }
+        });
+        Count {
+            items: items.len(),
+            completions: (!shared.stopped.load(Ordering::Relaxed))
+                .then(|| shared.found.load(Ordering::Relaxed)),
+            counts: shared.counts(),
+        }
+    })
+}
+
+/// The subtrees at the first branch levels of `board`'s search, deepened until there are at
+/// least `at_least` (or the tree ends), in search order. Solutions met above the split
+/// level are items of their own (a complete path), counted when their item runs.
+fn split<B: Bits>(
+    board: &Board<B>,
+    at_least: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<Item> {
+    let mut items = vec![Item::default()];
+    for depth in 1..=board.size() {
+        if items.len() >= at_least {
+            break;
+        }
+        let mode = Mode {
+            want: u64::MAX,
+            budget: u64::MAX,
+            split_depth: depth,
+        };
+        let mut s = Search::at(board, &Item::default(), mode, stop);
+        s.run();
+        items = s.items;
+    }
+    items
+}
+
+/// What the workers of one parallel search share.
+struct Shared<'a, B> {
+    board: &'a Board<B>,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    want: u64,
+    /// The first solution so far in search order (first-solution mode).
+    best: Mutex<Option<(Vec<u32>, Vec<(u16, u16)>)>>,
+    found: AtomicU64,
+    nodes: AtomicU64,
+    decisions: AtomicU64,
+    stopped: AtomicBool,
+}
+
+impl<'a, B: Bits> Shared<'a, B> {
+    fn new(board: &'a Board<B>, stop: &'a (dyn Fn() -> bool + Sync), want: u64) -> Self {
+        Shared {
+            board,
+            stop,
+            want,
+            best: Mutex::new(None),
+            found: AtomicU64::new(0),
+            nodes: AtomicU64::new(0),
+            decisions: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    fn counts(&self) -> Counts {
+        Counts {
+            nodes: self.nodes.load(Ordering::Relaxed),
+            decisions: self.decisions.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Whether an item can be skipped: a solution earlier in search order is known.
+    fn beaten(&self, key: &[u32]) -> bool {
+        self.want == 1
+            && self
+                .best
+                .lock()
+                .expect("no worker panicked")
+                .as_ref()
+                .is_some_and(|(best, _)| best.as_slice() < key)
+    }
+
+    fn run<'s>(&'s self, scope: &rayon::Scope<'s>, item: Item) {
+        if self.stopped.load(Ordering::Relaxed) || self.beaten(&item.key) {
+            return;
+        }
+        let mode = Mode {
+            want: self.want,
+            budget: SLICE + item.pending,
+            split_depth: usize::MAX,
+        };
+        let mut s = Search::at(self.board, &item, mode, self.stop);
+        let flow = s.run();
+        self.nodes.fetch_add(s.nodes, Ordering::Relaxed);
+        self.decisions.fetch_add(s.decisions, Ordering::Relaxed);
+        self.found.fetch_add(s.found, Ordering::Relaxed);
+        match flow {
+            Flow::Stopped => self.stopped.store(true, Ordering::Relaxed),
+            Flow::Enough if self.want == 1 => {
+                let found = s.solution.take().expect("a solution was recorded");
+                let mut best = self.best.lock().expect("no worker panicked");
+                if best.as_ref().is_none_or(|(k, _)| found.0 < *k) {
+                    *best = Some(found);
+                }
+            }
+            Flow::Enough | Flow::Done => {}
+            Flow::Suspended => {
+                for item in s.items.drain(..) {
+                    scope.spawn(move |scope| self.run(scope, item));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

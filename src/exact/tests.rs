@@ -1,0 +1,215 @@
+use super::*;
+use proptest::prelude::*;
+
+/// A residual over the given board rows and columns, free where `free` says.
+fn residual(rows: &[u64], cols: &[u64], free: &[bool]) -> Residual {
+    let m = rows.len();
+    Residual::build(rows.to_vec(), cols.to_vec(), |i, j| {
+        let r = rows.iter().position(|&x| x == i).unwrap();
+        let c = cols.iter().position(|&x| x == j).unwrap();
+        free[r * m + c]
+    })
+}
+
+/// Every completion by trying every assignment of columns to rows.
+fn brute(rows: &[u64], cols: &[u64], free: &[bool]) -> Vec<Vec<usize>> {
+    fn go(
+        r: usize,
+        rows: &[u64],
+        cols: &[u64],
+        free: &[bool],
+        used: &mut Vec<bool>,
+        at: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+    ) {
+        let m = rows.len();
+        if r == m {
+            out.push(at.clone());
+            return;
+        }
+        for c in 0..m {
+            if used[c] || !free[r * m + c] {
+                continue;
+            }
+            let clash = (0..r).any(|r2| {
+                let (i, j, i2, j2) = (rows[r], cols[c], rows[r2], cols[at[r2]]);
+                i.abs_diff(i2) == j.abs_diff(j2)
+            });
+            if clash {
+                continue;
+            }
+            used[c] = true;
+            at.push(c);
+            go(r + 1, rows, cols, free, used, at, out);
+            at.pop();
+            used[c] = false;
+        }
+    }
+    let mut out = Vec::new();
+    go(0, rows, cols, free, &mut vec![false; rows.len()], &mut Vec::new(), &mut out);
+    out
+}
+
+/// Checks that `cells` is a completion of the residual.
+fn is_completion(rows: &[u64], cols: &[u64], free: &[bool], cells: &[(u64, u64)]) -> bool {
+    let m = rows.len();
+    let mut seen_r = vec![false; m];
+    let mut seen_c = vec![false; m];
+    for (k, &(i, j)) in cells.iter().enumerate() {
+        let r = rows.iter().position(|&x| x == i).unwrap();
+        let c = cols.iter().position(|&x| x == j).unwrap();
+        if seen_r[r] || seen_c[c] || !free[r * m + c] {
+            return false;
+        }
+        seen_r[r] = true;
+        seen_c[c] = true;
+        for &(i2, j2) in &cells[..k] {
+            if i.abs_diff(i2) == j.abs_diff(j2) {
+                return false;
+            }
+        }
+    }
+    cells.len() == m
+}
+
+/// Sorted distinct board coordinates: rows and columns of a residual inside an n-board.
+fn coords(m: usize, spread: u64) -> impl Strategy<Value = Vec<u64>> {
+    proptest::collection::btree_set(1..=spread, m).prop_map(|s| s.into_iter().collect())
+}
+
+fn instance() -> impl Strategy<Value = (Vec<u64>, Vec<u64>, Vec<bool>)> {
+    (1usize..=8, 8u64..=20).prop_flat_map(|(m, spread)| {
+        (
+            coords(m, spread),
+            coords(m, spread),
+            proptest::collection::vec(prop::bool::weighted(0.75), m * m),
+        )
+    })
+}
+
+const NEVER: &(dyn Fn() -> bool + Sync) = &|| false;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn agrees_with_brute_force((rows, cols, free) in instance(), seed in any::<u64>()) {
+        let res = residual(&rows, &cols, &free);
+        let all = brute(&rows, &cols, &free);
+        let counted = count(&res, &|_| true, NEVER);
+        prop_assert_eq!(counted.completions, Some(all.len() as u64));
+        let limits = Limits { max_nodes: u64::MAX, stop: NEVER };
+        let (seq, seq_counts) = first_sequential(&res, seed, limits);
+        let (par, par_counts) = first(&res, seed, NEVER);
+        prop_assert_eq!(&seq, &par);
+        match seq {
+            Outcome::Solved(cells) => prop_assert!(is_completion(&rows, &cols, &free, &cells)),
+            Outcome::Exhausted => {
+                prop_assert!(all.is_empty());
+                prop_assert_eq!(seq_counts, par_counts);
+            }
+            Outcome::Stopped => prop_assert!(false, "stopped without a limit"),
+        }
+        if !all.is_empty() {
+            prop_assert!(matches!(par, Outcome::Solved(_)));
+        }
+    }
+
+    #[test]
+    fn shards_add_up((rows, cols, free) in instance()) {
+        let res = residual(&rows, &cols, &free);
+        let whole = count(&res, &|_| true, NEVER).completions;
+        let even = count(&res, &|i| i % 2 == 0, NEVER).completions.unwrap();
+        let odd = count(&res, &|i| i % 2 == 1, NEVER).completions.unwrap();
+        prop_assert_eq!(whole, Some(even + odd));
+    }
+}
+
+fn empty_board(n: u64) -> Residual {
+    Residual::build((1..=n).collect(), (1..=n).collect(), |_, _| true)
+}
+
+/// A000170.
+const QUEENS: [u64; 14] = [1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712];
+
+#[test]
+fn counts_the_empty_boards() {
+    for n in 1..=12u64 {
+        let c = count(&empty_board(n), &|_| true, NEVER);
+        assert_eq!(c.completions, Some(QUEENS[n as usize]), "n = {n}");
+    }
+}
+
+/// Runs `f` in a pool of `threads` threads.
+fn with_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+#[test]
+fn the_answer_does_not_depend_on_the_thread_count() {
+    // Big enough to be split into many work items.
+    for (n, seed) in [(14u64, 1u64), (16, 2), (17, 3)] {
+        let res = empty_board(n);
+        let one = with_threads(1, || first(&res, seed, NEVER).0);
+        for threads in [2, 3, 8] {
+            assert_eq!(with_threads(threads, || first(&res, seed, NEVER).0), one);
+        }
+        let limits = Limits { max_nodes: u64::MAX, stop: NEVER };
+        assert_eq!(first_sequential(&res, seed, limits).0, one);
+    }
+    // n = 3 rows between other free rows of no solution: exhausted, same nodes everywhere.
+    let res = Residual::build(vec![1, 2, 3, 4, 5, 6, 7, 8, 9], (1..=9).collect(), |i, j| {
+        !(i <= 3 && j > 6)
+    });
+    let a = with_threads(1, || count(&res, &|_| true, NEVER));
+    let b = with_threads(4, || count(&res, &|_| true, NEVER));
+    assert_eq!(a.completions, b.completions);
+    assert_eq!(a.counts, b.counts);
+}
+
+#[test]
+fn a_large_count_splits_into_items_and_agrees() {
+    let res = empty_board(13);
+    let c = count(&res, &|_| true, NEVER);
+    assert_eq!(c.completions, Some(73712));
+    assert!(c.items >= COUNT_ITEMS);
+}
+
+#[test]
+fn wide_residuals_use_wider_words_and_agree() {
+    // 70 and 130 free rows: [u64; 2] and [u64; 4], the second without the attack table.
+    for m in [70u64, 130] {
+        let res = Residual::build((1..=m).collect(), (1..=m).collect(), |_, _| true);
+        let limits = Limits { max_nodes: 1_000_000, stop: NEVER };
+        match first_sequential(&res, 7, limits).0 {
+            Outcome::Solved(cells) => {
+                let free = vec![true; (m * m) as usize];
+                let rc: Vec<u64> = (1..=m).collect();
+                assert!(is_completion(&rc, &rc, &free, &cells), "m = {m}");
+            }
+            other => panic!("m = {m}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_node_limit_stops_and_the_stop_function_is_obeyed() {
+    let res = empty_board(30);
+    let limits = Limits { max_nodes: 3, stop: NEVER };
+    assert_eq!(first_sequential(&res, 1, limits).0, Outcome::Stopped);
+    let always: &(dyn Fn() -> bool + Sync) = &|| true;
+    // 2 rows cannot be completed: exhausted before any poll.
+    assert_eq!(first(&empty_board(2), 1, always).0, Outcome::Exhausted);
+    let mut nodes = 0;
+    let stopped = first(&empty_board(60), 1, &|| {
+        true
+    });
+    if let (Outcome::Stopped, c) = stopped {
+        nodes = c.nodes;
+    }
+    assert!(nodes <= 2 * super::search::POLL_NODES, "{nodes}");
+}
