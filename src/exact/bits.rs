@@ -31,7 +31,7 @@ pub trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
     /// The smallest member; the set must not be empty.
     fn lowest(&self) -> usize;
     /// Calls `f` with each member in increasing order.
-    #[inline]
+    #[inline(always)]
     fn each(self, mut f: impl FnMut(usize)) {
         let mut s = self;
         while !s.is_zero() {
@@ -44,51 +44,51 @@ pub trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
 
 impl Bits for u64 {
     const CAPACITY: usize = 64;
-    #[inline]
+    #[inline(always)]
     fn zero() -> Self {
         0
     }
-    #[inline]
+    #[inline(always)]
     fn below(k: usize) -> Self {
         if k >= 64 { u64::MAX } else { (1 << k) - 1 }
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, i: usize) -> bool {
         self >> i & 1 == 1
     }
-    #[inline]
+    #[inline(always)]
     fn with(self, i: usize) -> Self {
         self | 1 << i
     }
-    #[inline]
+    #[inline(always)]
     fn without(self, i: usize) -> Self {
         self & !(1 << i)
     }
-    #[inline]
+    #[inline(always)]
     fn and(self, o: Self) -> Self {
         self & o
     }
-    #[inline]
+    #[inline(always)]
     fn and_not(self, o: Self) -> Self {
         self & !o
     }
-    #[inline]
+    #[inline(always)]
     fn or(self, o: Self) -> Self {
         self | o
     }
-    #[inline]
+    #[inline(always)]
     fn is_zero(&self) -> bool {
         *self == 0
     }
-    #[inline]
+    #[inline(always)]
     fn count(&self) -> u32 {
         self.count_ones()
     }
-    #[inline]
+    #[inline(always)]
     fn lowest(&self) -> usize {
         self.trailing_zeros() as usize
     }
-    #[inline]
+    #[inline(always)]
     fn each(self, mut f: impl FnMut(usize)) {
         let mut s = self;
         while s != 0 {
@@ -100,54 +100,54 @@ impl Bits for u64 {
 
 impl<const K: usize> Bits for [u64; K] {
     const CAPACITY: usize = 64 * K;
-    #[inline]
+    #[inline(always)]
     fn zero() -> Self {
         [0; K]
     }
-    #[inline]
+    #[inline(always)]
     fn below(k: usize) -> Self {
         std::array::from_fn(|w| <u64 as Bits>::below(k.saturating_sub(64 * w)))
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, i: usize) -> bool {
         self[i >> 6].has(i & 63)
     }
-    #[inline]
+    #[inline(always)]
     fn with(mut self, i: usize) -> Self {
         self[i >> 6] |= 1 << (i & 63);
         self
     }
-    #[inline]
+    #[inline(always)]
     fn without(mut self, i: usize) -> Self {
         self[i >> 6] &= !(1 << (i & 63));
         self
     }
-    #[inline]
+    #[inline(always)]
     fn and(self, o: Self) -> Self {
         std::array::from_fn(|w| self[w] & o[w])
     }
-    #[inline]
+    #[inline(always)]
     fn and_not(self, o: Self) -> Self {
         std::array::from_fn(|w| self[w] & !o[w])
     }
-    #[inline]
+    #[inline(always)]
     fn or(self, o: Self) -> Self {
         std::array::from_fn(|w| self[w] | o[w])
     }
-    #[inline]
+    #[inline(always)]
     fn is_zero(&self) -> bool {
         self.iter().all(|&w| w == 0)
     }
-    #[inline]
+    #[inline(always)]
     fn count(&self) -> u32 {
         self.iter().map(|w| w.count_ones()).sum()
     }
-    #[inline]
+    #[inline(always)]
     fn lowest(&self) -> usize {
         let w = self.iter().position(|&w| w != 0).unwrap_or(K - 1);
         64 * w + self[w].trailing_zeros() as usize
     }
-    #[inline]
+    #[inline(always)]
     fn each(self, mut f: impl FnMut(usize)) {
         for (w, &word) in self.iter().enumerate() {
             word.each(|i| f(64 * w + i));

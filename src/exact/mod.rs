@@ -32,9 +32,6 @@ pub const MAX_FREE: usize = 1024;
 /// Nodes a parallel work item explores before handing back what it has not explored.
 const SLICE: u64 = 1 << 16;
 
-/// Branch levels above which the search also checks Hall's condition (a perfect matching
-/// of open rows to open columns). Measured on Excluded Diagonals residuals (BENCHMARKS.md).
-const MATCHING_DEPTH: usize = 0;
 
 /// How a search for a first solution ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,17 +96,8 @@ macro_rules! with_width {
 
 fn board<B: Bits>(res: &Residual, seed: Option<u64>) -> Board<B> {
     let mut b = Board::new(res, seed);
-    b.matching_depth = matching_depth();
+    b.order_values = std::env::var("NQUEENS_ORDER").map_or(true, |v| v != "0");
     b
-}
-
-/// Branch levels checked for a perfect matching: [`MATCHING_DEPTH`], or the value of the
-/// environment variable `NQUEENS_MATCHING_DEPTH` (a tuning switch for benchmarks).
-fn matching_depth() -> usize {
-    std::env::var("NQUEENS_MATCHING_DEPTH")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(MATCHING_DEPTH)
 }
 
 /// Searches `res` for a first solution on one thread, up to `limits.max_nodes` nodes, with

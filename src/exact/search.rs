@@ -2,10 +2,11 @@
 //!
 //! State: per open row the set of its cells still free (columns not taken and on no taken
 //! diagonal), the open rows and the open columns. Placing a queen clears its column and
-//! its two diagonal partners in every open row: through a table of masks built once per
-//! residual (`(row, column) -> row' -> cells of row' it attacks`) when that fits, else by
-//! walking the sorted rows and columns. Changes go on a trail and are undone on the way
-//! back, so a node costs one pass over the open rows.
+//! its two diagonal partners in every open row. Where the table of masks
+//! (`(row, column) -> row' -> cells of row' it attacks`) fits, a placement writes the next
+//! level's sets in one branch-free pass (`next = current & !mask`, which vectorises) and
+//! undoing is moving back a level; wider residuals walk the sorted rows and columns, change
+//! the sets in place and undo through a trail.
 //!
 //! Propagation at each node, to a fixpoint: a row with no free cell or a column with none
 //! is a dead end; a row with one free cell, or a column free in one row only, is placed
@@ -23,26 +24,26 @@
 use super::bits::Bits;
 use super::residual::Residual;
 
-/// Ranks are below this (so a row's count and rank share one `u32` key).
-const RANK_SPAN: u32 = 1 << 11;
-
 /// The residual as the search sees it.
+///
+/// Rows and columns carry labels `0..m` in an order drawn from the seed: the search breaks
+/// ties by the lowest label, so the seed decides which of equal rows is branched on and in
+/// which order a row's cells are tried, at no cost per node.
 pub(crate) struct Board<B> {
     m: usize,
-    /// Board rows and columns of the residual, increasing.
+    /// Board row and column of each row and column label.
     rows: Vec<u64>,
     cols: Vec<u64>,
-    /// Free cells of each residual row.
+    /// Row and column labels in increasing board order (for walking the diagonals).
+    rows_sorted: Vec<usize>,
+    cols_sorted: Vec<usize>,
+    /// Free cells of each row.
     start: Vec<B>,
     /// `(r * m + c) * m + r2`: column `c` and the cells of row `r2` on a diagonal of `(r, c)`.
     table: Option<Vec<B>>,
-    /// Tie-break ranks (from the seed): the lower rank wins among equals.
-    row_rank: Vec<u32>,
-    col_rank: Vec<u32>,
-    seeded: bool,
-    /// Branch nodes above this depth also check that the open rows can still be matched to
-    /// the open columns (Hall's condition).
-    pub(crate) matching_depth: usize,
+    /// Try a node's branches least damaging first (the fewest free cells closed in other
+    /// rows): finds solutions sooner; the tree of an infeasible residual is the same.
+    pub(crate) order_values: bool,
 }
 
 /// Largest attack table built, in bytes; above it attacks are found by walking.
@@ -53,29 +54,57 @@ impl<B: Bits> Board<B> {
     /// equal counts are tried in a seeded order), `None` keeps the natural order.
     pub(crate) fn new(res: &Residual, seed: Option<u64>) -> Board<B> {
         let m = res.size();
-        assert!(m <= B::CAPACITY && m < RANK_SPAN as usize);
-        let start: Vec<B> = (0..m)
-            .map(|r| {
+        assert!(m <= B::CAPACITY);
+        // label -> residual index, in the seed's order.
+        let order = |salt: u64| -> Vec<usize> {
+            let mut order: Vec<usize> = (0..m).collect();
+            if let Some(seed) = seed {
+                use rand::seq::SliceRandom;
+                order.shuffle(&mut crate::complete::seeded_rng(seed, &[5, salt]));
+            }
+            order
+        };
+        let (row_of, col_of) = (order(0), order(1));
+        let mut col_label = vec![0; m];
+        for (label, &c) in col_of.iter().enumerate() {
+            col_label[c] = label;
+        }
+        let start: Vec<B> = row_of
+            .iter()
+            .map(|&r| {
                 let mut b = B::zero();
                 for c in super::residual::ones(res.row_bits(r)) {
-                    b = b.with(c);
+                    b = b.with(col_label[c]);
                 }
                 b
             })
             .collect();
-        let (rows, cols) = (res.rows.clone(), res.cols.clone());
+        let rows: Vec<u64> = row_of.iter().map(|&r| res.rows[r]).collect();
+        let cols: Vec<u64> = col_of.iter().map(|&c| res.cols[c]).collect();
+        let sorted = |v: &[u64]| {
+            let mut idx: Vec<usize> = (0..m).collect();
+            idx.sort_unstable_by_key(|&k| v[k]);
+            idx
+        };
+        let (rows_sorted, cols_sorted) = (sorted(&rows), sorted(&cols));
         let table = (m * m * m * std::mem::size_of::<B>() <= TABLE_BYTES).then(|| {
+            let by_col: std::collections::HashMap<u64, usize> =
+                cols.iter().enumerate().map(|(label, &j)| (j, label)).collect();
             let mut t = vec![B::zero(); m * m * m];
             for r in 0..m {
                 for c in 0..m {
                     if !start[r].has(c) {
                         continue;
                     }
+                    let (i, j) = (rows[r] as i128, cols[c] as i128);
                     let base = (r * m + c) * m;
                     for r2 in (0..m).filter(|&r2| r2 != r) {
                         let mut mask = B::zero().with(c);
-                        for c2 in partners(&rows, &cols, r, c, r2).into_iter().flatten() {
-                            mask = mask.with(c2);
+                        let delta = rows[r2] as i128 - i;
+                        for j2 in [j + delta, j - delta] {
+                            if let Some(&c2) = u64::try_from(j2).ok().and_then(|j2| by_col.get(&j2)) {
+                                mask = mask.with(c2);
+                            }
                         }
                         t[base + r2] = mask;
                     }
@@ -83,28 +112,15 @@ impl<B: Bits> Board<B> {
             }
             t
         });
-        let rank = |salt: u64| -> Vec<u32> {
-            let mut order: Vec<u32> = (0..m as u32).collect();
-            if let Some(seed) = seed {
-                use rand::seq::SliceRandom;
-                order.shuffle(&mut crate::complete::seeded_rng(seed, &[5, salt]));
-            }
-            let mut rank = vec![0; m];
-            for (k, &i) in order.iter().enumerate() {
-                rank[i as usize] = k as u32;
-            }
-            rank
-        };
         Board {
             m,
             rows,
             cols,
+            rows_sorted,
+            cols_sorted,
             start,
             table,
-            row_rank: rank(0),
-            col_rank: rank(1),
-            seeded: seed.is_some(),
-            matching_depth: 0,
+            order_values: false,
         }
     }
 
@@ -117,17 +133,6 @@ impl<B: Bits> Board<B> {
     pub(crate) fn cell(&self, (r, c): (u16, u16)) -> (u64, u64) {
         (self.rows[r as usize], self.cols[c as usize])
     }
-}
-
-/// The columns of residual row `r2` on the two diagonals through residual cell `(r, c)`.
-fn partners(rows: &[u64], cols: &[u64], r: usize, c: usize, r2: usize) -> [Option<usize>; 2] {
-    let (i, j, i2) = (rows[r] as i128, cols[c] as i128, rows[r2] as i128);
-    let find = |j2: i128| {
-        (j2 >= 0)
-            .then(|| cols.binary_search(&(j2 as u64)).ok())
-            .flatten()
-    };
-    [find(j + (i2 - i)), find(j - (i2 - i))]
 }
 
 /// A subtree not yet explored: the placements that lead to it from the root, and its key.
@@ -168,7 +173,9 @@ pub(crate) struct Mode {
 /// One depth-first search over a [`Board`].
 pub(crate) struct Search<'a, B> {
     board: &'a Board<B>,
-    open: Vec<B>,
+    /// The sets of free cells per row: one level per placement when the table is used
+    /// (level `path.len()` is current), else one level changed in place.
+    levels: Vec<B>,
     rows_left: B,
     cols_left: B,
     trail: Vec<(u32, B)>,
@@ -190,6 +197,35 @@ pub(crate) struct Search<'a, B> {
     pub items: Vec<Item>,
 }
 
+/// The state to return to: open rows and columns, placements, trail length.
+type Mark<B> = (B, B, usize, usize);
+
+/// A node being branched on.
+struct Frame<B> {
+    /// The state on entering the node (restored when its branches are done).
+    entry: Mark<B>,
+    /// The state after propagation (restored between branches).
+    branch: Mark<B>,
+    /// Its branches: `alts[first..first + count]`, the next one to try.
+    first: usize,
+    count: usize,
+    next: usize,
+}
+
+/// What entering a node gave.
+enum Entry<B> {
+    /// Settled (dead end, a solution counted, or made a work item).
+    Done,
+    /// To branch.
+    Branch(Frame<B>),
+    /// The budget ran out here.
+    Suspended,
+    /// Enough solutions.
+    Enough,
+    /// Stopped from outside.
+    Stopped,
+}
+
 /// Nodes between two polls of the stop function.
 pub(crate) const POLL_NODES: u64 = 1024;
 const POLL: u32 = POLL_NODES as u32;
@@ -203,9 +239,13 @@ impl<'a, B: Bits> Search<'a, B> {
         stop: &'a (dyn Fn() -> bool + Sync),
     ) -> Search<'a, B> {
         let m = board.m;
+        let mut levels = board.start.clone();
+        if board.table.is_some() {
+            levels.resize((m + 1) * m.max(1), B::zero());
+        }
         let mut s = Search {
             board,
-            open: board.start.clone(),
+            levels,
             rows_left: B::below(m),
             cols_left: B::below(m),
             trail: Vec::with_capacity(4 * m),
@@ -228,8 +268,29 @@ impl<'a, B: Bits> Search<'a, B> {
         s
     }
 
-    /// Explores the subtree of the current node.
+    /// Explores the subtree of the current node, on the fastest instructions this CPU has.
     pub(crate) fn run(&mut self) -> Flow {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("avx2")
+        {
+            // SAFETY: the features the function is compiled for were detected on this CPU.
+            return unsafe { self.run_x86() };
+        }
+        self.run_portable()
+    }
+
+    /// [`Search::run`] compiled with POPCNT, BMI1 and AVX2 (one instruction per count,
+    /// 256-bit copies of the levels).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,avx2")]
+    unsafe fn run_x86(&mut self) -> Flow {
+        self.explore()
+    }
+
+    /// [`Search::run`] for any CPU.
+    fn run_portable(&mut self) -> Flow {
         self.explore()
     }
 
@@ -247,91 +308,279 @@ impl<'a, B: Bits> Search<'a, B> {
         item
     }
 
+    /// The depth-first search, iterative so that it compiles into the one function that
+    /// calls it (see [`Search::run`]).
+    #[inline(always)]
     fn explore(&mut self) -> Flow {
+        let base = self.key.len();
+        let mut frames: Vec<Frame<B>> = Vec::new();
+        let mut entering = true;
+        loop {
+            if entering {
+                entering = false;
+                match self.enter() {
+                    Entry::Done => {}
+                    Entry::Branch(frame) => frames.push(frame),
+                    Entry::Suspended => {
+                        // The rest: the untried siblings on every level, deepest first.
+                        while let Some(f) = frames.pop() {
+                            self.undo(f.branch);
+                            self.key.truncate(base + frames.len());
+                            for k in f.next..f.count {
+                                let item = self.item_here(Some((k as u32, self.alts[f.first + k])));
+                                self.items.push(item);
+                            }
+                            self.alts.truncate(f.first);
+                            self.undo(f.entry);
+                        }
+                        return Flow::Suspended;
+                    }
+                    Entry::Enough => return Flow::Enough,
+                    Entry::Stopped => return Flow::Stopped,
+                }
+            }
+            let depth = frames.len();
+            let Some(f) = frames.last_mut() else {
+                return Flow::Done;
+            };
+            self.undo(f.branch);
+            self.key.truncate(base + depth - 1);
+            if f.next == f.count {
+                self.alts.truncate(f.first);
+                let entry = f.entry;
+                frames.pop();
+                self.undo(entry);
+                continue;
+            }
+            let k = f.next;
+            f.next += 1;
+            let (r, c) = self.alts[f.first + k];
+            self.key.push(k as u32);
+            self.nodes += 1;
+            self.decisions += 1;
+            self.place(r as usize, c as usize);
+            entering = true;
+        }
+    }
+
+    /// Enters the current node: splits or suspends here if due, propagates, and either
+    /// settles the node (dead end, solution) with its state undone, or returns the frame of
+    /// its branches (with their cells on `alts`).
+    #[inline(always)]
+    fn enter(&mut self) -> Entry<B> {
         if self.key.len() >= self.mode.split_depth {
             self.items.push(self.item_here(None));
-            return Flow::Done;
+            return Entry::Done;
         }
         if self.nodes >= self.mode.budget {
             self.items.push(self.item_here(None));
-            return Flow::Suspended;
+            return Entry::Suspended;
         }
         self.poll -= 1;
         if self.poll == 0 {
             self.poll = POLL;
             if (self.stop)() {
-                return Flow::Stopped;
+                return Entry::Stopped;
             }
         }
-        let saved = (self.rows_left, self.cols_left, self.path.len(), self.trail.len());
-        let flow = self.node();
-        self.undo(saved);
-        flow
+        let entry = self.mark();
+        let b = self.board;
+        let (row, row_count, pairs) = loop {
+            if self.rows_left.is_zero() {
+                let flow = self.leaf();
+                self.undo(entry);
+                return if flow == Flow::Enough {
+                    Entry::Enough
+                } else {
+                    Entry::Done
+                };
+            }
+            let (mut t1, mut t2, mut t3) = (B::zero(), B::zero(), B::zero());
+            let mut best = u32::MAX;
+            let mut best_row = 0;
+            let mut forced = None;
+            let mut left = self.rows_left;
+            while !left.is_zero() {
+                let r = left.lowest();
+                left = left.without(r);
+                let a = self.open(r);
+                let k = a.count();
+                if k <= 1 {
+                    if k == 0 {
+                        self.undo(entry);
+                        return Entry::Done;
+                    }
+                    forced = Some(r);
+                    break;
+                }
+                t3 = t3.or(t2.and(a));
+                t2 = t2.or(t1.and(a));
+                t1 = t1.or(a);
+                // Rows come lowest label first: the first of the fewest wins.
+                if k < best {
+                    best = k;
+                    best_row = r;
+                }
+            }
+            if let Some(r) = forced {
+                let c = self.open(r).lowest();
+                self.nodes += 1;
+                self.place(r, c);
+                continue;
+            }
+            if !self.cols_left.and_not(t1).is_zero() {
+                self.undo(entry);
+                return Entry::Done;
+            }
+            let once = self.cols_left.and_not(t2);
+            if !once.is_zero() {
+                let c = once.lowest();
+                let mut left = self.rows_left;
+                while !self.open(left.lowest()).has(c) {
+                    left = left.without(left.lowest());
+                }
+                self.nodes += 1;
+                self.place(left.lowest(), c);
+                continue;
+            }
+            break (best_row, best, t2.and_not(t3));
+        };
+        let first = self.alts.len();
+        if row_count > 2 && !pairs.is_zero() {
+            let c = pairs.lowest();
+            let mut left = self.rows_left;
+            while !left.is_zero() {
+                let r = left.lowest();
+                left = left.without(r);
+                if self.open(r).has(c) {
+                    self.alts.push((r as u16, c as u16));
+                }
+            }
+        } else {
+            let cells = self.open(row);
+            let alts = &mut self.alts;
+            cells.each(|c| alts.push((row as u16, c as u16)));
+        }
+        if b.order_values && self.mode.want == 1 {
+            self.order_by_damage(first);
+        }
+        Entry::Branch(Frame {
+            entry,
+            branch: self.mark(),
+            first,
+            count: self.alts.len() - first,
+            next: 0,
+        })
     }
 
-    fn undo(&mut self, (rows, cols, path, trail): (B, B, usize, usize)) {
+    /// Sorts `alts[first..]` by the free cells each would close in the other open rows.
+    #[inline(always)]
+    fn order_by_damage(&mut self, first: usize) {
+        let Some(table) = &self.board.table else {
+            return;
+        };
+        let m = self.board.m;
+        let mut scored: [(u32, u16, u16); 64] = [(0, 0, 0); 64];
+        let count = self.alts.len() - first;
+        if count > scored.len() {
+            return;
+        }
+        for (k, &(r, c)) in self.alts[first..].iter().enumerate() {
+            let masks = &table[(r as usize * m + c as usize) * m..][..m];
+            let mut left = self.rows_left.without(r as usize);
+            let mut damage = 0;
+            while !left.is_zero() {
+                let r2 = left.lowest();
+                left = left.without(r2);
+                damage += self.open(r2).and(masks[r2]).count();
+            }
+            scored[k] = (damage, r, c);
+        }
+        scored[..count].sort_unstable();
+        for (slot, &(_, r, c)) in self.alts[first..].iter_mut().zip(&scored[..count]) {
+            *slot = (r, c);
+        }
+    }
+
+    #[inline(always)]
+    fn mark(&self) -> Mark<B> {
+        (self.rows_left, self.cols_left, self.path.len(), self.trail.len())
+    }
+
+    #[inline(always)]
+    fn undo(&mut self, (rows, cols, path, trail): Mark<B>) {
         while self.trail.len() > trail {
             let (r, old) = self.trail.pop().expect("longer than the mark");
-            self.open[r as usize] = old;
+            self.levels[r as usize] = old;
         }
         self.rows_left = rows;
         self.cols_left = cols;
         self.path.truncate(path);
     }
 
+    /// The free cells of row `r`.
+    #[inline(always)]
+    fn open(&self, r: usize) -> B {
+        if self.board.table.is_some() {
+            self.levels[self.path.len() * self.board.m + r]
+        } else {
+            self.levels[r]
+        }
+    }
+
+    #[inline(always)]
     fn place(&mut self, r: usize, c: usize) {
         let b = self.board;
+        let m = b.m;
         self.rows_left = self.rows_left.without(r);
         self.cols_left = self.cols_left.without(c);
+        let depth = self.path.len();
         self.path.push((r as u16, c as u16));
-        let mut left = self.rows_left;
         if let Some(table) = &b.table {
-            let masks = &table[(r * b.m + c) * b.m..][..b.m];
-            while !left.is_zero() {
-                let r2 = left.lowest();
-                left = left.without(r2);
-                let old = self.open[r2];
-                let new = old.and_not(masks[r2]);
-                if new != old {
-                    self.trail.push((r2 as u32, old));
-                    self.open[r2] = new;
-                }
+            let masks = &table[(r * m + c) * m..][..m];
+            let (cur, next) = self.levels.split_at_mut((depth + 1) * m);
+            let cur = &cur[depth * m..];
+            // Closed rows get garbage: they are never read again at this depth.
+            for ((n, &o), &k) in next[..m].iter_mut().zip(cur).zip(masks) {
+                *n = o.and_not(k);
             }
             return;
         }
-        // Rows and columns are sorted: as the row i2 grows, the first diagonal's partner
-        // column j + (i2 - i) grows and the second's j - (i2 - i) shrinks, so two pointers
-        // find both in one pass over the open rows.
+        // Rows and columns walked in board order: as the row i2 grows, the first diagonal's
+        // partner column j + (i2 - i) grows and the second's j - (i2 - i) shrinks, so two
+        // pointers find both in one pass.
         let (i, j) = (b.rows[r] as i128, b.cols[c] as i128);
-        let cols = &b.cols;
-        let (mut p1, mut p2) = (0usize, b.m);
-        while !left.is_zero() {
-            let r2 = left.lowest();
-            left = left.without(r2);
+        let cols = |p: usize| b.cols[b.cols_sorted[p]] as i128;
+        let (mut p1, mut p2) = (0usize, m);
+        for &r2 in &b.rows_sorted {
+            if !self.rows_left.has(r2) {
+                continue;
+            }
             let i2 = b.rows[r2] as i128;
-            let old = self.open[r2];
+            let old = self.levels[r2];
             let mut new = old.without(c);
             let t1 = j + (i2 - i);
-            while p1 < b.m && (cols[p1] as i128) < t1 {
+            while p1 < m && cols(p1) < t1 {
                 p1 += 1;
             }
-            if p1 < b.m && cols[p1] as i128 == t1 {
-                new = new.without(p1);
+            if p1 < m && cols(p1) == t1 {
+                new = new.without(b.cols_sorted[p1]);
             }
             let t2 = j - (i2 - i);
-            while p2 > 0 && cols[p2 - 1] as i128 > t2 {
+            while p2 > 0 && cols(p2 - 1) > t2 {
                 p2 -= 1;
             }
-            if p2 > 0 && cols[p2 - 1] as i128 == t2 {
-                new = new.without(p2 - 1);
+            if p2 > 0 && cols(p2 - 1) == t2 {
+                new = new.without(b.cols_sorted[p2 - 1]);
             }
             if new != old {
                 self.trail.push((r2 as u32, old));
-                self.open[r2] = new;
+                self.levels[r2] = new;
             }
         }
     }
 
+    #[inline(always)]
     fn leaf(&mut self) -> Flow {
         if self.mode.split_depth != usize::MAX {
             self.items.push(self.item_here(None));
@@ -346,180 +595,5 @@ impl<'a, B: Bits> Search<'a, B> {
         } else {
             Flow::Done
         }
-    }
-
-    /// Propagates, then branches. The caller undoes what this places.
-    fn node(&mut self) -> Flow {
-        let b = self.board;
-        let (row, row_count, pairs) = loop {
-            if self.rows_left.is_zero() {
-                return self.leaf();
-            }
-            let (mut t1, mut t2, mut t3) = (B::zero(), B::zero(), B::zero());
-            let mut best = u32::MAX;
-            let mut best_row = 0;
-            let mut forced = None;
-            let mut left = self.rows_left;
-            while !left.is_zero() {
-                let r = left.lowest();
-                left = left.without(r);
-                let a = self.open[r];
-                let k = a.count();
-                if k <= 1 {
-                    if k == 0 {
-                        return Flow::Done;
-                    }
-                    forced = Some(r);
-                    break;
-                }
-                t3 = t3.or(t2.and(a));
-                t2 = t2.or(t1.and(a));
-                t1 = t1.or(a);
-                let key = k * RANK_SPAN + b.row_rank[r];
-                if key < best {
-                    best = key;
-                    best_row = r;
-                }
-            }
-            if let Some(r) = forced {
-                let c = self.open[r].lowest();
-                self.nodes += 1;
-                self.place(r, c);
-                continue;
-            }
-            if !self.cols_left.and_not(t1).is_zero() {
-                return Flow::Done;
-            }
-            let once = self.cols_left.and_not(t2);
-            if !once.is_zero() {
-                let c = once.lowest();
-                let mut left = self.rows_left;
-                while !self.open[left.lowest()].has(c) {
-                    left = left.without(left.lowest());
-                }
-                self.nodes += 1;
-                self.place(left.lowest(), c);
-                continue;
-            }
-            if self.key.len() < b.matching_depth && !self.matching_exists() {
-                return Flow::Done;
-            }
-            break (best_row, best / RANK_SPAN, t2.and_not(t3));
-        };
-        let first = self.alts.len();
-        if row_count > 2 && !pairs.is_zero() {
-            let mut c = pairs.lowest();
-            if b.seeded {
-                pairs.each(|x| {
-                    if b.col_rank[x] < b.col_rank[c] {
-                        c = x;
-                    }
-                });
-            }
-            let mut left = self.rows_left;
-            while !left.is_zero() {
-                let r = left.lowest();
-                left = left.without(r);
-                if self.open[r].has(c) {
-                    self.alts.push((r as u16, c as u16));
-                }
-            }
-            if b.seeded {
-                self.alts[first..].sort_unstable_by_key(|&(r, _)| b.row_rank[r as usize]);
-            }
-        } else {
-            let alts = &mut self.alts;
-            self.open[row].each(|c| alts.push((row as u16, c as u16)));
-            if b.seeded {
-                self.alts[first..].sort_unstable_by_key(|&(_, c)| b.col_rank[c as usize]);
-            }
-        }
-        let count = self.alts.len() - first;
-        let mut flow = Flow::Done;
-        for k in 0..count {
-            let (r, c) = self.alts[first + k];
-            let saved = (self.rows_left, self.cols_left, self.path.len(), self.trail.len());
-            self.nodes += 1;
-            self.decisions += 1;
-            self.place(r as usize, c as usize);
-            self.key.push(k as u32);
-            flow = self.explore();
-            self.key.pop();
-            self.undo(saved);
-            match flow {
-                Flow::Done => {}
-                Flow::Suspended => {
-                    for k2 in k + 1..count {
-                        let item = self.item_here(Some((k2 as u32, self.alts[first + k2])));
-                        self.items.push(item);
-                    }
-                    break;
-                }
-                Flow::Enough | Flow::Stopped => break,
-            }
-        }
-        self.alts.truncate(first);
-        flow
-    }
-
-    /// Whether every open row can get its own open column (a perfect matching over free
-    /// cells, by augmenting paths).
-    fn matching_exists(&self) -> bool {
-        let m = self.board.m;
-        let mut row_of_col = vec![u16::MAX; m];
-        let mut col_of_row = vec![u16::MAX; m];
-        let mut left = self.rows_left;
-        // Greedy first.
-        while !left.is_zero() {
-            let r = left.lowest();
-            left = left.without(r);
-            let mut a = self.open[r];
-            while !a.is_zero() {
-                let c = a.lowest();
-                a = a.without(c);
-                if row_of_col[c] == u16::MAX {
-                    row_of_col[c] = r as u16;
-                    col_of_row[r] = c as u16;
-                    break;
-                }
-            }
-        }
-        let mut left = self.rows_left;
-        let mut stack: Vec<(usize, usize)> = Vec::new();
-        while !left.is_zero() {
-            let start = left.lowest();
-            left = left.without(start);
-            if col_of_row[start] != u16::MAX {
-                continue;
-            }
-            let mut seen = B::zero();
-            stack.clear();
-            let mut r = start;
-            let augmented = loop {
-                let avail = self.open[r].and_not(seen);
-                if avail.is_zero() {
-                    match stack.pop() {
-                        Some((pr, _)) => r = pr,
-                        None => break false,
-                    }
-                    continue;
-                }
-                let c = avail.lowest();
-                seen = seen.with(c);
-                stack.push((r, c));
-                match row_of_col[c] {
-                    u16::MAX => break true,
-                    r2 => r = r2 as usize,
-                }
-            };
-            if !augmented {
-                return false;
-            }
-            for &(pr, pc) in &stack {
-                row_of_col[pc] = pr as u16;
-                col_of_row[pr] = pc as u16;
-            }
-        }
-        true
     }
 }
