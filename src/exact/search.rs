@@ -385,7 +385,7 @@ impl<'a, B: Bits> Search<'a, B> {
         }
         let entry = self.mark();
         let b = self.board;
-        let (row, row_count, pairs) = loop {
+        let (row, row_count, column) = loop {
             if self.rows_left.is_zero() {
                 let flow = self.leaf();
                 self.undo(entry);
@@ -395,7 +395,7 @@ impl<'a, B: Bits> Search<'a, B> {
                     Entry::Done
                 };
             }
-            let (mut t1, mut t2, mut t3) = (B::zero(), B::zero(), B::zero());
+            let (mut t1, mut t2, mut t3, mut t4) = (B::zero(), B::zero(), B::zero(), B::zero());
             let mut best = u32::MAX;
             let mut best_row = 0;
             let mut forced = None;
@@ -413,6 +413,7 @@ impl<'a, B: Bits> Search<'a, B> {
                     forced = Some(r);
                     break;
                 }
+                t4 = t4.or(t3.and(a));
                 t3 = t3.or(t2.and(a));
                 t2 = t2.or(t1.and(a));
                 t1 = t1.or(a);
@@ -443,11 +444,19 @@ impl<'a, B: Bits> Search<'a, B> {
                 self.place(left.lowest(), c);
                 continue;
             }
-            break (best_row, best, t2.and_not(t3));
+            // An open column with exactly two, else three, free cells.
+            let (pairs, triples) = (t2.and_not(t3), t3.and_not(t4));
+            let column = if !pairs.is_zero() {
+                Some((pairs.lowest(), 2))
+            } else if !triples.is_zero() {
+                Some((triples.lowest(), 3))
+            } else {
+                None
+            };
+            break (best_row, best, column);
         };
         let first = self.alts.len();
-        if row_count > 2 && !pairs.is_zero() {
-            let c = pairs.lowest();
+        if let Some((c, _)) = column.filter(|&(_, k)| k < row_count) {
             let mut left = self.rows_left;
             while !left.is_zero() {
                 let r = left.lowest();
