@@ -45,6 +45,7 @@ fn main() {
     let opts = |seed| Options {
         seed,
         time_limit: None,
+        since: std::time::Instant::now(),
         interrupt: Arc::new(AtomicBool::new(false)),
     };
     let mut csv = String::from(

@@ -406,7 +406,10 @@ mod tests {
                     let mut more = g.clone();
                     more.push(Diagonal { d, is_sum });
                     let (r2, c2) = free_counts(&ExcludedDiagonals::new(m, &more));
-                    assert!(r2.iter().chain(&c2).any(|&k| k < 4), "m = {m}: {d} {is_sum}");
+                    assert!(
+                        r2.iter().chain(&c2).any(|&k| k < 4),
+                        "m = {m}: {d} {is_sum}"
+                    );
                 }
             }
         }

@@ -29,7 +29,9 @@ pub struct Args {
     /// Give up with UNKNOWN after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     time_limit: Option<f64>,
-    /// Write the proof of an INFEASIBLE answer to this file (JSON).
+    /// Write the proof of an INFEASIBLE answer to this file (JSON), and the input's
+    /// residual as DIMACS CNF beside it (FILE with the extension .cnf), which any SAT
+    /// solver can confirm unsatisfiable independently.
     #[arg(long, value_name = "FILE")]
     certificate: Option<PathBuf>,
     /// The answer and statistics as one JSON object.
@@ -42,10 +44,27 @@ pub struct Args {
 
 /// Runs `complete`.
 pub fn run(args: Args) -> Result<i32, Error> {
+    let started = Instant::now();
+    let certificate_cnf = match &args.certificate {
+        Some(p) if p.extension().is_some_and(|e| e == "cnf") => {
+            return Err(Error::Usage(format!(
+                "--certificate {}: the CNF goes beside the certificate with the extension .cnf; name the certificate otherwise (e.g. .json)",
+                p.display()
+            )));
+        }
+        Some(p) if is_stdio(p) => {
+            return Err(Error::Usage(
+                "--certificate -: a certificate is two files (JSON and CNF); name a file".into(),
+            ));
+        }
+        Some(p) => Some(p.with_extension("cnf")),
+        None => None,
+    };
     crate::format::refuse_overwrite(
         args.output
             .iter()
             .chain(&args.certificate)
+            .chain(&certificate_cnf)
             .map(PathBuf::as_path),
         &[&args.input],
     )?;
@@ -67,12 +86,12 @@ pub fn run(args: Args) -> Result<i32, Error> {
         // Beyond what a Duration holds: no limit in practice.
         t => t.and_then(|t| Duration::try_from_secs_f64(t).ok()),
     };
-    let started = Instant::now();
     let outcome = solve(
         &input,
         args.output.as_deref().map(|o| (o, format)),
         seed,
         time_limit,
+        started,
         args.quiet,
     )?;
     let (answer, stats, seconds_output) = match outcome {
@@ -90,17 +109,29 @@ pub fn run(args: Args) -> Result<i32, Error> {
             seconds_output,
         } => (answer, stats, seconds_output),
     };
-    if let (Answer::Infeasible(cert), Some(path)) = (&answer, &args.certificate) {
+    if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
+        (&answer, &args.certificate, &certificate_cnf)
+    {
+        let (cnf, summary) = crate::dimacs::write_cnf(&input, cnf_path)?;
         let doc = serde_json::json!({
             "input": args.input.display().to_string(),
             "n": stats.n,
             "free_rows": stats.free_rows,
             "certificate": cert,
             "explanation": cert.to_string(),
+            "cnf": {
+                "file": cnf_path.display().to_string(),
+                "free_rows": summary.free_rows,
+                "cells": summary.cells,
+                "variables": summary.variables,
+                "clauses": summary.clauses,
+                "meaning": "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate",
+            },
         });
         let mut f = AtomicFile::create(path)?;
         writeln!(f, "{doc:#}")
             .map_err(|e| crate::format::FormatError::new(path, crate::format::Problem::Write(e)))?;
+        cnf.commit()?;
         f.commit()?;
     }
     let total = started.elapsed().as_secs_f64();
@@ -120,11 +151,13 @@ pub(super) fn solve(
     output: Option<(&std::path::Path, OutputFormat)>,
     seed: u64,
     time_limit: Option<Duration>,
+    since: Instant,
     quiet: bool,
 ) -> Result<JobOutcome, Error> {
     let opts = Options {
         seed,
         time_limit,
+        since,
         interrupt: super::interrupt_flag(),
     };
     let progress = super::Progress::start(

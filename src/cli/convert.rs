@@ -3,7 +3,7 @@
 //! Diagonals board back to the instance's own board.
 
 use super::{Error, InputArgs, Progress, exit};
-use crate::dimacs::{self, DimacsError, Model};
+use crate::dimacs::{self, Model};
 use crate::excluded::ExcludedDiagonals;
 use crate::format::csplib::{self, ParamFile};
 use crate::format::{
@@ -106,7 +106,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
                 ));
             };
             let base = Input::open_with(a.base.as_deref().expect("clap requires it"), &opts)?;
-            match dimacs::read_model(model, &base).map_err(dimacs_error)? {
+            match dimacs::read_model(model, &base)? {
                 Model::Unsatisfiable => {
                     eprintln!(
                         "nqueens: {}: the SAT solver says UNSATISFIABLE: {} has no completion",
@@ -132,7 +132,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
                 let file = match target {
                     Output::Rows(format) => RowWriter::copy(&input, &output, format)?,
                     Output::Cnf => {
-                        let (file, s) = dimacs::write_cnf(&input, &output).map_err(dimacs_error)?;
+                        let (file, s) = dimacs::write_cnf(&input, &output)?;
                         if !a.quiet {
                             eprintln!(
                                 "CNF: {} free rows, {} cell variables, {} variables, {} clauses",
@@ -218,15 +218,4 @@ fn write_rows(dest: &Path, rows: &[u32], format: OutputFormat) -> Result<AtomicF
     let mut w = RowWriter::create(dest, rows.len() as u64, format)?;
     w.write_rows(rows)?;
     Ok(w.finish()?)
-}
-
-fn dimacs_error(e: DimacsError) -> Error {
-    match e {
-        DimacsError::Format(f) => f.into(),
-        DimacsError::Invalid(path, report) => Error::Usage(format!(
-            "{}: not a valid composition: {}",
-            path.display(),
-            report.first_problem().unwrap_or_default()
-        )),
-    }
 }

@@ -197,7 +197,14 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
     let seed = a.seed.unwrap_or_else(rand::random);
     let input = Input::Empty { n: a.n };
     let (dest, format) = a.out.destination();
-    let outcome = super::complete::solve(&input, Some((&dest, format)), seed, None, false)?;
+    let outcome = super::complete::solve(
+        &input,
+        Some((&dest, format)),
+        seed,
+        None,
+        std::time::Instant::now(),
+        false,
+    )?;
     match outcome {
         crate::complete::job::JobOutcome::Ran {
             answer: crate::complete::Answer::Solved,

@@ -267,3 +267,16 @@ fn checked_threads(threads: Option<usize>) -> Result<Option<usize>, Error> {
 fn print_json(value: &serde_json::Value) -> Result<(), Error> {
     outln!("{value}")
 }
+
+impl From<crate::dimacs::DimacsError> for Error {
+    fn from(e: crate::dimacs::DimacsError) -> Error {
+        match e {
+            crate::dimacs::DimacsError::Format(f) => f.into(),
+            crate::dimacs::DimacsError::Invalid(path, report) => Error::Usage(format!(
+                "{}: not a valid composition: {}",
+                path.display(),
+                report.first_problem().unwrap_or_default()
+            )),
+        }
+    }
+}

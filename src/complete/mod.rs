@@ -20,10 +20,10 @@ pub mod rows;
 mod scatter;
 pub mod state;
 
+use crate::exact::{self, Outcome, Residual};
 use crate::format::{FormatError, Input};
 use crate::verify::{Requirements, verify_mark_and_copy};
 use certificate::Certificate;
-use crate::exact::{self, Outcome, Residual};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rows::RowStore;
@@ -96,6 +96,9 @@ pub struct Options {
     pub seed: u64,
     /// Wall-clock budget.
     pub time_limit: Option<Duration>,
+    /// When the budget started counting (for the command line, when the command started,
+    /// so that reading the input counts too).
+    pub since: Instant,
     /// Set from outside (Ctrl-C) to stop as soon as possible.
     pub interrupt: Arc<AtomicBool>,
 }
@@ -253,7 +256,7 @@ pub fn complete(
     opts: &Options,
 ) -> Result<Completion, FormatError> {
     let stop = Stop {
-        deadline: opts.time_limit.map(|t| Instant::now() + t),
+        deadline: opts.time_limit.map(|t| opts.since + t),
         interrupt: &opts.interrupt,
     };
     let answer = run(input, &mut state, &mut stats, opts, &stop)?;
@@ -344,6 +347,11 @@ fn run(
             stats.sample_memory(r.anonymous_bytes);
         }
         stats.pairing_rounds = rounds;
+        if stop.now() {
+            return Ok(unknown(&format!(
+                "during pairing, after {restart} restarts"
+            )));
+        }
         let level2_mark = state.mark();
         for attempt in 0..ATTEMPTS_PER_BASE {
             if stop.now() {

@@ -106,7 +106,11 @@ pub fn pair_rounds(
             break;
         }
     }
-    state.write_pending();
+    // Stopped (time limit, Ctrl-C): the run ends UNKNOWN and its board is dropped, so the
+    // queens still pending are not worth sorting and writing (seconds at n = 1e9).
+    if !stop() {
+        state.write_pending();
+    }
     rounds
 }
 

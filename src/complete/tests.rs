@@ -5,6 +5,7 @@ fn opts(seed: u64) -> Options {
     Options {
         seed,
         time_limit: None,
+        since: std::time::Instant::now(),
         interrupt: Arc::new(AtomicBool::new(false)),
     }
 }

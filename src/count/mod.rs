@@ -482,6 +482,7 @@ fn first_by_completion(p: &Problem) -> Option<Vec<(u32, u32)>> {
     let opts = crate::complete::Options {
         seed: 0,
         time_limit: None,
+        since: std::time::Instant::now(),
         interrupt: Default::default(),
     };
     match crate::complete::complete_rows(&rows, &opts)? {

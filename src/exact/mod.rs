@@ -32,7 +32,6 @@ pub const MAX_FREE: usize = 1024;
 /// Nodes a parallel work item explores before handing back what it has not explored.
 const SLICE: u64 = 1 << 16;
 
-
 /// How a search for a first solution ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {

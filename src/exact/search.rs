@@ -88,8 +88,11 @@ impl<B: Bits> Board<B> {
         };
         let (rows_sorted, cols_sorted) = (sorted(&rows), sorted(&cols));
         let table = (m * m * m * std::mem::size_of::<B>() <= TABLE_BYTES).then(|| {
-            let by_col: std::collections::HashMap<u64, usize> =
-                cols.iter().enumerate().map(|(label, &j)| (j, label)).collect();
+            let by_col: std::collections::HashMap<u64, usize> = cols
+                .iter()
+                .enumerate()
+                .map(|(label, &j)| (j, label))
+                .collect();
             let mut t = vec![B::zero(); m * m * m];
             for r in 0..m {
                 for c in 0..m {
@@ -102,7 +105,8 @@ impl<B: Bits> Board<B> {
                         let mut mask = B::zero().with(c);
                         let delta = rows[r2] as i128 - i;
                         for j2 in [j + delta, j - delta] {
-                            if let Some(&c2) = u64::try_from(j2).ok().and_then(|j2| by_col.get(&j2)) {
+                            if let Some(&c2) = u64::try_from(j2).ok().and_then(|j2| by_col.get(&j2))
+                            {
                                 mask = mask.with(c2);
                             }
                         }
@@ -513,7 +517,12 @@ impl<'a, B: Bits> Search<'a, B> {
 
     #[inline(always)]
     fn mark(&self) -> Mark<B> {
-        (self.rows_left, self.cols_left, self.path.len(), self.trail.len())
+        (
+            self.rows_left,
+            self.cols_left,
+            self.path.len(),
+            self.trail.len(),
+        )
     }
 
     #[inline(always)]

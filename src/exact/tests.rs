@@ -46,7 +46,15 @@ fn brute(rows: &[u64], cols: &[u64], free: &[bool]) -> Vec<Vec<usize>> {
         }
     }
     let mut out = Vec::new();
-    go(0, rows, cols, free, &mut vec![false; rows.len()], &mut Vec::new(), &mut out);
+    go(
+        0,
+        rows,
+        cols,
+        free,
+        &mut vec![false; rows.len()],
+        &mut Vec::new(),
+        &mut out,
+    );
     out
 }
 
@@ -158,13 +166,18 @@ fn the_answer_does_not_depend_on_the_thread_count() {
         for threads in [2, 3, 8] {
             assert_eq!(with_threads(threads, || first(&res, seed, NEVER).0), one);
         }
-        let limits = Limits { max_nodes: u64::MAX, stop: NEVER };
+        let limits = Limits {
+            max_nodes: u64::MAX,
+            stop: NEVER,
+        };
         assert_eq!(first_sequential(&res, seed, limits).0, one);
     }
     // n = 3 rows between other free rows of no solution: exhausted, same nodes everywhere.
-    let res = Residual::build(vec![1, 2, 3, 4, 5, 6, 7, 8, 9], (1..=9).collect(), |i, j| {
-        !(i <= 3 && j > 6)
-    });
+    let res = Residual::build(
+        vec![1, 2, 3, 4, 5, 6, 7, 8, 9],
+        (1..=9).collect(),
+        |i, j| !(i <= 3 && j > 6),
+    );
     let a = with_threads(1, || count(&res, &|_| true, NEVER));
     let b = with_threads(4, || count(&res, &|_| true, NEVER));
     assert_eq!(a.completions, b.completions);
@@ -184,7 +197,10 @@ fn wide_residuals_use_wider_words_and_agree() {
     // 70 and 130 free rows: [u64; 2] and [u64; 4], the second without the attack table.
     for m in [70u64, 130] {
         let res = Residual::build((1..=m).collect(), (1..=m).collect(), |_, _| true);
-        let limits = Limits { max_nodes: 1_000_000, stop: NEVER };
+        let limits = Limits {
+            max_nodes: 1_000_000,
+            stop: NEVER,
+        };
         match first_sequential(&res, 7, limits).0 {
             Outcome::Solved(cells) => {
                 let free = vec![true; (m * m) as usize];
@@ -199,15 +215,16 @@ fn wide_residuals_use_wider_words_and_agree() {
 #[test]
 fn a_node_limit_stops_and_the_stop_function_is_obeyed() {
     let res = empty_board(30);
-    let limits = Limits { max_nodes: 3, stop: NEVER };
+    let limits = Limits {
+        max_nodes: 3,
+        stop: NEVER,
+    };
     assert_eq!(first_sequential(&res, 1, limits).0, Outcome::Stopped);
     let always: &(dyn Fn() -> bool + Sync) = &|| true;
     // 2 rows cannot be completed: exhausted before any poll.
     assert_eq!(first(&empty_board(2), 1, always).0, Outcome::Exhausted);
     let mut nodes = 0;
-    let stopped = first(&empty_board(60), 1, &|| {
-        true
-    });
+    let stopped = first(&empty_board(60), 1, &|| true);
     if let (Outcome::Stopped, c) = stopped {
         nodes = c.nodes;
     }
