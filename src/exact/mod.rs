@@ -218,7 +218,7 @@ struct Shared<'a, B> {
     stop: &'a (dyn Fn() -> bool + Sync),
     want: u64,
     /// The first solution so far in search order (first-solution mode).
-    best: Mutex<Option<(Vec<u32>, Vec<(u16, u16)>)>>,
+    best: Mutex<Option<search::Found>>,
     found: AtomicU64,
     nodes: AtomicU64,
     decisions: AtomicU64,

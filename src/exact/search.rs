@@ -94,12 +94,12 @@ impl<B: Bits> Board<B> {
                 .map(|(label, &j)| (j, label))
                 .collect();
             let mut t = vec![B::zero(); m * m * m];
-            for r in 0..m {
-                for c in 0..m {
+            for (r, &i) in rows.iter().enumerate() {
+                for (c, &j) in cols.iter().enumerate() {
                     if !start[r].has(c) {
                         continue;
                     }
-                    let (i, j) = (rows[r] as i128, cols[c] as i128);
+                    let (i, j) = (i as i128, j as i128);
                     let base = (r * m + c) * m;
                     for r2 in (0..m).filter(|&r2| r2 != r) {
                         let mut mask = B::zero().with(c);
@@ -138,6 +138,9 @@ impl<B: Bits> Board<B> {
         (self.rows[r as usize], self.cols[c as usize])
     }
 }
+
+/// A solution: its key (its place in the search order) and its cells.
+pub(crate) type Found = (Vec<u32>, Vec<(u16, u16)>);
 
 /// A subtree not yet explored: the placements that lead to it from the root, and its key.
 #[derive(Clone, Debug, Default)]
@@ -196,7 +199,7 @@ pub(crate) struct Search<'a, B> {
     /// Solutions found.
     pub found: u64,
     /// The first solution found, with its key.
-    pub solution: Option<(Vec<u32>, Vec<(u16, u16)>)>,
+    pub solution: Option<Found>,
     /// Unexplored subtrees (after a suspension or a split).
     pub items: Vec<Item>,
 }
