@@ -1,0 +1,171 @@
+//! The exact end game through the binary, on Excluded Diagonals instances: the generator,
+//! answers independent of the thread count, certificates whose CNF a SAT solver
+//! (`cadical`, which .ci/run installs) confirms unsatisfiable, and UNKNOWN under a time
+//! limit with the nodes searched.
+
+mod common;
+use common::{data, nqueens, run};
+use std::path::{Path, PathBuf};
+
+/// Runs the binary with `RAYON_NUM_THREADS` set; (exit code, stdout, stderr).
+fn run_threads(threads: usize, args: &[&str]) -> (i32, String, String) {
+    let out = nqueens()
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The infeasible CSPLib fixtures (counted independently by tools/make_csplib_fixtures.py).
+fn infeasible() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(data("csplib"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            name.contains("infeasible") && name.ends_with(".txt")
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn generated_series_are_reproducible_and_decided() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a.txt");
+    let b = d.path().join("b.txt");
+    for p in [&a, &b] {
+        let (code, _, err) = run(&[
+            "generate", "excluded", "--n", "19", "--seed", "4", "--diags", "18", "-o", s(p),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("18 of a series of"), "{err}");
+    }
+    let text = std::fs::read_to_string(&a).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&b).unwrap());
+    assert!(text.starts_with("n = 19\nnumdiags = 18\ndiags = [["), "{text}");
+    // Asking for more diagonals than the series has is a usage error.
+    let (code, _, err) = run(&["generate", "excluded", "--n", "8", "--seed", "1", "--diags", "99"]);
+    assert_eq!(code, 2, "{err}");
+    // Decided, and a solution is checked against the instance by convert --base.
+    let sol = d.path().join("sol.txt");
+    let (code, out, err) = run(&["complete", s(&a), "--seed", "1", "-o", s(&sol), "--quiet"]);
+    assert!(code == 0 || code == 3, "{out} {err}");
+    if code == 0 {
+        let (code, out, _) = run(&["verify", s(&sol), "--base", s(&a)]);
+        assert_eq!(code, 0, "{out}");
+    }
+}
+
+#[test]
+fn answers_do_not_depend_on_the_thread_count() {
+    let d = tempfile::tempdir().unwrap();
+    let mut solved = 0;
+    let mut proved = 0;
+    for seed in 1..=6u64 {
+        let inst = d.path().join(format!("e{seed}.txt"));
+        let (code, _, err) = run(&[
+            "generate", "excluded", "--n", "17", "--seed", &seed.to_string(), "--diags", "17",
+            "-o", s(&inst),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let mut answers = Vec::new();
+        for threads in [1, 2, 3] {
+            let out = d.path().join(format!("o{seed}-{threads}.txt"));
+            let (code, json, err) = run_threads(
+                threads,
+                &["complete", s(&inst), "--seed", "9", "-o", s(&out), "--json"],
+            );
+            assert!(code == 0 || code == 3, "{json} {err}");
+            let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+            let what = if code == 0 {
+                std::fs::read_to_string(&out).unwrap()
+            } else {
+                // An exhausted search visits the same nodes on any number of threads.
+                v["certificate"].to_string()
+            };
+            answers.push((code, what));
+        }
+        assert!(answers.windows(2).all(|w| w[0] == w[1]), "seed {seed}: {answers:?}");
+        if answers[0].0 == 0 {
+            solved += 1;
+        } else {
+            proved += 1;
+        }
+    }
+    assert!(solved > 0 && proved > 0, "{solved} solved, {proved} proved");
+}
+
+#[test]
+fn certificates_carry_a_cnf_that_a_sat_solver_refutes() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = infeasible();
+    assert!(cases.len() >= 5);
+    for inst in cases.iter().take(5) {
+        let cert = d.path().join("cert.json");
+        let cnf = d.path().join("cert.cnf");
+        let (code, out, err) = run(&["complete", s(inst), "--certificate", s(&cert), "--quiet"]);
+        assert_eq!(code, 3, "{}: {out} {err}", inst.display());
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&cert).unwrap()).unwrap();
+        assert_eq!(doc["cnf"]["file"], s(&cnf));
+        let kind = doc["certificate"]["kind"].as_str().unwrap();
+        if kind == "exhausted_search" {
+            assert!(doc["certificate"]["nodes"].as_u64().unwrap() > 0);
+        }
+        let status = std::process::Command::new("cadical")
+            .args(["-q", "-n", s(&cnf)])
+            .status()
+            .expect("the SAT solver cadical is needed: apt-get install cadical (.ci/run does)");
+        assert_eq!(status.code(), Some(20), "{}: cadical", inst.display());
+    }
+    // A certificate path ending in .cnf would collide with its own CNF.
+    let inst = s(&cases[0]);
+    let (code, _, err) = run(&["complete", inst, "--certificate", s(&d.path().join("c.cnf"))]);
+    assert_eq!(code, 2, "{err}");
+    // The CNF beside it never overwrites the input.
+    let copy = d.path().join("inst.cnf");
+    std::fs::copy(&cases[0], &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let (code, _, err) = run(&[
+        "complete",
+        s(&copy),
+        "--certificate",
+        s(&d.path().join("inst.json")),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+}
+
+#[test]
+fn a_time_limit_gives_unknown_with_the_nodes_searched() {
+    // An instance of n = 31 near the hard region, with a limit far below its decision time
+    // on any machine we know of.
+    let d = tempfile::tempdir().unwrap();
+    let inst = d.path().join("big.txt");
+    let (code, _, err) = run(&[
+        "generate", "excluded", "--n", "31", "--seed", "3", "--diags", "31", "-o", s(&inst),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let started = std::time::Instant::now();
+    let (code, out, err) = run(&["complete", s(&inst), "--time-limit", "0.3", "--json"]);
+    let wall = started.elapsed().as_secs_f64();
+    assert_eq!(code, 4, "{out} {err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["answer"], "unknown");
+    let nodes = v["stats"]["search_nodes"].as_u64().unwrap();
+    assert!(nodes > 0, "{out}");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains(&format!("({nodes} nodes)")), "{reason}");
+    assert!(wall < 30.0, "the limit was ignored: {wall} s");
+}
