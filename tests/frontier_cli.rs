@@ -46,16 +46,30 @@ fn generated_series_are_reproducible_and_decided() {
     let b = d.path().join("b.txt");
     for p in [&a, &b] {
         let (code, _, err) = run(&[
-            "generate", "excluded", "--n", "19", "--seed", "4", "--diags", "18", "-o", s(p),
+            "generate",
+            "excluded",
+            "--n",
+            "19",
+            "--seed",
+            "4",
+            "--diags",
+            "18",
+            "-o",
+            s(p),
         ]);
         assert_eq!(code, 0, "{err}");
         assert!(err.contains("18 of a series of"), "{err}");
     }
     let text = std::fs::read_to_string(&a).unwrap();
     assert_eq!(text, std::fs::read_to_string(&b).unwrap());
-    assert!(text.starts_with("n = 19\nnumdiags = 18\ndiags = [["), "{text}");
+    assert!(
+        text.starts_with("n = 19\nnumdiags = 18\ndiags = [["),
+        "{text}"
+    );
     // Asking for more diagonals than the series has is a usage error.
-    let (code, _, err) = run(&["generate", "excluded", "--n", "8", "--seed", "1", "--diags", "99"]);
+    let (code, _, err) = run(&[
+        "generate", "excluded", "--n", "8", "--seed", "1", "--diags", "99",
+    ]);
     assert_eq!(code, 2, "{err}");
     // Decided, and a solution is checked against the instance by convert --base.
     let sol = d.path().join("sol.txt");
@@ -75,8 +89,16 @@ fn answers_do_not_depend_on_the_thread_count() {
     for seed in 1..=6u64 {
         let inst = d.path().join(format!("e{seed}.txt"));
         let (code, _, err) = run(&[
-            "generate", "excluded", "--n", "17", "--seed", &seed.to_string(), "--diags", "17",
-            "-o", s(&inst),
+            "generate",
+            "excluded",
+            "--n",
+            "17",
+            "--seed",
+            &seed.to_string(),
+            "--diags",
+            "17",
+            "-o",
+            s(&inst),
         ]);
         assert_eq!(code, 0, "{err}");
         let mut answers = Vec::new();
@@ -96,7 +118,10 @@ fn answers_do_not_depend_on_the_thread_count() {
             };
             answers.push((code, what));
         }
-        assert!(answers.windows(2).all(|w| w[0] == w[1]), "seed {seed}: {answers:?}");
+        assert!(
+            answers.windows(2).all(|w| w[0] == w[1]),
+            "seed {seed}: {answers:?}"
+        );
         if answers[0].0 == 0 {
             solved += 1;
         } else {
@@ -131,7 +156,12 @@ fn certificates_carry_a_cnf_that_a_sat_solver_refutes() {
     }
     // A certificate path ending in .cnf would collide with its own CNF.
     let inst = s(&cases[0]);
-    let (code, _, err) = run(&["complete", inst, "--certificate", s(&d.path().join("c.cnf"))]);
+    let (code, _, err) = run(&[
+        "complete",
+        inst,
+        "--certificate",
+        s(&d.path().join("c.cnf")),
+    ]);
     assert_eq!(code, 2, "{err}");
     // The CNF beside it never overwrites the input.
     let copy = d.path().join("inst.cnf");
@@ -149,16 +179,33 @@ fn certificates_carry_a_cnf_that_a_sat_solver_refutes() {
 
 #[test]
 fn a_time_limit_gives_unknown_with_the_nodes_searched() {
-    // An instance of n = 31 near the hard region, with a limit far below its decision time
-    // on any machine we know of.
+    // An instance of n = 35 near the hard region (undecided after 10 s on 2 cores of a
+    // release build), with a limit of 0.3 s.
     let d = tempfile::tempdir().unwrap();
     let inst = d.path().join("big.txt");
     let (code, _, err) = run(&[
-        "generate", "excluded", "--n", "31", "--seed", "3", "--diags", "31", "-o", s(&inst),
+        "generate",
+        "excluded",
+        "--n",
+        "35",
+        "--seed",
+        "1",
+        "--diags",
+        "36",
+        "-o",
+        s(&inst),
     ]);
     assert_eq!(code, 0, "{err}");
     let started = std::time::Instant::now();
-    let (code, out, err) = run(&["complete", s(&inst), "--time-limit", "0.3", "--json"]);
+    let (code, out, err) = run(&[
+        "complete",
+        s(&inst),
+        "--seed",
+        "1",
+        "--time-limit",
+        "0.3",
+        "--json",
+    ]);
     let wall = started.elapsed().as_secs_f64();
     assert_eq!(code, 4, "{out} {err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
