@@ -131,7 +131,7 @@ def main():
     rows = []
     for n in a.n:
         for ratio in a.ratio:
-            d = round(ratio * n)
+            d = int(ratio * n + 0.5)
             for seed in range(a.first_seed, a.first_seed + a.seeds):
                 inst = os.path.join(tmp, f"ed-{n}-{d}-{seed}.txt")
                 subprocess.run([a.nqueens, "generate", "excluded", "--n", str(n), "--seed",

@@ -6,6 +6,10 @@
 //! preplaced (the mirror image of each placement is the other half); regular rooks and regular bishops
 //! have closed counts (a factorial; a Ferrers-board programme per colour, [`bishops`]); super
 //! and awesome bishops, and bishops up to symmetry, go to the square engine ([`squares`]).
+//! Totals of regular queens on an empty board use start constellations ([`constellations`])
+//! and, up to symmetry, Takaken's search ([`takaken`]); regular queens on a large board with
+//! few free rows go to the exact engine over its residual ([`crate::exact`]), the one
+//! `complete` uses.
 
 mod basic;
 mod bishops;

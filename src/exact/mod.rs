@@ -93,8 +93,12 @@ macro_rules! with_width {
     }};
 }
 
-fn board<B: Bits>(res: &Residual, seed: Option<u64>) -> Board<B> {
-    let mut b = Board::new(res, seed);
+/// The search's board for `res`, for a search of up to `max_nodes` nodes.
+fn board<B: Bits>(res: &Residual, seed: Option<u64>, max_nodes: u64) -> Board<B> {
+    // The attack table costs about m^3 steps to build and saves about m per node: a short
+    // search (the randomized end game, 2,000 + 20m nodes) walks the diagonals instead.
+    let m = res.size() as u64;
+    let mut b = Board::new(res, seed, max_nodes >= m * m);
     b.order_values = std::env::var("NQUEENS_ORDER").map_or(true, |v| v != "0");
     b
 }
@@ -103,7 +107,7 @@ fn board<B: Bits>(res: &Residual, seed: Option<u64>) -> Board<B> {
 /// ties broken in the order `seed` gives.
 pub fn first_sequential(res: &Residual, seed: u64, limits: Limits<'_>) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, Some(seed));
+        let board = board::<B>(res, Some(seed), limits.max_nodes);
         let mode = Mode { want: 1, budget: limits.max_nodes, split_depth: usize::MAX };
         let mut s = Search::at(&board, &Item::default(), mode, limits.stop);
         let flow = s.run();
@@ -128,7 +132,7 @@ fn solved<B: Bits>(board: &Board<B>, path: &[(u16, u16)]) -> Outcome {
 /// the same nodes as the sequential one.
 pub fn first(res: &Residual, seed: u64, stop: &(dyn Fn() -> bool + Sync)) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, Some(seed));
+        let board = board::<B>(res, Some(seed), u64::MAX);
         let shared = Shared::new(&board, stop, 1);
         rayon::scope(|scope| shared.run(scope, Item::default()));
         let counts = shared.counts();
@@ -166,7 +170,7 @@ pub fn count(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Count {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, None);
+        let board = board::<B>(res, None, u64::MAX);
         let items = split(&board, COUNT_ITEMS, stop);
         let shared = Shared::new(&board, stop, u64::MAX);
         rayon::scope(|scope| {

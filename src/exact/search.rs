@@ -51,8 +51,9 @@ const TABLE_BYTES: usize = 32 << 20;
 
 impl<B: Bits> Board<B> {
     /// The search's view of `res`; `seed` permutes the tie-breaks (rows and columns of
-    /// equal counts are tried in a seeded order), `None` keeps the natural order.
-    pub(crate) fn new(res: &Residual, seed: Option<u64>) -> Board<B> {
+    /// equal counts are tried in a seeded order), `None` keeps the natural order. The
+    /// attack table is built if `table` and it fits in [`TABLE_BYTES`].
+    pub(crate) fn new(res: &Residual, seed: Option<u64>, table: bool) -> Board<B> {
         let m = res.size();
         assert!(m <= B::CAPACITY);
         // label -> residual index, in the seed's order.
@@ -87,7 +88,7 @@ impl<B: Bits> Board<B> {
             idx
         };
         let (rows_sorted, cols_sorted) = (sorted(&rows), sorted(&cols));
-        let table = (m * m * m * std::mem::size_of::<B>() <= TABLE_BYTES).then(|| {
+        let table = (table && m * m * m * std::mem::size_of::<B>() <= TABLE_BYTES).then(|| {
             let by_col: std::collections::HashMap<u64, usize> = cols
                 .iter()
                 .enumerate()
@@ -136,6 +137,40 @@ impl<B: Bits> Board<B> {
     /// The board (row, column) of residual cell `(r, c)`.
     pub(crate) fn cell(&self, (r, c): (u16, u16)) -> (u64, u64) {
         (self.rows[r as usize], self.cols[c as usize])
+    }
+}
+
+/// Calls `f(r2, cells)` for each row `r2` of `rows` with the cells of `r2` a queen on
+/// `(r, c)` attacks (column `c` and the two diagonal partners), walking the rows and columns
+/// in board order: as the row i2 grows, the first diagonal's partner column j + (i2 - i)
+/// grows and the second's j - (i2 - i) shrinks, so two pointers find both in one pass.
+#[inline(always)]
+fn walk_attacks<B: Bits>(b: &Board<B>, rows: B, r: usize, c: usize, mut f: impl FnMut(usize, B)) {
+    let m = b.m;
+    let (i, j) = (b.rows[r] as i128, b.cols[c] as i128);
+    let cols = |p: usize| b.cols[b.cols_sorted[p]] as i128;
+    let (mut p1, mut p2) = (0usize, m);
+    for &r2 in &b.rows_sorted {
+        if !rows.has(r2) {
+            continue;
+        }
+        let delta = b.rows[r2] as i128 - i;
+        let mut mask = B::zero().with(c);
+        let t1 = j + delta;
+        while p1 < m && cols(p1) < t1 {
+            p1 += 1;
+        }
+        if p1 < m && cols(p1) == t1 {
+            mask = mask.with(b.cols_sorted[p1]);
+        }
+        let t2 = j - delta;
+        while p2 > 0 && cols(p2 - 1) > t2 {
+            p2 -= 1;
+        }
+        if p2 > 0 && cols(p2 - 1) == t2 {
+            mask = mask.with(b.cols_sorted[p2 - 1]);
+        }
+        f(r2, mask);
     }
 }
 
@@ -492,23 +527,29 @@ impl<'a, B: Bits> Search<'a, B> {
     /// Sorts `alts[first..]` by the free cells each would close in the other open rows.
     #[inline(always)]
     fn order_by_damage(&mut self, first: usize) {
-        let Some(table) = &self.board.table else {
-            return;
-        };
-        let m = self.board.m;
+        let b = self.board;
+        let m = b.m;
         let mut scored: [(u32, u16, u16); 64] = [(0, 0, 0); 64];
         let count = self.alts.len() - first;
         if count > scored.len() {
             return;
         }
         for (k, &(r, c)) in self.alts[first..].iter().enumerate() {
-            let masks = &table[(r as usize * m + c as usize) * m..][..m];
-            let mut left = self.rows_left.without(r as usize);
+            let others = self.rows_left.without(r as usize);
             let mut damage = 0;
-            while !left.is_zero() {
-                let r2 = left.lowest();
-                left = left.without(r2);
-                damage += self.open(r2).and(masks[r2]).count();
+            if let Some(table) = &b.table {
+                let masks = &table[(r as usize * m + c as usize) * m..][..m];
+                let mut left = others;
+                while !left.is_zero() {
+                    let r2 = left.lowest();
+                    left = left.without(r2);
+                    damage += self.open(r2).and(masks[r2]).count();
+                }
+            } else {
+                let levels = &self.levels;
+                walk_attacks(b, others, r as usize, c as usize, |r2, mask| {
+                    damage += levels[r2].and(mask).count();
+                });
             }
             scored[k] = (damage, r, c);
         }
@@ -567,38 +608,16 @@ impl<'a, B: Bits> Search<'a, B> {
             }
             return;
         }
-        // Rows and columns walked in board order: as the row i2 grows, the first diagonal's
-        // partner column j + (i2 - i) grows and the second's j - (i2 - i) shrinks, so two
-        // pointers find both in one pass.
-        let (i, j) = (b.rows[r] as i128, b.cols[c] as i128);
-        let cols = |p: usize| b.cols[b.cols_sorted[p]] as i128;
-        let (mut p1, mut p2) = (0usize, m);
-        for &r2 in &b.rows_sorted {
-            if !self.rows_left.has(r2) {
-                continue;
-            }
-            let i2 = b.rows[r2] as i128;
-            let old = self.levels[r2];
-            let mut new = old.without(c);
-            let t1 = j + (i2 - i);
-            while p1 < m && cols(p1) < t1 {
-                p1 += 1;
-            }
-            if p1 < m && cols(p1) == t1 {
-                new = new.without(b.cols_sorted[p1]);
-            }
-            let t2 = j - (i2 - i);
-            while p2 > 0 && cols(p2 - 1) > t2 {
-                p2 -= 1;
-            }
-            if p2 > 0 && cols(p2 - 1) == t2 {
-                new = new.without(b.cols_sorted[p2 - 1]);
-            }
+        let levels = &mut self.levels;
+        let trail = &mut self.trail;
+        walk_attacks(b, self.rows_left, r, c, |r2, mask| {
+            let old = levels[r2];
+            let new = old.and_not(mask);
             if new != old {
-                self.trail.push((r2 as u32, old));
-                self.levels[r2] = new;
+                trail.push((r2 as u32, old));
+                levels[r2] = new;
             }
-        }
+        });
     }
 
     #[inline(always)]
