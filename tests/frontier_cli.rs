@@ -4,22 +4,8 @@
 //! limit with the nodes searched.
 
 mod common;
-use common::{data, nqueens, run};
+use common::{data, run, run_env};
 use std::path::{Path, PathBuf};
-
-/// Runs the binary with `RAYON_NUM_THREADS` set; (exit code, stdout, stderr).
-fn run_threads(threads: usize, args: &[&str]) -> (i32, String, String) {
-    let out = nqueens()
-        .env("RAYON_NUM_THREADS", threads.to_string())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -104,8 +90,8 @@ fn answers_do_not_depend_on_the_thread_count() {
         let mut answers = Vec::new();
         for threads in [1, 2, 3] {
             let out = d.path().join(format!("o{seed}-{threads}.txt"));
-            let (code, json, err) = run_threads(
-                threads,
+            let (code, json, err) = run_env(
+                &[("RAYON_NUM_THREADS", &threads.to_string())],
                 &["complete", s(&inst), "--seed", "9", "-o", s(&out), "--json"],
             );
             assert!(code == 0 || code == 3, "{json} {err}");

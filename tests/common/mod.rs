@@ -18,7 +18,16 @@ pub fn data(name: &str) -> PathBuf {
 
 /// Runs nqueens, returning (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = nqueens().args(args).output().unwrap();
+    run_env(&[], args)
+}
+
+/// Runs nqueens with environment variables set, returning (exit code, stdout, stderr).
+pub fn run_env(vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let out = nqueens()
+        .envs(vars.iter().copied())
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().expect("exited normally, not by a signal"),
         String::from_utf8(out.stdout).unwrap(),
