@@ -136,8 +136,11 @@ fn awesome_counts_differ_from_kiss_only_at_odd_n() {
     let kiss = [1u64, 2, 1, 8, 10, 22, 38, 276, 475, 2304];
     for n in 1..=10u32 {
         let ours = fast(n, Piece::Rook, Kind::Awesome, &[], false).0;
-        if n % 2 == 0 {
+        if n % 2 == 0 || n == 1 {
             assert_eq!(ours, kiss[n as usize - 1], "n={n}");
+        } else {
+            // His wrapped rays attack more squares, so he counts fewer placements.
+            assert!(ours > kiss[n as usize - 1], "n={n}: {ours}");
         }
     }
     // On a 3 x 3 board a nightrider cannot ride further than one leap: awesome = super there.
@@ -176,7 +179,9 @@ fn shards_add_up_to_the_whole() {
         (Piece::Queen, Kind::Regular, 10, vec![]),
         (Piece::Queen, Kind::Super, 11, vec![(3, 3)]),
         (Piece::Rook, Kind::Awesome, 8, vec![]),
-        (Piece::Bishop, Kind::Regular, 9, vec![(4, 4)]),
+        // n = 7: distinct bishop counts go to the square engine, 50 s per count at n = 9 in
+        // a debug build.
+        (Piece::Bishop, Kind::Regular, 7, vec![(3, 3)]),
         (Piece::Bishop, Kind::Super, 6, vec![]),
     ] {
         let p = Problem::new(n, Rules::new(piece, kind), placed).unwrap();
