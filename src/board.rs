@@ -322,13 +322,6 @@ impl LineBitmaps<Bitmap> {
         }
     }
 
-    /// Prefetches the diagonal words of (`row`, `col`), for a [`Self::diagonals_free`] soon.
-    #[inline]
-    pub fn prefetch_diagonals(&self, row: u64, col: u64) {
-        self.d1.prefetch(self.n + col - row);
-        self.d2.prefetch(row + col);
-    }
-
     /// Whether both diagonals through (`row`, `col`) are free (the column is not looked at).
     #[inline]
     pub fn diagonals_free(&self, row: u64, col: u64) -> bool {

@@ -1,8 +1,12 @@
 //! nqueens: n-queens compositions and solutions at every scale.
 //!
-//! The library reads and writes the project's file formats ([`format`]), checks
-//! compositions and solutions ([`verify`]) and builds solutions and compositions
-//! ([`generate`]). The `nqueens` binary is a thin layer over it ([`cli`]).
+//! The library reads and writes the project's file formats ([`format`], with CNF export in
+//! [`dimacs`]), checks compositions and solutions ([`verify`]), completes compositions
+//! ([`complete`], whose exact end game is [`exact`]), counts placements of queens, rooks and
+//! bishops ([`count`]), builds solutions and compositions ([`generate`]), and makes and
+//! reduces Excluded Diagonals instances ([`excluded`]). [`board`] holds the line bitmaps they
+//! share; [`cleanup`] and [`memory`] are process plumbing (temporary files removed on a
+//! signal, resident memory). The `nqueens` binary is a thin layer over it ([`cli`]).
 
 pub mod board;
 pub mod cleanup;

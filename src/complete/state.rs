@@ -156,11 +156,6 @@ impl BoardState {
         self.journal.get_or_insert_with(Vec::new).len()
     }
 
-    /// Whether placements are being recorded.
-    pub fn journaling(&self) -> bool {
-        self.journal.is_some()
-    }
-
     /// Undoes every placement recorded after `mark`.
     pub fn rewind_to(&mut self, mark: usize) {
         self.write_pending();

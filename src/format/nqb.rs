@@ -393,11 +393,6 @@ impl NqbFile {
         self.encoding
     }
 
-    /// Size of the file in bytes.
-    pub fn file_len(&self) -> u64 {
-        self.map.len() as u64
-    }
-
     /// Rows per segment, the unit of parallel work; every segment but the last has this many.
     pub fn segment_rows(&self) -> u64 {
         match self.encoding {
@@ -467,14 +462,6 @@ impl NqbFile {
                     (to - from) as usize,
                 )
             };
-        }
-    }
-
-    /// Number of compressed row frames (0 for raw files).
-    pub fn frame_count(&self) -> u64 {
-        match &self.layout {
-            Layout::Raw => 0,
-            Layout::Zstd(f) => f.len() as u64,
         }
     }
 }
@@ -572,12 +559,6 @@ impl NqbWriter {
             pending: Vec::new(),
             seek_table,
         })
-    }
-
-    /// Sets the zstd compression level (default 3); ignored for raw files.
-    pub fn with_level(mut self, level: i32) -> Self {
-        self.level = level;
-        self
     }
 
     fn fail(&self, p: Problem) -> FormatError {

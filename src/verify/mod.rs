@@ -149,17 +149,9 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
 }
 
 /// Verifies `input` like [`verify`] and, when it is a valid composition, also returns the
-/// bitmaps of its rows and lines (0.75 bytes per row), saving the caller a pass.
-pub fn verify_and_mark(
-    input: &Input,
-    req: Requirements,
-) -> Result<(Report, Option<Marks>), FormatError> {
-    verify_pass(input, req, true, None)
-}
-
-/// [`verify_and_mark`], copying every row into `copy` (n little-endian `u32`, row i at
-/// index i - 1) in the same pass: the completion engine loads its row store this way, so
-/// that the stores overlap the marking instead of taking a second pass.
+/// bitmaps of its rows and lines (0.75 bytes per row), copying every row into `copy` (n
+/// little-endian `u32`, row i at index i - 1) in the same pass: the completion engine loads
+/// its row store this way, so that the stores overlap the marking instead of a second pass.
 pub fn verify_mark_and_copy(
     input: &Input,
     req: Requirements,
