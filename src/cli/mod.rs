@@ -1,5 +1,6 @@
-//! The `nqueens` command line: argument structures and a short `run` per subcommand.
-//! No algorithms live here.
+//! The `nqueens` command line: argument structures, a short `run` per subcommand, and how
+//! answers are printed. Some library logic still lives here and is to move out: `count
+//! merge` over JSON records (count.rs) and the certificate document (complete.rs).
 
 /// `println!` that returns a [`Error::Stdout`] instead of panicking when standard output
 /// is closed (`| head`) or full (`> /dev/full`).
