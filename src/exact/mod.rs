@@ -99,8 +99,15 @@ fn board<B: Bits>(res: &Residual, seed: Option<u64>, max_nodes: u64) -> Board<B>
     // search (the randomized end game, 2,000 + 20m nodes) walks the diagonals instead.
     let m = res.size() as u64;
     let mut b = Board::new(res, seed, max_nodes >= m * m);
-    b.order_values = std::env::var("NQUEENS_ORDER").map_or(true, |v| v != "0");
+    b.order_values = order_values();
     b
+}
+
+/// Whether to try branches least damaging first: yes, unless the environment variable
+/// `NQUEENS_ORDER` is `0` (a switch for measuring it, read once).
+fn order_values() -> bool {
+    static ORDER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ORDER.get_or_init(|| std::env::var("NQUEENS_ORDER").map_or(true, |v| v != "0"))
 }
 
 /// Searches `res` for a first solution on one thread, up to `limits.max_nodes` nodes, with

@@ -25,15 +25,25 @@ impl Residual {
     /// Projects the free part of an `n`-board holding `queens` ((row, column), 1-based, one
     /// per row and column, not attacking each other).
     pub fn from_queens(n: u64, queens: &[(u64, u64)]) -> Residual {
+        // Bitmaps (0.63 bytes per row with the lines), as the completion engine keeps them:
+        // n can be 10^9 here.
         let mut lines = crate::board::LineBitmaps::new(n);
-        let (mut rows, mut cols) = (vec![true; n as usize + 1], vec![true; n as usize + 1]);
+        let mut rows = crate::board::Bitmap::new(n + 1);
         for &(i, j) in queens {
             lines.mark(i, j);
-            rows[i as usize] = false;
-            cols[j as usize] = false;
+            rows.set(i);
         }
-        let free = |v: &[bool]| (1..=n).filter(|&i| v[i as usize]).collect::<Vec<u64>>();
-        Self::build(free(&rows), free(&cols), |i, j| lines.diagonals_free(i, j))
+        let free = |bits: &crate::board::Bitmap| {
+            let mut v = Vec::new();
+            bits.for_each_clear(1, n + 1, |i| {
+                v.push(i);
+                true
+            });
+            v
+        };
+        Self::build(free(&rows), free(&lines.columns), |i, j| {
+            lines.diagonals_free(i, j)
+        })
     }
 
     /// A residual over `rows` x `cols` whose free cells are those where `free(i, j)`.
