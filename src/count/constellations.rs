@@ -7,7 +7,8 @@
 //! the total is the sum over one constellation per symmetry class of (class size x its
 //! count): no placement is ever compared with its rotations, which is what makes this
 //! faster than Takaken's search. The last [`BOTTOM_LEVELS`] rows are searched breadth
-//! first, 16 nodes at a time with AVX-512 where the CPU has it. Placements distinct up to
+//! first, 16 nodes at a time with AVX-512 where the CPU has it. Since the half-board
+//! engine ([`super::halves`]) counts n <= 23 faster, this one counts n = 24..31. Placements distinct up to
 //! symmetry follow by Burnside's lemma from the total and the few placements that a
 //! rotation leaves unchanged ([`rotation_invariant`]).
 //!
@@ -143,13 +144,12 @@ enum Kernel {
 }
 
 impl Kernel {
+    /// The AVX-512 frontier when the kernel chosen for counting ([`super::kernel`]) is
+    /// AVX-512, else plain code.
     fn best() -> Kernel {
         #[cfg(target_arch = "x86_64")]
-        {
-            static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-            if *HAS.get_or_init(|| std::arch::is_x86_feature_detected!("avx512f")) {
-                return Kernel::Avx512;
-            }
+        if super::kernel::Kernel::best() == super::kernel::Kernel::Avx512 {
+            return Kernel::Avx512;
         }
         Kernel::Scalar
     }

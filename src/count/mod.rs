@@ -6,16 +6,21 @@
 //! preplaced (the mirror image of each placement is the other half); regular rooks and regular bishops
 //! have closed counts (a factorial; a Ferrers-board programme per colour, [`bishops`]); super
 //! and awesome bishops, and bishops up to symmetry, go to the square engine ([`squares`]).
-//! Totals of regular queens on an empty board use start constellations ([`constellations`])
-//! and, up to symmetry, Takaken's search ([`takaken`]); regular queens on a large board with
+//! Totals of regular queens on an empty board join half boards ([`halves`], n <= 23; larger
+//! boards use start constellations, [`constellations`]) and, up to symmetry, Takaken's
+//! search ([`takaken`]); regular queens on a large board with
 //! few free rows go to the exact engine over its residual ([`crate::exact`]), the one
 //! `complete` uses.
 
 mod basic;
 mod bishops;
+pub mod checkpoint;
 mod constellations;
+mod halves;
+pub mod kernel;
 #[cfg(test)]
 mod oracle;
+pub mod resumable;
 pub(crate) mod rows;
 mod rules;
 mod squares;
@@ -115,7 +120,7 @@ impl Shard {
 }
 
 /// The engine that produced a count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// Regular rooks: (n - preplaced)!.
@@ -126,6 +131,8 @@ pub enum Method {
     Symmetry,
     /// Regular queens, total only: one search per symmetry class of border queens.
     Constellations,
+    /// Regular queens, total only: pairs of compatible top and bottom half boards.
+    HalfBoards,
     /// Row engine over the left half of the first row, doubled by the mirror.
     Mirror,
     /// Row engine from the preplaced pieces.
@@ -205,6 +212,10 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
             items: 0,
             conflict: Some(conflict),
         });
+    }
+    if let Some(items) = resumable::ItemCount::new(p, distinct, shard) {
+        let total = items.run(&resumable::Hooks::none()).expect("never stopped");
+        return Ok(items.tally(total as u128));
     }
     let (piece, kind) = (p.rules.piece, p.rules.kind);
     match (piece, kind, distinct) {

@@ -1,0 +1,183 @@
+//! Counts made of independent work items, which a caller can watch, stop, and resume by
+//! skipping the items already counted: what `count --checkpoint` and the count's progress
+//! display drive. Today this is the half-board engine (regular queens on an empty board),
+//! the engine of the long counts (n = 19 to 23).
+
+use super::checkpoint::Key;
+use super::{BigUint, Method, Problem, Shard, Tally, constellations, halves, kernel, tally};
+use super::{Kind, Piece};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The version of the half-board engine's work items: a checkpoint names it, and one
+/// written by another version (whose items may differ) is refused.
+pub const HALF_BOARDS_VERSION: u32 = 1;
+
+/// What a caller is told and asked while items are counted (from worker threads).
+pub struct Hooks<'a> {
+    /// Items to leave out (already counted).
+    pub skip: &'a (dyn Fn(usize) -> bool + Sync),
+    /// Called with each item counted and its value.
+    pub counted: &'a (dyn Fn(usize, u64) + Sync),
+    /// Asked before each item: `true` stops the count (items under way finish).
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+fn never(_: usize) -> bool {
+    false
+}
+
+fn ignore(_: usize, _: u64) {}
+
+fn go_on() -> bool {
+    false
+}
+
+impl Hooks<'static> {
+    /// Count everything, report nothing.
+    pub fn none() -> Hooks<'static> {
+        Hooks {
+            skip: &never,
+            counted: &ignore,
+            stop: &go_on,
+        }
+    }
+}
+
+/// A count split into work items that add up.
+pub struct ItemCount {
+    problem: Problem,
+    distinct: bool,
+    shard: Shard,
+    work: halves::Work,
+}
+
+impl ItemCount {
+    /// The item-by-item form of this count, when its engine has one: regular queens on an
+    /// empty board with n in the half-board engine's range (and, for `distinct`, no
+    /// shards: Burnside's formula needs the whole total).
+    pub fn new(problem: &Problem, distinct: bool, shard: Shard) -> Option<ItemCount> {
+        let fits = problem.rules.piece == Piece::Queen
+            && problem.rules.kind == Kind::Regular
+            && problem.placed.is_empty()
+            && (halves::MIN_N..=halves::MAX_N).contains(&problem.n)
+            && (!distinct || shard.of == 1);
+        fits.then(|| ItemCount {
+            problem: problem.clone(),
+            distinct,
+            shard,
+            work: halves::Work::new(problem.n),
+        })
+    }
+
+    /// Work items of the whole count (all shards).
+    pub fn items(&self) -> usize {
+        self.work.len()
+    }
+
+    /// Whether this count's shard takes item `i`.
+    pub fn takes(&self, i: usize) -> bool {
+        self.shard.takes(i)
+    }
+
+    /// Work items of this count's shard.
+    pub fn in_shard(&self) -> usize {
+        (0..self.items()).filter(|&i| self.takes(i)).count()
+    }
+
+    /// What a checkpoint of this count is tied to.
+    pub fn key(&self) -> Key {
+        Key::new(
+            &self.problem,
+            self.shard,
+            Method::HalfBoards,
+            HALF_BOARDS_VERSION,
+            self.items(),
+        )
+    }
+
+    /// Counts the shard's items that `hooks.skip` leaves, on the current rayon pool; the
+    /// sum of their values, or `None` when `hooks.stop` stopped the count.
+    pub fn run(&self, hooks: &Hooks) -> Option<u64> {
+        let kernel = kernel::Kernel::best();
+        let stopped = AtomicBool::new(false);
+        let sum = (0..self.items())
+            .into_par_iter()
+            .filter(|&i| self.takes(i) && !(hooks.skip)(i))
+            .map_init(halves::Scratch::default, |scratch, i| {
+                if stopped.load(Ordering::Relaxed) || (hooks.stop)() {
+                    stopped.store(true, Ordering::Relaxed);
+                    return 0;
+                }
+                let value = self.work.count(i, kernel, scratch);
+                (hooks.counted)(i, value);
+                value
+            })
+            .sum();
+        (!stopped.load(Ordering::Relaxed)).then_some(sum)
+    }
+
+    /// The result, from the sum of the values of all the shard's items.
+    pub fn tally(&self, total: u128) -> Tally {
+        let distinct = self.distinct.then(|| {
+            let (quarter, half) = constellations::rotation_invariant(self.problem.n);
+            BigUint::from((total + 2 * quarter as u128 + half as u128) / 8)
+        });
+        tally(
+            BigUint::from(total),
+            distinct,
+            Method::HalfBoards,
+            self.items(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::Rules;
+    use crate::count::checkpoint::Checkpoint;
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicUsize;
+
+    fn queens(n: u32) -> Problem {
+        Problem::new(n, Rules::new(Piece::Queen, Kind::Regular), vec![]).unwrap()
+    }
+
+    #[test]
+    fn a_stopped_count_resumes_to_the_exact_total() {
+        // OEIS A000170 at n = 13; stopped after a few items, then resumed twice.
+        let count = ItemCount::new(&queens(13), false, Shard::WHOLE).unwrap();
+        let saved = Mutex::new(Checkpoint::new(count.key()));
+        for stop_after in [5usize, 40, usize::MAX] {
+            let started = AtomicUsize::new(0);
+            let before = saved.lock().unwrap().clone();
+            let skip = |i: usize| before.is_done(i);
+            let counted = |i: usize, v: u64| saved.lock().unwrap().record(i, v);
+            let stop = || started.fetch_add(1, Ordering::SeqCst) >= stop_after;
+            let hooks = Hooks {
+                skip: &skip,
+                counted: &counted,
+                stop: &stop,
+            };
+            let done = count.run(&hooks);
+            assert_eq!(done.is_some(), stop_after == usize::MAX);
+        }
+        let st = saved.lock().unwrap();
+        assert_eq!(st.counted(), count.items());
+        assert_eq!(count.tally(st.sum).count, BigUint::from(73712u32));
+    }
+
+    #[test]
+    fn shards_split_the_items() {
+        let whole = ItemCount::new(&queens(12), false, Shard::WHOLE).unwrap();
+        let parts: u64 = (0..3)
+            .map(|i| {
+                let c = ItemCount::new(&queens(12), false, Shard::new(i, 3).unwrap()).unwrap();
+                c.run(&Hooks::none()).unwrap()
+            })
+            .sum();
+        assert_eq!(parts, whole.run(&Hooks::none()).unwrap());
+        assert_eq!(parts, 14200);
+    }
+}
