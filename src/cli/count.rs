@@ -1,12 +1,18 @@
 //! `nqueens count`: placements of n queens, rooks or bishops, and `count merge` for shards.
 
 use super::{Error, Progress, exit, print_json};
+use crate::count::checkpoint::{Checkpoint, CheckpointError};
+use crate::count::resumable::{Hooks, ItemCount};
 use crate::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
 use crate::format::is_stdio;
 use crate::format::{Input, OutputFormat, RowWriter};
 use num_bigint::BigUint;
 use serde_json::{Value, json};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 use std::time::Instant;
 
 /// Arguments of `count`.
@@ -56,6 +62,19 @@ pub struct Args {
     /// With --first: write the placement as a composition file.
     #[arg(short, long, requires = "first")]
     output: Option<PathBuf>,
+    /// Save the count's progress to FILE every few seconds and when stopped (Ctrl-C,
+    /// SIGTERM); the same command run again resumes from it. Regular queens on an empty
+    /// board, n = 4..23.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["range", "first"])]
+    checkpoint: Option<PathBuf>,
+    /// Seconds between two saves of the checkpoint.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 5.0,
+        requires = "checkpoint"
+    )]
+    checkpoint_every: f64,
     /// Print one JSON object per count.
     #[arg(long)]
     json: bool,
@@ -93,9 +112,17 @@ pub fn run(args: Args) -> Result<i32, Error> {
         return merge(files, *json);
     }
     crate::format::refuse_overwrite(
-        args.output.as_deref(),
+        args.output
+            .as_deref()
+            .into_iter()
+            .chain(args.checkpoint.as_deref()),
         &Vec::from_iter(args.from.as_deref()),
     )?;
+    if !(args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0) {
+        return Err(Error::Usage(
+            "count: --checkpoint-every needs a number of seconds, 0 or more".into(),
+        ));
+    }
     let threads = super::checked_threads(args.threads)?;
     let pool = match threads {
         Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build(),
@@ -111,6 +138,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
 }
 
 fn run_in_pool(args: &Args) -> Result<i32, Error> {
+    count::kernel::Kernel::selected().map_err(|e| Error::Usage(format!("count: {e}")))?;
     let rules = Rules::new(args.piece, args.kind);
     let (from_n, mut placed) = preplaced(args)?;
     let sizes: Vec<u32> = match (
@@ -164,23 +192,43 @@ fn run_in_pool(args: &Args) -> Result<i32, Error> {
         if args.first {
             return first(args, &problem);
         }
-        let progress = Progress::start(args.quiet, format!("counting n = {n}"));
         let started = Instant::now();
-        let tally = if args.algorithm == Algorithm::Basic {
-            Tally {
-                count: count::count_queens_basic(n).into(),
-                distinct: None,
-                method: count::Method::Rows,
-                items: 1,
-                conflict: None,
+        let by_items = (args.checkpoint.is_some() || shows_progress(args.quiet))
+            && args.algorithm == Algorithm::Fast;
+        let items = by_items
+            .then(|| ItemCount::new(&problem, args.distinct, shard))
+            .flatten();
+        let (tally, resumed) = if let Some(items) = items {
+            match count_items(args, &items)? {
+                Some(done) => done,
+                None => return Ok(exit::INTERRUPTED),
             }
+        } else if args.checkpoint.is_some() {
+            return Err(Error::Usage(
+                "count: --checkpoint needs a count made of work items: regular queens on an empty board, n = 4..23 (with --distinct, no --shard)".into(),
+            ));
         } else {
-            count::count(&problem, args.distinct, shard)
-                .map_err(|e| Error::Usage(format!("count: {e}")))?
+            let progress = Progress::start(args.quiet, format!("counting n = {n}"));
+            let tally = if args.algorithm == Algorithm::Basic {
+                Tally {
+                    count: count::count_queens_basic(n).into(),
+                    distinct: None,
+                    method: count::Method::Rows,
+                    items: 1,
+                    conflict: None,
+                }
+            } else {
+                count::count(&problem, args.distinct, shard)
+                    .map_err(|e| Error::Usage(format!("count: {e}")))?
+            };
+            progress.finish();
+            (tally, 0)
         };
         let seconds = started.elapsed().as_secs_f64();
-        progress.finish();
-        let v = result_json(&problem, &tally, shard, args, seconds);
+        let mut v = result_json(&problem, &tally, shard, args, seconds);
+        if args.checkpoint.is_some() {
+            v["resumed_items"] = resumed.into();
+        }
         if args.json {
             print_json(&v)?;
         } else if args.range.is_some() {
@@ -190,6 +238,86 @@ fn run_in_pool(args: &Args) -> Result<i32, Error> {
         }
     }
     Ok(exit::OK)
+}
+
+/// Whether a progress display would show.
+fn shows_progress(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
+}
+
+/// Counts item by item, with a progress bar and, with `--checkpoint`, saving what is done
+/// every `--checkpoint-every` seconds, when stopped by a signal, and at the end. Returns
+/// the tally and how many items came from the checkpoint, or `None` when a signal stopped
+/// the count (the checkpoint is then saved).
+fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>, Error> {
+    let path = args.checkpoint.as_deref();
+    let key = items.key();
+    let checkpoint_error = |e: CheckpointError| {
+        let p = path.map(|p| p.display().to_string()).unwrap_or_default();
+        Error::Usage(format!("count: checkpoint {p}: {e}"))
+    };
+    let before = match path {
+        Some(p) => Checkpoint::load(p, &key).map_err(checkpoint_error)?,
+        None => None,
+    }
+    .unwrap_or_else(|| Checkpoint::new(key));
+    let resumed = before.counted();
+    let bar = Progress::items(
+        args.quiet,
+        items.in_shard() as u64,
+        resumed as u64,
+        format!("counting n = {}", items.key().n),
+    );
+    let state = Mutex::new(before.clone());
+    let last_save = Mutex::new(Instant::now());
+    let failed: Mutex<Option<CheckpointError>> = Mutex::new(None);
+    let signal = path.map(|_| super::interrupt_flag());
+    let every = Duration::from_secs_f64(args.checkpoint_every);
+    let skip = |i: usize| before.is_done(i);
+    let counted = |i: usize, value: u64| {
+        let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+        st.record(i, value);
+        bar.inc(1);
+        let Some(p) = path else { return };
+        let mut last = last_save.lock().unwrap_or_else(|e| e.into_inner());
+        if last.elapsed() >= every {
+            if let Err(e) = st.save(p) {
+                failed
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(e);
+            }
+            *last = Instant::now();
+        }
+    };
+    let stop = || {
+        signal.as_ref().is_some_and(|s| s.load(Ordering::SeqCst))
+            || failed.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    };
+    let hooks = Hooks {
+        skip: &skip,
+        counted: &counted,
+        stop: &stop,
+    };
+    let finished = items.run(&hooks).is_some();
+    bar.finish();
+    let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(checkpoint_error(e));
+    }
+    if let Some(p) = path {
+        st.save(p).map_err(checkpoint_error)?;
+    }
+    if !finished {
+        eprintln!(
+            "nqueens: interrupted; {} of {} work items counted, saved to {}: run the same command to resume",
+            st.counted(),
+            items.in_shard(),
+            path.map(|p| p.display().to_string()).unwrap_or_default()
+        );
+        return Ok(None);
+    }
+    Ok(Some((items.tally(st.sum), resumed)))
 }
 
 /// Squares as (row, column), 0-based.

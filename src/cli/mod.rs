@@ -80,7 +80,8 @@ const EXIT_CODES: &str = "Exit codes:
        count --first: no placement exists
   4    complete: UNKNOWN, the time limit ran out first
   5    internal error: a result failed its own re-verification; nothing was written
-  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); no output or temporary file was left";
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); no output or temporary file was left
+       (count --checkpoint saves its checkpoint first)";
 
 /// n-queens compositions and solutions at every scale.
 #[derive(Parser, Debug)]

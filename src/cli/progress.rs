@@ -1,5 +1,6 @@
-//! A spinner on standard error for long runs: shown only after a second, only when
-//! standard error is a terminal, never with --quiet.
+//! A spinner (or, for counts made of work items, a bar with the rate and the time left) on
+//! standard error for long runs: shown only after a second, only when standard error is a
+//! terminal, never with --quiet.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -31,6 +32,38 @@ impl Progress {
             }
         });
         Progress { bar: Some(bar) }
+    }
+
+    /// A bar of `len` work items, `done` of them counted before (a resumed count): items,
+    /// rate and time left, shown like [`Progress::start`].
+    pub(crate) fn items(quiet: bool, len: u64, done: u64, message: String) -> Progress {
+        let shown = Progress::start(quiet, message);
+        if let Some(bar) = &shown.bar {
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} items, {rate}, {eta} left",
+                )
+                .expect("a valid template")
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0}/s", state.per_sec());
+                    },
+                ),
+            );
+            bar.set_length(len);
+            bar.set_position(done);
+            // The rate is that of this run, not of the items a checkpoint brought.
+            bar.reset_eta();
+        }
+        shown
+    }
+
+    /// Counts `k` more items done.
+    pub(crate) fn inc(&self, k: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(k);
+        }
     }
 
     /// Removes the display.

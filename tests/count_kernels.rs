@@ -1,0 +1,177 @@
+//! The counting kernels and resumable counts, through the binary: every kernel this CPU
+//! runs gives the OEIS counts; a count stopped by a signal resumes from its checkpoint to
+//! the exact total; checkpoints of other counts and damaged ones are refused.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// OEIS A000170 and A002562 (distinct).
+const TOTALS: [(u32, u64, u64); 5] = [
+    (8, 92, 12),
+    (11, 2680, 341),
+    (12, 14200, 1787),
+    (13, 73712, 9233),
+    (14, 365596, 45752),
+];
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out.lines().next().expect("a line")).unwrap()
+}
+
+/// The kernels `nqueens count` accepts on this CPU (it refuses one the CPU lacks).
+fn kernels() -> Vec<&'static str> {
+    let mut ok = Vec::new();
+    for k in ["avx512", "avx2", "portable"] {
+        let (code, _, err) = run_env(&[("NQUEENS_KERNEL", k)], &["count", "6", "--quiet"]);
+        match code {
+            0 => ok.push(k),
+            _ => assert!(err.contains("this CPU cannot run it"), "{k}: {err}"),
+        }
+    }
+    ok
+}
+
+#[test]
+fn every_kernel_gives_the_oeis_counts() {
+    let available = kernels();
+    assert!(available.contains(&"portable"));
+    for k in available {
+        for (n, total, distinct) in TOTALS {
+            let (code, out, err) = run_env(
+                &[("NQUEENS_KERNEL", k)],
+                &["count", &n.to_string(), "--distinct", "--json", "--quiet"],
+            );
+            assert_eq!(code, 0, "{k} n={n}: {err}");
+            let v = json(&out);
+            assert_eq!(v["engine"], "half-boards");
+            assert_eq!(v["placements"], total.to_string(), "{k} n={n}");
+            assert_eq!(v["distinct"], distinct.to_string(), "{k} n={n}");
+        }
+    }
+}
+
+#[test]
+fn an_unknown_kernel_is_refused() {
+    let (code, _, err) = run_env(&[("NQUEENS_KERNEL", "sse9")], &["count", "8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("NQUEENS_KERNEL=sse9: unknown kernel"), "{err}");
+}
+
+/// Starts a count with `args` in `dir`, sends SIGTERM after `after`; returns the exit code.
+#[cfg(unix)]
+fn terminated(dir: &Path, args: &[&str], after: Duration) -> i32 {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child.wait().unwrap().code().expect("exited by itself")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_count_stopped_by_a_signal_resumes_to_the_exact_total() {
+    let d = tempfile::tempdir().unwrap();
+    let args = [
+        "count",
+        "15",
+        "--threads",
+        "1",
+        "--checkpoint",
+        "c.json",
+        "--checkpoint-every",
+        "0.01",
+        "--json",
+        "--quiet",
+    ];
+    // Stop it early, then again a little later, then let it finish; each stop must leave
+    // a checkpoint and exit 130 (unless the count was already done).
+    let mut stopped = 0;
+    // (n = 15 on one thread takes about 2 s in a debug build, 0.15 s in a release one.)
+    for after in [300, 300] {
+        let code = terminated(d.path(), &args, Duration::from_millis(after));
+        assert!(code == 130 || code == 0, "exit {code}");
+        stopped += (code == 130) as usize;
+        assert_eq!(listing(d.path()), ["c.json"], "no temporary file is left");
+        let text = std::fs::read_to_string(d.path().join("c.json")).unwrap();
+        assert!(text.starts_with("{\"counted\":"), "{text}");
+    }
+    let out = nqueens().args(args).current_dir(d.path()).output().unwrap();
+    assert!(out.status.success());
+    let v = json(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(v["placements"], "2279184");
+    if stopped > 0 {
+        assert!(v["resumed_items"].as_u64().unwrap() > 0, "{v}");
+    }
+    // A finished checkpoint answers at once, every item resumed.
+    let out = nqueens().args(args).current_dir(d.path()).output().unwrap();
+    let v = json(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(v["placements"], "2279184");
+    assert_eq!(v["resumed_items"], v["items"]);
+}
+
+#[test]
+fn a_checkpoint_of_another_count_or_a_damaged_one_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let c = d.path().join("c.json");
+    let c = c.to_str().unwrap();
+    let (code, out, err) = run(&["count", "10", "--checkpoint", c, "--json", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["placements"], "724");
+    let saved = std::fs::read(c).unwrap();
+    for other in [
+        &["count", "11", "--checkpoint", c][..],
+        &["count", "10", "--shard", "1/2", "--checkpoint", c][..],
+    ] {
+        let (code, _, err) = run(other);
+        assert_eq!(code, 2, "{other:?}");
+        assert!(err.contains(c) && err.contains("another count"), "{err}");
+        assert_eq!(
+            std::fs::read(c).unwrap(),
+            saved,
+            "a refused checkpoint is kept"
+        );
+    }
+    let text = String::from_utf8(saved.clone()).unwrap();
+    let damaged = text.replacen("\"sum\":\"", "\"sum\":\"1", 1);
+    std::fs::write(c, damaged).unwrap();
+    let (code, _, err) = run(&["count", "10", "--checkpoint", c]);
+    assert_eq!(code, 2);
+    assert!(err.contains("checksum"), "{err}");
+    std::fs::write(c, &saved[..saved.len() / 2]).unwrap();
+    let (code, _, err) = run(&["count", "10", "--checkpoint", c]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a valid checkpoint"), "{err}");
+}
+
+#[test]
+fn checkpoints_need_a_count_made_of_items_and_never_replace_an_input() {
+    let (code, _, err) = run(&["count", "8", "--piece", "rook", "--checkpoint", "x.json"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--checkpoint needs a count made of work items"),
+        "{err}"
+    );
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("c.txt");
+    std::fs::write(&input, "0 0 0 0 0 0 0 0\n").unwrap();
+    let p = input.to_str().unwrap();
+    let (code, _, err) = run(&["count", "--from", p, "--checkpoint", p]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&input).unwrap(),
+        "0 0 0 0 0 0 0 0\n"
+    );
+}
