@@ -234,3 +234,71 @@ fn zstd_cli_gives_back_the_raw_file() {
     assert!(status.success());
     assert_eq!(std::fs::read(&raw).unwrap(), std::fs::read(&back).unwrap());
 }
+
+/// A board of over 4 million rows with a conflict, an empty row and a value off the board:
+/// the counts and the first conflict are those a plain count finds.
+#[test]
+fn a_large_board_reports_its_conflicts_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let n: u64 = (1 << 22) + 1000;
+    let good = d.path().join("s.nqb");
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        &n.to_string(),
+        "-o",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(&[
+        "verify",
+        "--require-complete",
+        "--json",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["conflict_count"], 0);
+    assert_eq!(v["k"], n);
+
+    // Row 11 takes row 10's column; row 4000000 is emptied; row 3000000 gets a value off the board.
+    let bytes = std::fs::read(&good).unwrap();
+    let mut rows: Vec<u32> = bytes[64..]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    rows[10] = rows[9];
+    rows[3_999_999] = 0;
+    rows[2_999_999] = (n + 7) as u32;
+    let bad = d.path().join("bad.nqb");
+    write_raw_nqb(&bad, n, &rows);
+    let (code, out, _) = run(&["verify", "--json", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["k"], n - 1);
+    assert_eq!(v["out_of_range_count"], 1);
+    assert_eq!(v["out_of_range"][0]["row"], 3_000_000);
+    let first = &v["conflicts"][0];
+    assert_eq!(first["kind"], "column");
+    assert_eq!(first["first"][0], 10);
+    assert_eq!(first["second"][0], 11);
+    // The count is Σ over lines of (queens on it - 1), counted here the obvious way.
+    let (mut col, mut d1, mut d2) = (
+        vec![false; n as usize + 1],
+        vec![false; 2 * n as usize + 1],
+        vec![false; 2 * n as usize + 1],
+    );
+    let mut taken = 0u64;
+    for (i, &c) in rows.iter().enumerate() {
+        let (r, c) = (i as u64 + 1, c as u64);
+        if c == 0 || c > n {
+            continue;
+        }
+        for (seen, at) in [(&mut col, c), (&mut d1, n + c - r), (&mut d2, r + c)] {
+            taken += seen[at as usize] as u64;
+            seen[at as usize] = true;
+        }
+    }
+    assert_eq!(v["conflict_count"], taken);
+}
