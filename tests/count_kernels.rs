@@ -5,8 +5,6 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 /// OEIS A000170 and A002562 (distinct).
@@ -59,25 +57,6 @@ fn an_unknown_kernel_is_refused() {
     let (code, _, err) = run_env(&[("NQUEENS_KERNEL", "sse9")], &["count", "8"]);
     assert_eq!(code, 2);
     assert!(err.contains("NQUEENS_KERNEL=sse9: unknown kernel"), "{err}");
-}
-
-/// Starts a count with `args` in `dir`, sends SIGTERM after `after`; returns the exit code.
-#[cfg(unix)]
-fn terminated(dir: &Path, args: &[&str], after: Duration) -> i32 {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(after);
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    child.wait().unwrap().code().expect("exited by itself")
 }
 
 #[cfg(unix)]

@@ -4,32 +4,9 @@
 
 mod common;
 use common::*;
-use std::process::Command;
 use std::time::Duration;
 
 const N: &str = "10000000";
-
-/// Starts nqueens with `args` in `dir`, sends SIGTERM after `after`, returns its exit code.
-fn terminated(dir: &std::path::Path, args: &[&str], after: Duration) -> i32 {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(after);
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    child
-        .wait()
-        .unwrap()
-        .code()
-        .expect("exited by itself, not killed by the signal")
-}
 
 #[test]
 fn sigterm_leaves_no_partial_file() {

@@ -64,3 +64,27 @@ pub fn reseal_header(bytes: &mut [u8]) {
     let h = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
     bytes[56..64].copy_from_slice(&h.to_le_bytes());
 }
+
+/// Starts nqueens with `args` in `dir`, sends SIGTERM after `after`, returns its exit code
+/// (the process must exit by itself, not be killed by the signal).
+#[cfg(unix)]
+pub fn terminated(dir: &Path, args: &[&str], after: std::time::Duration) -> i32 {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child
+        .wait()
+        .unwrap()
+        .code()
+        .expect("exited by itself, not killed by the signal")
+}
