@@ -6,11 +6,13 @@
 //! preplaced (the mirror image of each placement is the other half); regular rooks and regular bishops
 //! have closed counts (a factorial; a Ferrers-board programme per colour, [`bishops`]); super
 //! and awesome bishops, and bishops up to symmetry, go to the square engine ([`squares`]).
-//! Totals of regular queens on an empty board join half boards ([`halves`], n <= 23; larger
-//! boards use start constellations, [`constellations`]) and, up to symmetry, Takaken's
-//! search ([`takaken`]); regular queens on a large board with
-//! few free rows go to the exact engine over its residual ([`crate::exact`]), the one
-//! `complete` uses.
+//! Regular queens on an empty board, total and `--distinct` (by Burnside's formula), join
+//! half boards ([`halves`], n <= 23, its SIMD kernel chosen in [`kernel`]; larger boards use
+//! start constellations, [`constellations`]); a sharded `--distinct` takes Takaken's search
+//! ([`takaken`]). That count is made of work items a caller can watch, stop and resume
+//! ([`resumable`], saved by `count --checkpoint` as a [`checkpoint`]). Regular queens on a
+//! large board with few free rows go to the exact engine over its residual
+//! ([`crate::exact`]), the one `complete` uses.
 
 mod basic;
 mod bishops;
