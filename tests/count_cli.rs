@@ -173,7 +173,30 @@ fn shards_merge_into_the_whole() {
     );
     let (code, _, err) = run(&["count", "merge", &files[0], &files[1]]);
     assert_eq!(code, 2);
-    assert!(err.contains("need each of 0..3 exactly once"), "{err}");
+    assert!(
+        err.contains("need each of 0..3 exactly once: missing 2/3"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["count", "merge", &files[0], &files[1], &files[1], &files[2]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("given more than once 1/3"), "{err}");
+    // A shard counted by another engine (another version's work items) is refused.
+    let other = dir.path().join("other.json");
+    let text = std::fs::read_to_string(&files[2]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let mut changed = v.clone();
+    changed["engine"] = "constellations".into();
+    changed["items"] = 98.into();
+    std::fs::write(&other, changed.to_string()).unwrap();
+    let (code, _, err) = run(&[
+        "count",
+        "merge",
+        &files[0],
+        &files[1],
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("shards counted differently"), "{err}");
     let (code, _, _) = run(&["count", "8", "--shard", "3/3"]);
     assert_eq!(code, 2);
 }

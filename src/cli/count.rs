@@ -609,9 +609,41 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
             .collect();
         seen.sort_unstable();
         if seen != (0..of).collect::<Vec<_>>() {
+            let missing: Vec<String> = (0..of)
+                .filter(|i| seen.binary_search(i).is_err())
+                .map(|i| format!("{i}/{of}"))
+                .collect();
+            let mut twice: Vec<String> = seen
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| format!("{}/{of}", w[0]))
+                .collect();
+            twice.dedup();
+            let mut wrong = Vec::new();
+            if !missing.is_empty() {
+                wrong.push(format!("missing {}", missing.join(", ")));
+            }
+            if !twice.is_empty() {
+                wrong.push(format!("given more than once {}", twice.join(", ")));
+            }
+            if seen.iter().any(|&i| i >= of) {
+                wrong.push("some shard index is not below S".to_string());
+            }
             return Err(Error::Usage(format!(
-                "count merge: n = {}: shards {:?} of {of} given; need each of 0..{of} exactly once",
-                parts[0]["n"], seen
+                "count merge: n = {}: need each of 0..{of} exactly once: {}",
+                parts[0]["n"],
+                wrong.join("; ")
+            )));
+        }
+        // Shards split the work items of one engine: those of another engine, or another
+        // version of it, split differently, and their sum would be wrong.
+        let how = |v: &Value| format!("engine {} with {} work items", v["engine"], v["items"]);
+        if let Some(other) = parts.iter().find(|v| how(v) != how(&parts[0])) {
+            return Err(Error::Usage(format!(
+                "count merge: n = {}: shards counted differently ({}, {}): count every shard with one version of nqueens",
+                parts[0]["n"],
+                how(&parts[0]),
+                how(other)
             )));
         }
         let sum = |key: &str| -> Result<BigUint, Error> {
