@@ -232,3 +232,34 @@ fn basic_algorithm_and_thread_counts_agree() {
     };
     assert_eq!(strip(&one), strip(&two));
 }
+
+#[test]
+fn sizes_are_accepted_in_scientific_and_power_notation() {
+    let (code, out, err) = run(&["count", "1.2e1", "--json", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_lines(&out)[0]["placements"], "14200");
+    let (code, out, _) = run(&["count", "--range", "2^3..1e1", "--json", "--quiet"]);
+    assert_eq!(code, 0);
+    let counts: Vec<_> = json_lines(&out)
+        .iter()
+        .map(|v| v["placements"].clone())
+        .collect();
+    assert_eq!(counts, ["92", "352", "724"]);
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("g.txt");
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "1e3",
+        "-o",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(&["verify", f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("VALID SOLUTION (n = 1000)"), "{out}");
+    let (code, _, err) = run(&["generate", "solution", "--n", "2.5", "-o", "-"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a whole number"), "{err}");
+}

@@ -22,7 +22,9 @@ pub struct Args {
     /// Add up the JSON results of shards.
     #[command(subcommand)]
     merge: Option<MergeCommand>,
-    /// Board size, which is also the number of pieces (taken from --from when omitted).
+    /// Board size, which is also the number of pieces (taken from --from when omitted;
+    /// 1.8e1 and 2^4 are accepted too).
+    #[arg(value_parser = super::size::parse_size_u32)]
     n: Option<u32>,
     /// The piece.
     #[arg(long, value_enum, default_value = "queen")]
@@ -370,9 +372,9 @@ fn parse_range(s: &str) -> Result<Vec<u32>, Error> {
         ))
     };
     let (a, b) = s.split_once("..").ok_or_else(bad)?;
-    let (a, b): (u32, u32) = (
-        a.trim().parse().map_err(|_| bad())?,
-        b.trim().parse().map_err(|_| bad())?,
+    let (a, b) = (
+        super::size::parse_size_u32(a).map_err(|_| bad())?,
+        super::size::parse_size_u32(b).map_err(|_| bad())?,
     );
     if a == 0 || a > b {
         return Err(bad());

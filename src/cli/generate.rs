@@ -23,8 +23,8 @@ pub enum Command {
 /// Arguments of `generate excluded`.
 #[derive(clap::Args, Debug)]
 pub struct ExcludedArgs {
-    /// Board size.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::excluded::MAX_GENERATED_M))]
+    /// Board size (1e3 and 10^3 are accepted too).
+    #[arg(long, value_parser = excluded_size)]
     n: u64,
     /// Diagonals the instance excludes (the file's `numdiags`); default all of the series.
     #[arg(long, value_name = "D")]
@@ -98,8 +98,8 @@ impl EncodingArg {
 /// Arguments of `generate solution`.
 #[derive(clap::Args, Debug)]
 pub struct SolutionArgs {
-    /// Board size (1 or at least 4).
-    #[arg(long)]
+    /// Board size (1 or at least 4; 1e8 and 10^8 are accepted too).
+    #[arg(long, value_parser = super::size::parse_size)]
     n: u64,
     /// A random solution (the completion engine on the empty board) instead of the
     /// explicit construction.
@@ -233,4 +233,14 @@ fn with_output(
     body(&mut w)?;
     w.finish()?.commit()?;
     Ok(exit::OK)
+}
+
+/// `generate excluded --n`: a size in 1..=MAX_GENERATED_M.
+fn excluded_size(s: &str) -> Result<u64, String> {
+    let n = super::size::parse_size(s)?;
+    let max = crate::excluded::MAX_GENERATED_M;
+    if !(1..=max).contains(&n) {
+        return Err(format!("{n} is not in 1..={max}"));
+    }
+    Ok(n)
 }

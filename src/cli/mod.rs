@@ -25,6 +25,7 @@ mod count;
 mod generate;
 mod info;
 mod progress;
+mod size;
 mod verify;
 
 pub(crate) use progress::Progress;
