@@ -263,3 +263,24 @@ fn sizes_are_accepted_in_scientific_and_power_notation() {
     assert_eq!(code, 2);
     assert!(err.contains("not a whole number"), "{err}");
 }
+
+#[test]
+fn every_subcommand_help_lists_the_exit_codes() {
+    for args in [
+        &["count", "--help"][..],
+        &["info", "--help"],
+        &["verify", "--help"],
+        &["complete", "--help"],
+        &["convert", "--help"],
+        &["generate", "solution", "--help"],
+        &["generate", "composition", "--help"],
+        &["generate", "excluded", "--help"],
+    ] {
+        let (code, out, _) = run(args);
+        assert_eq!(code, 0, "{args:?}");
+        assert!(
+            out.contains("Exit codes:") && out.contains("130"),
+            "{args:?}"
+        );
+    }
+}

@@ -17,7 +17,11 @@ use std::time::Instant;
 
 /// Arguments of `count`.
 #[derive(clap::Args, Debug)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = super::EXIT_CODES
+)]
 pub struct Args {
     /// Add up the JSON results of shards.
     #[command(subcommand)]

@@ -22,6 +22,7 @@ pub enum Command {
 
 /// Arguments of `generate excluded`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct ExcludedArgs {
     /// Board size (1e3 and 10^3 are accepted too).
     #[arg(long, value_parser = excluded_size)]
@@ -97,6 +98,7 @@ impl EncodingArg {
 
 /// Arguments of `generate solution`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct SolutionArgs {
     /// Board size (1 or at least 4; 1e8 and 10^8 are accepted too).
     #[arg(long, value_parser = super::size::parse_size)]
@@ -114,6 +116,7 @@ pub struct SolutionArgs {
 
 /// Arguments of `generate composition`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct CompositionArgs {
     /// The solution (or composition) whose queens are sampled.
     #[arg(long, value_name = "SOLUTION")]

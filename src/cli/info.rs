@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 /// Arguments of `info`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = super::EXIT_CODES)]
 pub struct Args {
     /// The file to describe.
     file: PathBuf,
