@@ -302,3 +302,34 @@ fn a_large_board_reports_its_conflicts_exactly() {
     }
     assert_eq!(v["conflict_count"], taken);
 }
+
+#[test]
+fn info_describes_every_file_and_exits_with_the_worst() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a.nqb");
+    write_raw_nqb(&a, 4, &[2, 4, 1, 3]);
+    let b = data("grigoryan-n100-k47.txt");
+    let missing = d.path().join("missing.nqb");
+    let (code, out, err) = run(&[
+        "info",
+        "--json",
+        a.to_str().unwrap(),
+        missing.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    let files: Vec<String> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["file"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(files, [a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("missing.nqb"), "{err}");
+    let (code, _, _) = run(&["info", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 0);
+}

@@ -1,16 +1,17 @@
-//! `nqueens info FILE`
+//! `nqueens info FILE...`
 
 use super::{Error, exit, print_json};
 use crate::format::{Encoding, Input};
 use crate::verify::{Requirements, verify};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `info`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = super::EXIT_CODES)]
 pub struct Args {
-    /// The file to describe.
-    file: PathBuf,
+    /// The files to describe.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
     #[command(flatten)]
     input_args: super::InputArgs,
     /// One JSON object on standard output.
@@ -18,13 +19,38 @@ pub struct Args {
     json: bool,
 }
 
-/// Runs `info`: the header as stored, then the checksum and queen count as computed.
+/// Runs `info` on each file in turn. A file that cannot be read is reported in one line and
+/// the others are still described; the exit code is the worst of all.
 pub fn run(args: Args) -> Result<i32, Error> {
-    let input = Input::open_with(&args.file, &args.input_args.options())?;
-    let file_size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
+    if let [only] = &args.files[..] {
+        return describe(only, &args);
+    }
+    let mut code = exit::OK;
+    for (i, file) in args.files.iter().enumerate() {
+        match describe(file, &args) {
+            Ok(c) => {
+                code = code.max(c);
+                if !args.json && i + 1 < args.files.len() {
+                    outln!()?;
+                }
+            }
+            Err(e) if e.is_closed_pipe() => return Err(e),
+            Err(e) => {
+                eprintln!("nqueens: {e}");
+                code = code.max(e.exit_code());
+            }
+        }
+    }
+    Ok(code)
+}
+
+/// Describes one file: the header as stored, then the checksum and queen count as computed.
+fn describe(file: &Path, args: &Args) -> Result<i32, Error> {
+    let input = Input::open_with(file, &args.input_args.options())?;
+    let file_size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let n = input.n();
     let mut v = serde_json::json!({
-        "file": args.file.display().to_string(),
+        "file": file.display().to_string(),
         "format": input.format_name(),
         "n": n,
         "file_size": file_size,
