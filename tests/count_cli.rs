@@ -284,3 +284,29 @@ fn every_subcommand_help_lists_the_exit_codes() {
         );
     }
 }
+
+#[test]
+fn completions_and_manual_pages_come_from_the_command_line() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, out, err) = run(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(
+            out.contains("count") && out.contains("checkpoint"),
+            "{shell}"
+        );
+    }
+    let (code, _, _) = run(&["completions", "tcsh"]);
+    assert_eq!(code, 2);
+    let (code, out, _) = run(&["man"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with(".ie") && out.contains(".TH nqueens 1"),
+        "{out}"
+    );
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("man1");
+    let (code, _, err) = run(&["man", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(dir.join("nqueens-count.1")).unwrap();
+    assert!(page.contains("checkpoint"), "{page}");
+}

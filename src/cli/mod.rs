@@ -22,6 +22,7 @@ macro_rules! wln {
 mod complete;
 mod convert;
 mod count;
+mod docs;
 mod generate;
 mod info;
 mod progress;
@@ -109,6 +110,10 @@ pub enum Command {
     /// Build solutions and compositions.
     #[command(subcommand)]
     Generate(generate::Command),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(docs::CompletionArgs),
+    /// Print the manual page (roff), or write one page per subcommand with --dir.
+    Man(docs::ManArgs),
 }
 
 /// A failure that ends a command: reported once, as one line, by `main`.
@@ -249,6 +254,8 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Command::Generate(c) => generate::run(c),
         Command::Count(a) => count::run(a),
         Command::Convert(a) => convert::run(a),
+        Command::Completions(a) => docs::completions(a),
+        Command::Man(a) => docs::man(a),
     }
 }
 

@@ -1,0 +1,56 @@
+//! `nqueens completions SHELL` and `nqueens man`: shell completions and manual pages,
+//! generated from the command-line definition itself so that they never go stale.
+
+use super::{Cli, Error, exit};
+use clap::CommandFactory;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `completions`.
+#[derive(clap::Args, Debug)]
+pub struct CompletionArgs {
+    /// The shell (bash, zsh, fish, elvish, powershell).
+    shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(clap::Args, Debug)]
+pub struct ManArgs {
+    /// Write nqueens.1 and one page per subcommand (nqueens-count.1, ...) into DIR instead
+    /// of printing nqueens.1.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+/// Prints the completion script for a shell on standard output.
+pub fn completions(args: CompletionArgs) -> Result<i32, Error> {
+    let mut cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "nqueens", &mut out);
+    write_stdout(&out)
+}
+
+/// Prints the manual page, or writes every page into a directory.
+pub fn man(args: ManArgs) -> Result<i32, Error> {
+    let cmd = Cli::command();
+    if let Some(dir) = args.dir {
+        let err = |e: std::io::Error| Error::Usage(format!("man: {}: {e}", dir.display()));
+        std::fs::create_dir_all(&dir).map_err(err)?;
+        clap_mangen::generate_to(cmd, &dir).map_err(err)?;
+        return Ok(exit::OK);
+    }
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd)
+        .render(&mut out)
+        .map_err(Error::Stdout)?;
+    write_stdout(&out)
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<i32, Error> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(bytes)
+        .and_then(|_| stdout.flush())
+        .map_err(Error::Stdout)?;
+    Ok(exit::OK)
+}
