@@ -290,7 +290,8 @@ struct Orbit {
 #[derive(Default)]
 pub struct Scratch {
     upper: Vec<u64>,
-    through: Vec<u64>,
+    /// `upper` less the halves that attack the middle row's queen.
+    upper_free: Vec<u64>,
     lower: Vec<u64>,
     free: Vec<u64>,
     by_diagonals: [Vec<u64>; 3],
@@ -403,32 +404,35 @@ impl Work {
         let mut total = 0;
         for orbit in &item.orbits {
             let avoid = orbit.middle.map_or(0, |c| self.geo.through(c));
-            let mut upper = std::mem::take(&mut s.through);
+            let mut upper = std::mem::take(&mut s.upper_free);
             upper.clear();
             upper.extend(s.upper.iter().filter(|&&m| m & avoid == 0));
             let mut lower = std::mem::take(&mut s.lower);
             lower.clear();
-            self.halves
-                .on(orbit.bottom, avoid, |m| m, &mut lower, &mut s.pieces);
-            if upper.is_empty() || lower.is_empty() {
-                // Nothing to pair.
-            } else if orbit.middle.is_some() {
+            if orbit.middle.is_some() {
                 // Odd n: the halves of one column set are few (the middle queen splits
                 // them), and splitting them further by main-diagonal queens costs more
-                // in per-call overhead than the pairs it saves (measured at n = 17).
-                let lower: &mut Vec<u64> = &mut lower;
-                for b in lower.iter_mut() {
-                    *b = self.geo.bottom_across_middle(*b);
-                }
-                total += orbit.size * kernel.disjoint_pairs(lower, &upper, self.geo.bits());
+                // in per-call overhead than the pairs it saves (measured at n = 17); the
+                // bottom halves are turned as they are built.
+                let turn = |m| self.geo.bottom_across_middle(m);
+                self.halves
+                    .on(orbit.bottom, avoid, turn, &mut lower, &mut s.pieces);
+                total += orbit.size * kernel.disjoint_pairs(&lower, &upper, self.geo.bits());
             } else {
-                let (plain, diagonal) = self.pairs(&upper, &lower, true, kernel, s);
-                total += orbit.size * plain + orbit.top_images * diagonal;
-                if orbit.bottom_images > 0 {
-                    total += orbit.bottom_images * self.pairs(&lower, &upper, false, kernel, s).1;
+                // Even n: the bottom column set's halves serve as tops too, so they are
+                // kept as built and turned where used.
+                self.halves
+                    .on(orbit.bottom, avoid, |m| m, &mut lower, &mut s.pieces);
+                if !upper.is_empty() && !lower.is_empty() {
+                    let (plain, diagonal) = self.pairs(&upper, &lower, true, kernel, s);
+                    total += orbit.size * plain + orbit.top_images * diagonal;
+                    if orbit.bottom_images > 0 {
+                        total +=
+                            orbit.bottom_images * self.pairs(&lower, &upper, false, kernel, s).1;
+                    }
                 }
             }
-            s.through = upper;
+            s.upper_free = upper;
             s.lower = lower;
         }
         total
