@@ -5,8 +5,8 @@
 //! ([`complete`], whose exact end game is [`exact`]), counts placements of queens, rooks and
 //! bishops ([`count`]), builds solutions and compositions ([`generate`]), and makes and
 //! reduces Excluded Diagonals instances ([`excluded`]). [`board`] holds the line bitmaps they
-//! share; [`cleanup`] and [`memory`] are process plumbing (temporary files removed on a
-//! signal, resident memory). The `nqueens` binary is a thin layer over it ([`cli`]).
+//! share; [`cleanup`], [`memory`] and [`progress`] are process plumbing (temporary files removed
+//! on a signal, resident memory, how far a long run has got). The `nqueens` binary is a thin layer over it ([`cli`]).
 
 pub mod board;
 pub mod cleanup;
@@ -19,4 +19,5 @@ pub mod excluded;
 pub mod format;
 pub mod generate;
 pub mod memory;
+pub mod progress;
 pub mod verify;

@@ -10,7 +10,15 @@ use std::time::{Duration, Instant};
 
 /// Arguments of `complete`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens complete board.nqb -o solved.nqb",
+        "nqueens complete Q.mat -o Q_solved.mat --seed 7 --time-limit 300",
+        "nqueens complete hard.txt --certificate why.json --json",
+        "nqueens --threads 2 complete big.nqb.zst -o big-solved.zst"
+    )
+)]
 pub struct Args {
     /// The composition to complete (any supported format).
     input: PathBuf,
@@ -160,13 +168,47 @@ pub(super) fn solve(
         since,
         interrupt: super::interrupt_flag(),
     };
-    let progress = super::Progress::start(
-        quiet,
-        format!("completing n = {} ({})", input.n(), input.path().display()),
-    );
+    let progress = completion_progress(quiet, input);
     let outcome = run_job(input, output, &opts);
     progress.finish();
     Ok(outcome?)
+}
+
+/// A spinner naming the stage of the run: how much of the input is read, the free rows
+/// left while placing, how much of the answer is written.
+fn completion_progress(quiet: bool, input: &Input) -> super::Progress {
+    use crate::progress::{Stage, meter};
+    let n = input.n();
+    let name = input.path().display().to_string();
+    let read0 = meter().rows_read();
+    let output_from = std::sync::Mutex::new(None);
+    let percent = move |rows: u64| 100.0 * rows as f64 / n.max(1) as f64;
+    super::Progress::status(quiet, move || {
+        let m = meter();
+        let what = match m.stage() {
+            Stage::Idle => "starting".to_string(),
+            Stage::Input => format!("input, {:.0} % read", percent(m.rows_read() - read0)),
+            Stage::Output => {
+                // Rows re-verified and written since the stage began.
+                let (read, written) = (m.rows_read(), m.rows_written());
+                let (r0, w0) = *output_from
+                    .lock()
+                    .expect("never poisoned")
+                    .get_or_insert((read, written));
+                format!(
+                    "output, {} rows checked, {} written",
+                    indicatif::HumanCount(read - r0),
+                    indicatif::HumanCount(written - w0)
+                )
+            }
+            s => format!(
+                "{}, {} free rows",
+                s.name(),
+                indicatif::HumanCount(m.free_rows())
+            ),
+        };
+        format!("completing n = {n} ({name}): {what}")
+    })
 }
 
 fn report(

@@ -14,7 +14,16 @@ use std::path::{Path, PathBuf};
 
 /// Arguments of `convert`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens convert Q.mat Q.nqb",
+        "nqueens convert solved.nqb solved.mat",
+        "nqueens convert big.nqb big.zst",
+        "nqueens convert board.txt board.cnf && cadical board.cnf > model.txt",
+        "nqueens convert --model model.txt --base board.txt solved.nqb"
+    )
+)]
 pub struct Args {
     /// IN OUT: the input (NQB raw or zstd, MAT v5/v7, CSPLib, text; recognised by content)
     /// and the output, written under a temporary name and renamed when complete. With
@@ -128,7 +137,12 @@ pub fn run(a: Args) -> Result<i32, Error> {
                 excluded_solution(&input, base, &opts, &output, format)?
             } else {
                 let input = Input::open_with(&input, &opts)?;
-                let progress = Progress::start(a.quiet, format!("converting {} rows", input.n()));
+                let progress = Progress::rows(
+                    a.quiet,
+                    input.n(),
+                    format!("converting {}", input.path().display()),
+                    || crate::progress::meter().rows_read(),
+                );
                 let file = match target {
                     Output::Rows(format) => RowWriter::copy(&input, &output, format)?,
                     Output::Cnf => {

@@ -20,7 +20,16 @@ use std::time::Instant;
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    after_help = super::EXIT_CODES
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens count 16",
+        "nqueens count --range 4..18 --json",
+        "nqueens count 27 --piece queen --kind super",
+        "nqueens count 20 --checkpoint c20.json",
+        "nqueens count 21 --shard 0/8 --json > s0.json",
+        "nqueens count merge s*.json",
+        "nqueens count 12 --place 1:2,5:7 --first -o first.txt"
+    )
 )]
 pub struct Args {
     /// Add up the JSON results of shards.
@@ -53,9 +62,6 @@ pub struct Args {
     from: Option<PathBuf>,
     #[command(flatten)]
     input_args: super::InputArgs,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
     /// Count only part I of S of the work (0 <= I < S), for a cluster; add with `count merge`.
     #[arg(long, value_name = "I/S")]
     shard: Option<String>,
@@ -129,21 +135,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
             "count: --checkpoint-every needs a number of seconds, 0 or more".into(),
         ));
     }
-    let threads = super::checked_threads(args.threads)?;
-    let pool = match threads {
-        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t).build(),
-        None => rayon::ThreadPoolBuilder::new().build(),
-    }
-    .map_err(|e| {
-        Error::Usage(format!(
-            "cannot start {} threads: {e}",
-            args.threads.unwrap_or(0)
-        ))
-    })?;
-    pool.install(|| run_in_pool(&args))
-}
-
-fn run_in_pool(args: &Args) -> Result<i32, Error> {
+    let args = &args;
     count::kernel::Kernel::selected().map_err(|e| Error::Usage(format!("count: {e}")))?;
     let rules = Rules::new(args.piece, args.kind);
     let (from_n, mut placed) = preplaced(args)?;

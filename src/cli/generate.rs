@@ -22,7 +22,12 @@ pub enum Command {
 
 /// Arguments of `generate excluded`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens generate excluded --n 30 --diags 40 --seed 1 -o ed.param"
+    )
+)]
 pub struct ExcludedArgs {
     /// Board size (1e3 and 10^3 are accepted too).
     #[arg(long, value_parser = excluded_size)]
@@ -51,6 +56,9 @@ pub struct OutputArgs {
     /// anything else NQB raw).
     #[arg(long, value_enum)]
     encoding: Option<EncodingArg>,
+    /// No progress display.
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 impl OutputArgs {
@@ -98,7 +106,14 @@ impl EncodingArg {
 
 /// Arguments of `generate solution`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens generate solution --n 1e8 -o s.nqb",
+        "nqueens generate solution --n 1e6 --random --seed 3 -o r.zst",
+        "nqueens generate solution --n 8"
+    )
+)]
 pub struct SolutionArgs {
     /// Board size (1 or at least 4; 1e8 and 10^8 are accepted too).
     #[arg(long, value_parser = super::size::parse_size)]
@@ -116,7 +131,12 @@ pub struct SolutionArgs {
 
 /// Arguments of `generate composition`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens generate composition --from s.nqb --k 90000000 --seed 1 -o board.nqb"
+    )
+)]
 pub struct CompositionArgs {
     /// The solution (or composition) whose queens are sampled.
     #[arg(long, value_name = "SOLUTION")]
@@ -206,7 +226,7 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         seed,
         None,
         std::time::Instant::now(),
-        false,
+        a.out.quiet,
     )?;
     match outcome {
         crate::complete::job::JobOutcome::Ran {
@@ -233,7 +253,12 @@ fn with_output(
     // the whole board was made.
     let (dest, format) = out.destination();
     let mut w = RowWriter::create(&dest, n, format)?;
-    body(&mut w)?;
+    let progress = super::Progress::rows(out.quiet, n, format!("writing {n} rows"), || {
+        crate::progress::meter().rows_written()
+    });
+    let made = body(&mut w);
+    progress.finish();
+    made?;
     w.finish()?.commit()?;
     Ok(exit::OK)
 }

@@ -7,7 +7,14 @@ use std::path::{Path, PathBuf};
 
 /// Arguments of `info`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens info solved.nqb",
+        "nqueens info --json runs/*.nqb",
+        "nqueens info Q.mat"
+    )
+)]
 pub struct Args {
     /// The files to describe.
     #[arg(required = true)]

@@ -19,6 +19,30 @@ macro_rules! wln {
     }};
 }
 
+/// The exit-code table, as a literal so that each subcommand's long help can append it
+/// to its examples with `concat!`.
+macro_rules! exit_codes {
+    () => {
+        "Exit codes:
+  0    success (every file valid; complete: SOLVED)
+  1    some file is not a valid composition or solution, or lacks what was required
+  2    unreadable or corrupt input, unwritable output, or bad arguments
+  3    complete: INFEASIBLE, no completion exists (with a certificate);
+       count --first: no placement exists
+  4    complete: UNKNOWN, the time limit ran out first
+  5    internal error: a result failed its own re-verification; nothing was written
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); no output or temporary file was left
+       (count --checkpoint saves its checkpoint first)"
+    };
+}
+
+/// A subcommand's long help: its examples, then the exit codes.
+macro_rules! examples {
+    ($($line:literal),+ $(,)?) => {
+        concat!("Examples:\n", $("  ", $line, "\n",)+ "\n", exit_codes!())
+    };
+}
+
 mod complete;
 mod convert;
 mod count;
@@ -74,16 +98,8 @@ pub mod exit {
     pub const INTERRUPTED: i32 = 130;
 }
 
-const EXIT_CODES: &str = "Exit codes:
-  0    success (every file valid; complete: SOLVED)
-  1    some file is not a valid composition or solution, or lacks what was required
-  2    unreadable or corrupt input, unwritable output, or bad arguments
-  3    complete: INFEASIBLE, no completion exists (with a certificate);
-       count --first: no placement exists
-  4    complete: UNKNOWN, the time limit ran out first
-  5    internal error: a result failed its own re-verification; nothing was written
-  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); no output or temporary file was left
-       (count --checkpoint saves its checkpoint first)";
+/// The table of exit codes that every help ends with.
+const EXIT_CODES: &str = exit_codes!();
 
 /// n-queens compositions and solutions at every scale.
 #[derive(Parser, Debug)]
@@ -92,6 +108,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Worker threads of every parallel step (default, or 0: all cores); may come before
+    /// or after the subcommand.
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// The subcommands.
@@ -247,6 +267,12 @@ fn interrupted() -> bool {
 pub fn run(cli: Cli) -> Result<i32, Error> {
     install_signal_handler();
     install_bus_error_handler();
+    if let Some(t) = checked_threads(cli.threads)? {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| Error::Usage(format!("--threads {t}: cannot start the threads: {e}")))?;
+    }
     match cli.command {
         Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),
@@ -269,6 +295,8 @@ fn checked_threads(threads: Option<usize>) -> Result<Option<usize>, Error> {
         Some(t) if t > MAX_THREADS => Err(Error::Usage(format!(
             "--threads {t}: at most {MAX_THREADS} threads"
         ))),
+        // As for zstd -T0: zero means all cores.
+        Some(0) => Ok(None),
         t => Ok(t),
     }
 }
@@ -288,5 +316,45 @@ impl From<crate::dimacs::DimacsError> for Error {
                 report.first_problem().unwrap_or_default()
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every example in every help parses as the command line it shows (up to the first
+    /// shell operator).
+    #[test]
+    fn every_example_in_the_help_parses() {
+        fn walk(cmd: &mut clap::Command, seen: &mut usize) {
+            let help = cmd.render_long_help().to_string();
+            if let Some(at) = help.find("Examples:") {
+                for line in help[at..].lines().skip(1) {
+                    let Some(example) = line.trim().strip_prefix("nqueens ") else {
+                        break;
+                    };
+                    let words: Vec<&str> = std::iter::once("nqueens")
+                        .chain(
+                            example
+                                .split_whitespace()
+                                .take_while(|w| !["|", "&&", ">", "<"].contains(w)),
+                        )
+                        .collect();
+                    if let Err(e) = Cli::try_parse_from(&words) {
+                        panic!("example `{line}` does not parse: {e}");
+                    }
+                    *seen += 1;
+                }
+            }
+            for sub in cmd.get_subcommands_mut() {
+                walk(sub, seen);
+            }
+        }
+        use clap::Parser as _;
+        let mut seen = 0;
+        walk(&mut Cli::command(), &mut seen);
+        assert!(seen >= 20, "only {seen} examples found");
     }
 }

@@ -1,6 +1,6 @@
 //! `nqueens verify FILE...`
 
-use super::{Error, exit, print_json};
+use super::{Error, Progress, exit, print_json};
 use crate::format::{FormatError, Input};
 use crate::verify::{Report, Requirements, Verdict, verify};
 use rayon::prelude::*;
@@ -12,7 +12,16 @@ const SMALL_FILE: u64 = 64 << 20;
 
 /// Arguments of `verify`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(
+    after_help = super::EXIT_CODES,
+    after_long_help = examples!(
+        "nqueens verify solved.nqb",
+        "nqueens verify --require-complete runs/*.nqb",
+        "nqueens verify --base board.nqb solved.nqb",
+        "nqueens verify --json a.mat b.txt | jq .status",
+        "nqueens verify -q solved.nqb && echo valid"
+    )
+)]
 pub struct Args {
     /// Files to check (any supported format).
     #[arg(required = true)]
@@ -28,6 +37,10 @@ pub struct Args {
     /// Every queen of this composition must be kept by each file.
     #[arg(long, value_name = "COMPOSITION")]
     base: Option<PathBuf>,
+    /// Print nothing on standard output and show no progress: the exit code is the
+    /// answer (errors still go to standard error).
+    #[arg(short, long, conflicts_with = "json")]
+    quiet: bool,
 }
 
 /// Runs `verify`.
@@ -48,26 +61,102 @@ pub fn run(args: Args) -> Result<i32, Error> {
     };
     let check =
         |path: &PathBuf| Input::open_with(path, &opts).and_then(|input| verify(&input, req));
-    let mut code = exit::OK;
+    let files = args.files.len();
+    let mut tally = Tally::default();
+    let mut report = |path: &PathBuf, result: Result<Report, FormatError>| -> Result<(), Error> {
+        tally.add(&result);
+        if !args.quiet {
+            print_result(path, &result, args.json)
+        } else {
+            if let Err(e) = &result {
+                eprintln!("nqueens: {e}");
+            }
+            Ok(())
+        }
+    };
+    if files == 1 {
+        // One file: a bar of its rows.
+        let path = &args.files[0];
+        let result = Input::open_with(path, &opts).and_then(|input| {
+            let progress = Progress::rows(
+                args.quiet,
+                input.n(),
+                format!("verifying {}", path.display()),
+                || crate::progress::meter().rows_read(),
+            );
+            let report = verify(&input, req);
+            progress.finish();
+            report
+        });
+        report(path, result)?;
+        return Ok(tally.exit_code());
+    }
+    let progress = Progress::files(args.quiet, files as u64);
     let mut i = 0;
-    while i < args.files.len() {
+    while i < files {
         // A run of consecutive small files goes in parallel; a large file alone.
         let mut j = i;
-        while j < args.files.len() && is_small(&args.files[j]) {
+        while j < files && is_small(&args.files[j]) {
             j += 1;
         }
-        let results: Vec<_> = if j > i {
-            args.files[i..j].par_iter().map(check).collect()
-        } else {
+        if j == i {
             j = i + 1;
-            vec![check(&args.files[i])]
-        };
-        for (path, result) in args.files[i..j].iter().zip(results) {
-            code = code.max(print_result(path, &result, args.json)?);
         }
+        progress.set_message(args.files[i].display().to_string());
+        let results: Vec<_> = args.files[i..j].par_iter().map(check).collect();
+        for (path, result) in args.files[i..j].iter().zip(results) {
+            progress.suspend(|| report(path, result))?;
+        }
+        progress.inc((j - i) as u64);
         i = j;
     }
-    Ok(code)
+    progress.finish();
+    if !args.quiet && !args.json {
+        outln!("{tally}")?;
+    }
+    Ok(tally.exit_code())
+}
+
+/// How many files were valid, invalid and unreadable.
+#[derive(Default)]
+struct Tally {
+    valid: usize,
+    invalid: usize,
+    unreadable: usize,
+}
+
+impl Tally {
+    fn add(&mut self, result: &Result<Report, FormatError>) {
+        match result.as_ref().map(|r| &r.verdict) {
+            Ok(Verdict::Solution | Verdict::Composition) => self.valid += 1,
+            Ok(Verdict::Incomplete | Verdict::Invalid) => self.invalid += 1,
+            Err(_) => self.unreadable += 1,
+        }
+    }
+
+    /// The worst outcome's code: an unreadable file over an invalid one over success.
+    fn exit_code(&self) -> i32 {
+        if self.unreadable > 0 {
+            exit::ERROR
+        } else if self.invalid > 0 {
+            exit::INVALID
+        } else {
+            exit::OK
+        }
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{} files: {} valid, {} invalid, {} unreadable",
+            self.valid + self.invalid + self.unreadable,
+            self.valid,
+            self.invalid,
+            self.unreadable
+        )
+    }
 }
 
 fn is_small(path: &PathBuf) -> bool {
@@ -78,7 +167,7 @@ fn print_result(
     path: &std::path::Path,
     result: &Result<Report, FormatError>,
     json: bool,
-) -> Result<i32, Error> {
+) -> Result<(), Error> {
     let file = path.display().to_string();
     match result {
         Err(e) => {
@@ -88,7 +177,7 @@ fn print_result(
                 )?;
             }
             eprintln!("nqueens: {e}");
-            Ok(exit::ERROR)
+            Ok(())
         }
         Ok(r) => {
             if json {
@@ -99,10 +188,7 @@ fn print_result(
             } else {
                 print_human(&file, r)?;
             }
-            Ok(match r.verdict {
-                Verdict::Solution | Verdict::Composition => exit::OK,
-                Verdict::Incomplete | Verdict::Invalid => exit::INVALID,
-            })
+            Ok(())
         }
     }
 }

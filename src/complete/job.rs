@@ -83,6 +83,7 @@ pub fn run_job(
         stats,
     } = complete(input, state, stats, opts)?;
     let t = Instant::now();
+    crate::progress::meter().set_stage(crate::progress::Stage::Output);
     if answer == super::Answer::Solved {
         state
             .seal()

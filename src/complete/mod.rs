@@ -22,6 +22,7 @@ pub mod state;
 
 use crate::exact::{self, Outcome, Residual};
 use crate::format::{FormatError, Input};
+use crate::progress::{Stage, meter};
 use crate::verify::{Requirements, verify_mark_and_copy};
 use certificate::Certificate;
 use rand::RngExt;
@@ -200,7 +201,8 @@ impl Stop<'_> {
     }
 }
 
-fn timed<T>(phase: &mut Phase, f: impl FnOnce() -> T) -> T {
+fn timed<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
+    meter().set_stage(stage);
     let t = Instant::now();
     let r = f();
     phase.seconds += t.elapsed().as_secs_f64();
@@ -235,6 +237,7 @@ pub fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatErro
         levels: (level2(input.n()), level3(input.n())),
         ..Stats::default()
     };
+    meter().set_stage(Stage::Input);
     let t = Instant::now();
     let (report, marks) = verify_mark_and_copy(input, Requirements::default(), rows.rows_mut())?;
     let Some(marks) = marks else {
@@ -244,6 +247,7 @@ pub fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatErro
     stats.input.runs = 1;
     stats.sample_memory(crate::memory::anonymous_rss());
     stats.free_rows = input.n() - report.k;
+    meter().set_free_rows(stats.free_rows);
     let state = BoardState::new(rows, marks.rows, marks.lines, report.k);
     Ok(Prepared::Ready(state, stats))
 }
@@ -291,11 +295,15 @@ fn run(
     let (l2, l3) = stats.levels;
     // Few free rows: the exact search of the input decides.
     if m0 <= EXACT_FIRST.max(l3) {
-        let res = timed(&mut stats.certificates, || Residual::from_state(state));
-        if let Some(cert) = timed(&mut stats.certificates, || res.certificate()) {
+        let res = timed(Stage::Certificates, &mut stats.certificates, || {
+            Residual::from_state(state)
+        });
+        if let Some(cert) = timed(Stage::Certificates, &mut stats.certificates, || {
+            res.certificate()
+        }) {
             return Ok(Answer::Infeasible(cert));
         }
-        let (outcome, counts) = timed(&mut stats.exact, || {
+        let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
             exact::first(&res, opts.seed, &stop_now)
         });
         stats.add_search(counts);
@@ -322,8 +330,12 @@ fn run(
             // Give the exact search of the input a turn, with a budget that doubles.
             if m0 <= RESIDUAL_MAX && input_mark.is_some() {
                 if input_residual.is_none() {
-                    let res = timed(&mut stats.certificates, || Residual::from_state(state));
-                    if let Some(cert) = timed(&mut stats.certificates, || res.certificate()) {
+                    let res = timed(Stage::Certificates, &mut stats.certificates, || {
+                        Residual::from_state(state)
+                    });
+                    if let Some(cert) = timed(Stage::Certificates, &mut stats.certificates, || {
+                        res.certificate()
+                    }) {
                         return Ok(Answer::Infeasible(cert));
                     }
                     input_residual = Some(res);
@@ -339,7 +351,7 @@ fn run(
             return Ok(unknown(&format!("after {restart} restarts")));
         }
         let before = state.free();
-        let rounds = timed(&mut stats.pairing, || {
+        let rounds = timed(Stage::Pairing, &mut stats.pairing, || {
             pairing::pair_rounds(state, opts.seed, restart, l2, PAIRING_STALL, &stop_now)
         });
         stats.pairing.placed += before - state.free();
@@ -360,7 +372,9 @@ fn run(
                 )));
             }
             let mut rng = seeded_rng(opts.seed, &[3, restart, attempt]);
-            let placed = timed(&mut stats.scatter, || scatter::scatter(state, l3, &mut rng));
+            let placed = timed(Stage::Scatter, &mut stats.scatter, || {
+                scatter::scatter(state, l3, &mut rng)
+            });
             match placed {
                 Ok(p) => stats.scatter.placed += p,
                 Err(dead) => {
@@ -373,14 +387,17 @@ fn run(
                     continue;
                 }
             }
-            let res = timed(&mut stats.endgame, || Residual::from_state(state));
+            meter().set_free_rows(state.free());
+            let res = timed(Stage::Endgame, &mut stats.endgame, || {
+                Residual::from_state(state)
+            });
             if res.size() <= exact::MAX_FREE {
                 let limits = exact::Limits {
                     max_nodes: 2000 + 20 * res.size() as u64,
                     stop: &stop_now,
                 };
                 let seed = rng.random::<u64>();
-                let (outcome, counts) = timed(&mut stats.endgame, || {
+                let (outcome, counts) = timed(Stage::Endgame, &mut stats.endgame, || {
                     exact::first_sequential(&res, seed, limits)
                 });
                 stats.add_search(counts);
@@ -416,7 +433,7 @@ fn exact(
         max_nodes,
         stop: &stop_now,
     };
-    let (outcome, counts) = timed(&mut stats.exact, || {
+    let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
         exact::first_sequential(res, opts.seed, limits)
     });
     stats.add_search(counts);

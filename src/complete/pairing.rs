@@ -91,6 +91,7 @@ pub fn pair_rounds(
             None => pairing_round(state, seed, round, stop),
         }
         let placed = free_before - state.free();
+        crate::progress::meter().set_free_rows(state.free());
         rounds.push(Round {
             free_before,
             placed,

@@ -316,7 +316,10 @@ impl Input {
 
     /// Tells the input that segment `i` will not be read again soon (see
     /// [`NqbFile::release`]); a no-op for inputs held in memory.
+    /// Rows released count as read for the process's [`crate::progress::meter`].
     pub fn release(&self, i: u64) {
+        let first = i * self.segment_rows();
+        crate::progress::meter().add_read(self.segment_rows().min(self.n().saturating_sub(first)));
         if let Input::Nqb(f) = self {
             f.release(i);
         }
@@ -599,6 +602,7 @@ impl RowWriter {
 
     /// Appends rows.
     pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
+        crate::progress::meter().add_written(rows.len() as u64);
         match self {
             RowWriter::Nqb(w) => w.write_rows(rows),
             RowWriter::Text(w) => w.write_rows(rows),
