@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const MAX_N: u64 = u32::MAX as u64;
 
 /// Which family of lines a conflict is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LineKind {
     /// Same column.

@@ -4,7 +4,8 @@
 //! [`dimacs`]), checks compositions and solutions ([`verify`]), completes compositions
 //! ([`complete`], whose exact end game is [`exact`]), counts placements of queens, rooks and
 //! bishops ([`count`]), builds solutions and compositions ([`generate`]), and makes and
-//! reduces Excluded Diagonals instances ([`excluded`]). [`board`] holds the line bitmaps they
+//! reduces Excluded Diagonals instances ([`excluded`]). [`json`] holds the records the
+//! command line prints with `--json`, from which the published JSON Schemas are made. [`board`] holds the line bitmaps they
 //! share; [`cleanup`], [`memory`] and [`progress`] are process plumbing (temporary files removed
 //! on a signal, resident memory, how far a long run has got). The `nqueens` binary is a thin layer over it ([`cli`]).
 
@@ -18,6 +19,7 @@ pub mod exact;
 pub mod excluded;
 pub mod format;
 pub mod generate;
+pub mod json;
 pub mod memory;
 pub mod progress;
 pub mod verify;

@@ -379,7 +379,7 @@ fn json_report() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(v["answer"], "solved");
-    assert_eq!(v["seed"], 5);
+    assert_eq!(v["seed"], "5", "seeds are strings");
     assert_eq!(v["stats"]["free_rows"], 53);
     assert!(v["stats"]["search_nodes"].as_u64().unwrap() >= 53);
 }

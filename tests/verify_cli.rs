@@ -82,8 +82,12 @@ fn batch_exit_code_is_the_worst() {
     assert_eq!(code, 1);
     assert_eq!(
         out.lines().filter(|l| !l.starts_with("  ")).count(),
-        2,
-        "{out}{err}"
+        3,
+        "a line per file and the summary: {out}{err}"
+    );
+    assert!(
+        out.ends_with("2 files: 1 valid, 1 invalid, 0 unreadable\n"),
+        "{out}"
     );
     let (code, out, err) = run(&[
         "verify",

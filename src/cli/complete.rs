@@ -4,6 +4,7 @@ use super::{Error, exit};
 use crate::complete::job::{JobOutcome, run_job};
 use crate::complete::{Answer, Options, Stats};
 use crate::format::{AtomicFile, Input, OutputFormat, is_stdio};
+use crate::json::{CertificateRecord, CnfRecord, CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -121,21 +122,23 @@ pub fn run(args: Args) -> Result<i32, Error> {
         (&answer, &args.certificate, &certificate_cnf)
     {
         let (cnf, summary) = crate::dimacs::write_cnf(&input, cnf_path)?;
-        let doc = serde_json::json!({
-            "input": args.input.display().to_string(),
-            "n": stats.n,
-            "free_rows": stats.free_rows,
-            "certificate": cert,
-            "explanation": cert.to_string(),
-            "cnf": {
-                "file": cnf_path.display().to_string(),
-                "free_rows": summary.free_rows,
-                "cells": summary.cells,
-                "variables": summary.variables,
-                "clauses": summary.clauses,
-                "meaning": "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate",
+        let doc = CertificateRecord {
+            versions: Versions::current(),
+            input: args.input.display().to_string(),
+            n: stats.n,
+            free_rows: stats.free_rows,
+            certificate: cert.clone(),
+            explanation: cert.to_string(),
+            cnf: CnfRecord {
+                file: cnf_path.display().to_string(),
+                free_rows: summary.free_rows,
+                cells: summary.cells,
+                variables: summary.variables,
+                clauses: summary.clauses,
+                meaning: "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate".into(),
             },
-        });
+        };
+        let doc = serde_json::to_value(&doc).expect("records serialize");
         let mut f = AtomicFile::create(path)?;
         writeln!(f, "{doc:#}")
             .map_err(|e| crate::format::FormatError::new(path, crate::format::Problem::Write(e)))?;
@@ -237,32 +240,38 @@ fn report(
         Answer::Unknown(why) => format!("UNKNOWN: {why}"),
     };
     if args.json {
-        let mut v = serde_json::json!({
-            "input": args.input.display().to_string(),
-            "answer": match answer {
-                Answer::Solved => "solved",
-                Answer::Infeasible(_) => "infeasible",
-                Answer::Unknown(_) => "unknown",
+        let record = CompleteRecord {
+            versions: Versions::current(),
+            input: args.input.display().to_string(),
+            answer: match answer {
+                Answer::Solved => CompleteAnswer::Solved,
+                Answer::Infeasible(_) => CompleteAnswer::Infeasible,
+                Answer::Unknown(_) => CompleteAnswer::Unknown,
             },
-            "seed": seed,
-            "seconds": total,
-            "seconds_output": seconds_output,
-            "peak_rss_bytes": crate::memory::peak_rss(),
-            "stats": stats,
-        });
-        match answer {
-            Answer::Infeasible(c) => {
-                v["certificate"] = serde_json::to_value(c).expect("certificates serialize");
-                v["explanation"] = c.to_string().into();
-            }
-            Answer::Unknown(why) => v["reason"] = why.clone().into(),
-            Answer::Solved => {
-                if let Some(o) = &args.output {
-                    v["output"] = o.display().to_string().into();
-                }
-            }
-        }
-        return wln!(w, "{v}");
+            seed,
+            seconds: total,
+            seconds_output,
+            peak_rss_bytes: crate::memory::peak_rss(),
+            stats: stats.clone(),
+            certificate: match answer {
+                Answer::Infeasible(c) => Some(c.clone()),
+                _ => None,
+            },
+            explanation: match answer {
+                Answer::Infeasible(c) => Some(c.to_string()),
+                _ => None,
+            },
+            reason: match answer {
+                Answer::Unknown(why) => Some(why.clone()),
+                _ => None,
+            },
+            output: match answer {
+                Answer::Solved => args.output.as_ref().map(|o| o.display().to_string()),
+                _ => None,
+            },
+        };
+        let line = serde_json::to_string(&record).expect("records serialize");
+        return wln!(w, "{line}");
     }
     wln!(w, "{headline}")?;
     if args.quiet {

@@ -6,8 +6,7 @@ use crate::count::resumable::{Hooks, ItemCount};
 use crate::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
 use crate::format::is_stdio;
 use crate::format::{Input, OutputFormat, RowWriter};
-use num_bigint::BigUint;
-use serde_json::{Value, json};
+use crate::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -223,9 +222,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
             (tally, 0)
         };
         let seconds = started.elapsed().as_secs_f64();
-        let mut v = result_json(&problem, &tally, shard, args, seconds);
+        let mut v = record(&problem, &tally, shard, args, seconds);
         if args.checkpoint.is_some() {
-            v["resumed_items"] = resumed.into();
+            v.resumed_items = Some(resumed as u64);
         }
         if args.json {
             print_json(&v)?;
@@ -390,73 +389,83 @@ fn parse_shard(s: &str) -> Result<Shard, Error> {
     Shard::new(i, of).map_err(|e| bad(e.to_string()))
 }
 
-fn square_list(squares: &[(u32, u32)]) -> Value {
-    squares
-        .iter()
-        .map(|&(r, c)| json!([r + 1, c + 1]))
-        .collect()
+/// 1-based squares, as records hold them.
+fn squares(list: &[(u32, u32)]) -> Vec<Square> {
+    list.iter().map(|&(r, c)| [r + 1, c + 1]).collect()
 }
 
-fn result_json(p: &Problem, t: &Tally, shard: Shard, args: &Args, seconds: f64) -> Value {
-    let mut v = json!({
-        "n": p.n,
-        "piece": p.rules.piece,
-        "kind": p.rules.kind,
-        "placed": square_list(&p.placed),
-        "shard": [shard.index, shard.of],
-        "placements": t.count.to_string(),
-        "engine": if args.algorithm == Algorithm::Basic { json!("basic") } else { json!(t.method) },
-        "items": t.items,
-        "seconds": seconds,
-    });
-    if let Some(d) = &t.distinct {
-        v["distinct"] = d.to_string().into();
+fn record(p: &Problem, t: &Tally, shard: Shard, args: &Args, seconds: f64) -> CountRecord {
+    CountRecord {
+        versions: Versions::current(),
+        n: p.n,
+        piece: p.rules.piece,
+        kind: p.rules.kind,
+        placed: squares(&p.placed),
+        shard: [shard.index.into(), shard.of.into()],
+        placements: t.count.to_string(),
+        distinct: t.distinct.as_ref().map(|d| d.to_string()),
+        orders: args
+            .orders
+            .then(|| (&t.count * p.orders_per_placement()).to_string()),
+        engine: if args.algorithm == Algorithm::Basic {
+            "basic".into()
+        } else {
+            name(&t.method)
+        },
+        items: t.items as u64,
+        seconds,
+        conflict: t.conflict.map(|(a, b)| {
+            let s = squares(&[a, b]);
+            [s[0], s[1]]
+        }),
+        resumed_items: None,
     }
-    if args.orders {
-        v["orders"] = (&t.count * p.orders_per_placement()).to_string().into();
-    }
-    if let Some((a, b)) = t.conflict {
-        v["conflict"] = square_list(&[a, b]);
-    }
-    v
 }
 
-fn print_human(v: &Value) -> Result<(), Error> {
-    let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-    outln!("n: {}, {} {}s", v["n"], text("kind"), text("piece"))?;
-    if let Some(c) = v["conflict"].as_array() {
-        outln!("preplaced pieces attack each other: {} and {}", c[0], c[1])?;
+fn print_human(r: &CountRecord) -> Result<(), Error> {
+    outln!("n: {}, {} {}s", r.n, name(&r.kind), name(&r.piece))?;
+    if let Some([a, b]) = r.conflict {
+        outln!(
+            "preplaced pieces attack each other: [{},{}] and [{},{}]",
+            a[0],
+            a[1],
+            b[0],
+            b[1]
+        )?;
     }
-    outln!("placements: {}", text("placements"))?;
-    for key in ["distinct", "orders"] {
-        if v.get(key).is_some() {
-            outln!("{key}: {}", text(key))?;
-        }
+    outln!("placements: {}", r.placements)?;
+    if let Some(d) = &r.distinct {
+        outln!("distinct: {d}")?;
     }
-    let shard = &v["shard"];
-    let part = if shard[1] == 1 {
+    if let Some(o) = &r.orders {
+        outln!("orders: {o}")?;
+    }
+    let part = if r.shard[1] == 1 {
         String::new()
     } else {
-        format!(", shard {}/{}", shard[0], shard[1])
+        format!(", shard {}/{}", r.shard[0], r.shard[1])
     };
-    outln!(
-        "engine: {}, {} work items{part}",
-        text("engine"),
-        v["items"]
-    )?;
-    outln!("time: {:.3} s", v["seconds"].as_f64().unwrap_or(0.0))
+    outln!("engine: {}, {} work items{part}", r.engine, r.items)?;
+    outln!("time: {:.3} s", r.seconds)
 }
 
-fn print_row(v: &Value) -> Result<(), Error> {
-    let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-    let mut row = format!("{:>4}  {:>24}", v["n"], text("placements"));
-    if v.get("distinct").is_some() {
-        row += &format!("  {:>22}", text("distinct"));
+/// A piece, kind or engine by its JSON name.
+fn name(v: &impl serde::Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+fn print_row(r: &CountRecord) -> Result<(), Error> {
+    let mut row = format!("{:>4}  {:>24}", r.n, r.placements);
+    if let Some(d) = &r.distinct {
+        row += &format!("  {d:>22}");
     }
-    if v.get("orders").is_some() {
-        row += &format!("  {:>40}", text("orders"));
+    if let Some(o) = &r.orders {
+        row += &format!("  {o:>40}");
     }
-    outln!("{row}  {:>10.3}", v["seconds"].as_f64().unwrap_or(0.0))
+    outln!("{row}  {:>10.3}", r.seconds)
 }
 
 fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
@@ -476,7 +485,7 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
             b.1 + 1
         );
         if args.json {
-            wln!(w, "{}", json!({"n": p.n, "first": null, "reason": msg}))?;
+            wln!(w, "{}", first_record(p, None, Some(msg)))?;
         } else {
             wln!(w, "{msg}")?;
         }
@@ -496,7 +505,7 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
             wln!(
                 w,
                 "{}",
-                json!({"n": p.n, "first": null, "reason": "no placement exists"})
+                first_record(p, None, Some("no placement exists".into()))
             )?;
         } else {
             wln!(w, "no placement exists")?;
@@ -507,11 +516,7 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
         write_composition(out, p.n, &found)?;
     }
     if args.json {
-        wln!(
-            w,
-            "{}",
-            json!({"n": p.n, "piece": p.rules.piece, "kind": p.rules.kind, "first": square_list(&found)})
-        )?;
+        wln!(w, "{}", first_record(p, Some(&found), None))?;
         return Ok(exit::OK);
     }
     if p.n <= 32 {
@@ -548,6 +553,19 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
+/// `count --first --json`'s line: the placement found, or none and why.
+fn first_record(p: &Problem, found: Option<&[(u32, u32)]>, reason: Option<String>) -> String {
+    let record = FirstRecord {
+        versions: Versions::current(),
+        n: p.n as u64,
+        piece: found.map(|_| p.rules.piece),
+        kind: found.map(|_| p.rules.kind),
+        first: found.map(squares),
+        reason,
+    };
+    serde_json::to_string(&record).expect("records serialize")
+}
+
 fn write_composition(out: &Path, n: u32, found: &[(u32, u32)]) -> Result<(), Error> {
     let mut rows = vec![0u32; n as usize];
     for &(r, c) in found {
@@ -559,21 +577,8 @@ fn write_composition(out: &Path, n: u32, found: &[(u32, u32)]) -> Result<(), Err
     Ok(())
 }
 
-/// A count's identity: everything but the shard and the numbers.
-fn identity(v: &Value) -> Value {
-    json!([
-        v["n"],
-        v["piece"],
-        v["kind"],
-        v["placed"],
-        v["shard"][1],
-        v.get("distinct").is_some(),
-        v.get("orders").is_some()
-    ])
-}
-
 fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
-    let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
+    let mut records = Vec::new();
     for path in files {
         let bytes = crate::format::read_all(path)?;
         let text = crate::format::text::utf8(path, &bytes)?;
@@ -582,94 +587,23 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            let v: Value = serde_json::from_str(line)
-                .ok()
-                .filter(|v: &Value| v["placements"].is_string() && v["shard"][1].is_u64())
-                .ok_or_else(|| {
-                    Error::Usage(format!(
-                        "{}: line {}: not a result of `count --json`",
-                        path.display(),
-                        i + 1
-                    ))
-                })?;
-            let id = identity(&v);
-            match groups.iter_mut().find(|(g, _)| *g == id) {
-                Some((_, parts)) => parts.push(v),
-                None => groups.push((id, vec![v])),
-            }
+            let record: CountRecord = serde_json::from_str(line).map_err(|e| {
+                Error::Usage(format!(
+                    "{}: line {}: not a result of `count --json`: {e}",
+                    path.display(),
+                    i + 1
+                ))
+            })?;
+            records.push(record);
         }
     }
-    for (_, parts) in groups {
-        let of = parts[0]["shard"][1].as_u64().unwrap_or(1);
-        let mut seen: Vec<u64> = parts
-            .iter()
-            .filter_map(|v| v["shard"][0].as_u64())
-            .collect();
-        seen.sort_unstable();
-        if seen != (0..of).collect::<Vec<_>>() {
-            let missing: Vec<String> = (0..of)
-                .filter(|i| seen.binary_search(i).is_err())
-                .map(|i| format!("{i}/{of}"))
-                .collect();
-            let mut twice: Vec<String> = seen
-                .windows(2)
-                .filter(|w| w[0] == w[1])
-                .map(|w| format!("{}/{of}", w[0]))
-                .collect();
-            twice.dedup();
-            let mut wrong = Vec::new();
-            if !missing.is_empty() {
-                wrong.push(format!("missing {}", missing.join(", ")));
-            }
-            if !twice.is_empty() {
-                wrong.push(format!("given more than once {}", twice.join(", ")));
-            }
-            if seen.iter().any(|&i| i >= of) {
-                wrong.push("some shard index is not below S".to_string());
-            }
-            return Err(Error::Usage(format!(
-                "count merge: n = {}: need each of 0..{of} exactly once: {}",
-                parts[0]["n"],
-                wrong.join("; ")
-            )));
-        }
-        // Shards split the work items of one engine: those of another engine, or another
-        // version of it, split differently, and their sum would be wrong.
-        let how = |v: &Value| format!("engine {} with {} work items", v["engine"], v["items"]);
-        if let Some(other) = parts.iter().find(|v| how(v) != how(&parts[0])) {
-            return Err(Error::Usage(format!(
-                "count merge: n = {}: shards counted differently ({}, {}): count every shard with one version of nqueens",
-                parts[0]["n"],
-                how(&parts[0]),
-                how(other)
-            )));
-        }
-        let sum = |key: &str| -> Result<BigUint, Error> {
-            parts.iter().try_fold(BigUint::ZERO, |acc, v| {
-                let s = v[key].as_str().unwrap_or("0");
-                s.parse::<BigUint>()
-                    .map(|x| acc + x)
-                    .map_err(|_| Error::Usage(format!("count merge: bad number {s:?} in {key}")))
-            })
-        };
-        let mut v = parts[0].clone();
-        v["shard"] = json!([0, 1]);
-        v["placements"] = sum("placements")?.to_string().into();
-        v["seconds"] = parts
-            .iter()
-            .filter_map(|p| p["seconds"].as_f64())
-            .sum::<f64>()
-            .into();
-        v["items"] = parts[0]["items"].clone();
-        for key in ["distinct", "orders"] {
-            if v.get(key).is_some() {
-                v[key] = sum(key)?.to_string().into();
-            }
-        }
+    let merged =
+        count::merge::merge(records).map_err(|e| Error::Usage(format!("count merge: {e}")))?;
+    for r in merged {
         if as_json {
-            print_json(&v)?;
+            print_json(&r)?;
         } else {
-            print_human(&v)?;
+            print_human(&r)?;
         }
     }
     Ok(exit::OK)

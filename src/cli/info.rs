@@ -2,6 +2,7 @@
 
 use super::{Error, exit, print_json};
 use crate::format::{Encoding, Input};
+use crate::json::InfoRecord;
 use crate::verify::{Requirements, verify};
 use std::path::{Path, PathBuf};
 
@@ -56,50 +57,52 @@ fn describe(file: &Path, args: &Args) -> Result<i32, Error> {
     let input = Input::open_with(file, &args.input_args.options())?;
     let file_size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let n = input.n();
-    let mut v = serde_json::json!({
-        "file": file.display().to_string(),
-        "format": input.format_name(),
-        "n": n,
-        "file_size": file_size,
-        "payload_bytes": 4 * n,
-    });
+    let mut record = InfoRecord {
+        file: file.display().to_string(),
+        format: input.format_name(),
+        n,
+        file_size,
+        payload_bytes: 4 * n,
+        ..InfoRecord::default()
+    };
     if let Some(h) = input.header() {
-        v["version"] = crate::format::nqb::VERSION.into();
-        v["k"] = h.k.into();
-        v["checksum"] = format!("{:#018x}", h.payload_checksum).into();
+        record.version = Some(crate::format::nqb::VERSION.into());
+        record.k = Some(h.k);
+        record.checksum = Some(format!("{:#018x}", h.payload_checksum));
     }
     if let Some(encoding) = input.encoding() {
-        v["encoding"] = encoding.to_string().into();
+        record.encoding = Some(encoding.to_string());
         if let Encoding::Zstd { frame_rows } = encoding {
-            v["frame_rows"] = frame_rows.into();
-            v["frames"] = n.div_ceil(frame_rows).into();
+            record.frame_rows = Some(frame_rows);
+            record.frames = Some(n.div_ceil(frame_rows));
         }
     }
     // Reading the payload checks the checksum and the queen count; a mismatch is an error.
     let report = match verify(&input, Requirements::default()) {
         Ok(r) => r,
         Err(e) => {
-            v["checksum_status"] = format!("error: {}", e.problem).into();
-            emit(&v, args.json)?;
+            record.checksum_status = format!("error: {}", e.problem);
+            emit(&record, args.json)?;
             return Err(e.into());
         }
     };
-    v["k"] = report.k.into();
-    v["checksum_status"] = if report.checksum_verified {
+    record.k = Some(report.k);
+    record.checksum_status = if report.checksum_verified {
         "ok"
     } else {
         "none"
     }
     .into();
-    v["valid"] = (report.verdict != crate::verify::Verdict::Invalid).into();
-    emit(&v, args.json)?;
+    record.valid = Some(report.verdict != crate::verify::Verdict::Invalid);
+    emit(&record, args.json)?;
     Ok(exit::OK)
 }
 
-fn emit(v: &serde_json::Value, json: bool) -> Result<(), Error> {
+fn emit(record: &InfoRecord, json: bool) -> Result<(), Error> {
     if json {
-        return print_json(v);
+        return print_json(record);
     }
+    let v = serde_json::to_value(record).expect("records serialize");
     let get = |k: &str| {
         v.get(k)
             .map(|x| x.to_string().trim_matches('"').to_string())

@@ -301,9 +301,10 @@ fn checked_threads(threads: Option<usize>) -> Result<Option<usize>, Error> {
     }
 }
 
-/// Prints one JSON value on its own line.
-fn print_json(value: &serde_json::Value) -> Result<(), Error> {
-    outln!("{value}")
+/// Prints one JSON record on its own line.
+fn print_json(record: &impl serde::Serialize) -> Result<(), Error> {
+    let line = serde_json::to_string(record).expect("records serialize");
+    outln!("{line}")
 }
 
 impl From<crate::dimacs::DimacsError> for Error {

@@ -2,6 +2,7 @@
 
 use super::{Error, Progress, exit, print_json};
 use crate::format::{FormatError, Input};
+use crate::json::{VerifyRecord, VerifyStatus, Versions};
 use crate::verify::{Report, Requirements, Verdict, verify};
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -169,28 +170,36 @@ fn print_result(
     json: bool,
 ) -> Result<(), Error> {
     let file = path.display().to_string();
-    match result {
-        Err(e) => {
-            if json {
-                print_json(
-                    &serde_json::json!({"file": file, "status": "error", "error": e.problem.to_string()}),
-                )?;
-            }
-            eprintln!("nqueens: {e}");
-            Ok(())
-        }
-        Ok(r) => {
-            if json {
-                let mut v = serde_json::to_value(r).expect("reports serialize");
-                v["file"] = file.into();
-                v["status"] = serde_json::to_value(&r.verdict).expect("verdicts serialize");
-                print_json(&v)?;
-            } else {
-                print_human(&file, r)?;
-            }
-            Ok(())
-        }
+    if json {
+        let record = match result {
+            Err(e) => VerifyRecord {
+                versions: Versions::current(),
+                file,
+                status: VerifyStatus::Error,
+                report: None,
+                error: Some(e.problem.to_string()),
+            },
+            Ok(r) => VerifyRecord {
+                versions: Versions::current(),
+                file,
+                status: match r.verdict {
+                    Verdict::Solution => VerifyStatus::Solution,
+                    Verdict::Composition => VerifyStatus::Composition,
+                    Verdict::Incomplete => VerifyStatus::Incomplete,
+                    Verdict::Invalid => VerifyStatus::Invalid,
+                },
+                report: Some(r.clone()),
+                error: None,
+            },
+        };
+        print_json(&record)?;
+    } else if let Ok(r) = result {
+        print_human(&file, r)?;
     }
+    if let Err(e) = result {
+        eprintln!("nqueens: {e}");
+    }
+    Ok(())
 }
 
 /// Prints a report for people, as `verify` does.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// Why a composition cannot be completed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Certificate {
     /// A free row every cell of which is attacked (column taken, or a diagonal taken).

@@ -116,7 +116,7 @@ pub enum Answer {
 }
 
 /// Time and queens of one phase.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Phase {
     /// Seconds spent.
     pub seconds: f64,
@@ -127,7 +127,7 @@ pub struct Phase {
 }
 
 /// What the engine did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Stats {
     /// Board size.
     pub n: u64,

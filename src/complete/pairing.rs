@@ -38,7 +38,7 @@ fn chunk_size(free: u64, n: u64) -> u64 {
 }
 
 /// What one round did.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, schemars::JsonSchema)]
 pub struct Round {
     /// Free rows before the round.
     pub free_before: u64,

@@ -20,6 +20,7 @@ pub mod checkpoint;
 mod constellations;
 mod halves;
 pub mod kernel;
+pub mod merge;
 #[cfg(test)]
 mod oracle;
 pub mod resumable;
@@ -122,7 +123,9 @@ impl Shard {
 }
 
 /// The engine that produced a count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// Regular rooks: (n - preplaced)!.

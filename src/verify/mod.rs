@@ -15,7 +15,7 @@ use serde::Serialize;
 pub const REPORTED: usize = 10;
 
 /// What verification found about one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Every row has a queen and no two attack each other.
@@ -29,7 +29,7 @@ pub enum Verdict {
 }
 
 /// Two queens on one line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Conflict {
     /// The shared line.
     pub kind: LineKind,
@@ -40,7 +40,7 @@ pub struct Conflict {
 }
 
 /// A row value that is not a column of the board.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct OutOfRange {
     /// Row (1-based).
     pub row: u64,
@@ -49,7 +49,7 @@ pub struct OutOfRange {
 }
 
 /// A queen of the base composition that the checked file does not keep.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BaseViolation {
     /// Row (1-based).
     pub row: u64,
@@ -60,7 +60,7 @@ pub struct BaseViolation {
 }
 
 /// The result of verifying one file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// Board size.
     pub n: u64,

@@ -1,0 +1,202 @@
+//! Adding up the results of the shards of counts (`count merge`).
+
+use crate::json::CountRecord;
+use num_bigint::BigUint;
+
+/// Why shards cannot be added up.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MergeError {
+    /// Some shard is missing, given twice, or has an index not below S.
+    #[error("n = {n}: need each of 0..{of} exactly once: {wrong}")]
+    Shards {
+        /// Board size of the count.
+        n: u32,
+        /// Number of shards.
+        of: u64,
+        /// What is wrong, listing the shards.
+        wrong: String,
+    },
+    /// The shards were counted by different engines, versions or work splits.
+    #[error(
+        "n = {n}: shards counted differently ({first}; {other}): count every shard with one version of nqueens"
+    )]
+    Mixed {
+        /// Board size of the count.
+        n: u32,
+        /// How the first shard was counted.
+        first: String,
+        /// How another was.
+        other: String,
+    },
+    /// A count that is not a decimal number.
+    #[error("n = {n}: {field} {value:?} is not a decimal number")]
+    Number {
+        /// Board size of the count.
+        n: u32,
+        /// The field.
+        field: &'static str,
+        /// What it holds.
+        value: String,
+    },
+}
+
+/// The whole of each count among `records` (in order of first appearance): records of one
+/// count (same n, piece, kind, preplaced pieces, number of shards and requested fields)
+/// must hold every shard exactly once, counted by the same engine, work split and version.
+pub fn merge(records: Vec<CountRecord>) -> Result<Vec<CountRecord>, MergeError> {
+    let mut groups: Vec<Vec<CountRecord>> = Vec::new();
+    for r in records {
+        match groups.iter_mut().find(|g| same_count(&g[0], &r)) {
+            Some(g) => g.push(r),
+            None => groups.push(vec![r]),
+        }
+    }
+    groups.into_iter().map(add_up).collect()
+}
+
+fn same_count(a: &CountRecord, b: &CountRecord) -> bool {
+    (a.n, a.piece, a.kind, &a.placed, a.shard[1]) == (b.n, b.piece, b.kind, &b.placed, b.shard[1])
+        && a.distinct.is_some() == b.distinct.is_some()
+        && a.orders.is_some() == b.orders.is_some()
+}
+
+/// How a shard was counted: shards of another engine, or another version of it, split
+/// the work differently and their sum would be wrong.
+fn how(r: &CountRecord) -> String {
+    format!(
+        "engine {} with {} work items, nqueens {}",
+        r.engine, r.items, r.versions.nqueens_version
+    )
+}
+
+fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
+    let (n, of) = (parts[0].n, parts[0].shard[1]);
+    let mut seen: Vec<u64> = parts.iter().map(|r| r.shard[0]).collect();
+    seen.sort_unstable();
+    if seen != (0..of).collect::<Vec<_>>() {
+        let listed = |v: Vec<u64>| {
+            v.iter()
+                .map(|i| format!("{i}/{of}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let missing: Vec<u64> = (0..of).filter(|i| seen.binary_search(i).is_err()).collect();
+        let mut twice: Vec<u64> = seen
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect();
+        twice.dedup();
+        let mut wrong = Vec::new();
+        if !missing.is_empty() {
+            wrong.push(format!("missing {}", listed(missing)));
+        }
+        if !twice.is_empty() {
+            wrong.push(format!("given more than once {}", listed(twice)));
+        }
+        if seen.iter().any(|&i| i >= of) {
+            wrong.push("some shard index is not below S".to_string());
+        }
+        return Err(MergeError::Shards {
+            n,
+            of,
+            wrong: wrong.join("; "),
+        });
+    }
+    if let Some(other) = parts.iter().find(|r| how(r) != how(&parts[0])) {
+        return Err(MergeError::Mixed {
+            n,
+            first: how(&parts[0]),
+            other: how(other),
+        });
+    }
+    let sum = |field: &'static str, get: fn(&CountRecord) -> Option<&String>| {
+        parts.iter().try_fold(BigUint::ZERO, |acc, r| {
+            let value = get(r).map_or("0", |s| s.as_str());
+            value
+                .parse::<BigUint>()
+                .map(|x| acc + x)
+                .map_err(|_| MergeError::Number {
+                    n,
+                    field,
+                    value: value.to_string(),
+                })
+        })
+    };
+    let placements = sum("placements", |r| Some(&r.placements))?.to_string();
+    let distinct = match parts[0].distinct {
+        Some(_) => Some(sum("distinct", |r| r.distinct.as_ref())?.to_string()),
+        None => None,
+    };
+    let orders = match parts[0].orders {
+        Some(_) => Some(sum("orders", |r| r.orders.as_ref())?.to_string()),
+        None => None,
+    };
+    let seconds = parts.iter().map(|r| r.seconds).sum();
+    Ok(CountRecord {
+        shard: [0, 1],
+        placements,
+        distinct,
+        orders,
+        seconds,
+        resumed_items: None,
+        ..parts[0].clone()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::{Kind, Piece};
+    use crate::json::Versions;
+
+    fn shard(i: u64, of: u64, placements: &str) -> CountRecord {
+        CountRecord {
+            versions: Versions::current(),
+            n: 12,
+            piece: Piece::Queen,
+            kind: Kind::Regular,
+            placed: vec![],
+            shard: [i, of],
+            placements: placements.into(),
+            distinct: None,
+            orders: None,
+            engine: "half-boards".into(),
+            items: 30,
+            seconds: 1.0,
+            conflict: None,
+            resumed_items: None,
+        }
+    }
+
+    #[test]
+    fn shards_add_up_and_gaps_repeats_and_mixtures_are_named() {
+        let whole = merge(vec![shard(1, 3, "5"), shard(0, 3, "7"), shard(2, 3, "2")]).unwrap();
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].placements, "14");
+        assert_eq!(whole[0].shard, [0, 1]);
+        assert_eq!(whole[0].seconds, 3.0);
+
+        let err = merge(vec![shard(0, 4, "1"), shard(0, 4, "1"), shard(3, 4, "1")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "n = 12: need each of 0..4 exactly once: missing 1/4, 2/4; given more than once 0/4"
+        );
+
+        let mut other = shard(1, 2, "1");
+        other.versions.nqueens_version = "0.0.9".into();
+        let err = merge(vec![shard(0, 2, "1"), other]).unwrap_err();
+        assert!(matches!(err, MergeError::Mixed { .. }), "{err}");
+        assert!(err.to_string().contains("nqueens 0.0.9"), "{err}");
+
+        let mut items = shard(1, 2, "1");
+        items.items = 31;
+        assert!(matches!(
+            merge(vec![shard(0, 2, "1"), items]),
+            Err(MergeError::Mixed { .. })
+        ));
+
+        let err = merge(vec![shard(0, 1, "x")]).unwrap_err();
+        assert!(matches!(err, MergeError::Number { .. }), "{err}");
+    }
+}
