@@ -546,7 +546,7 @@ pub struct MatWriter {
 
 enum Body {
     Plain(std::io::BufWriter<std::fs::File>),
-    Compressed(flate2::write::ZlibEncoder<std::io::BufWriter<std::fs::File>>),
+    Compressed(super::zlib::ZlibWriter<std::io::BufWriter<std::fs::File>>),
 }
 
 impl MatWriter {
@@ -599,7 +599,7 @@ impl MatWriter {
             // Tag with the length patched in `finish`.
             out.write_all(&[0u8; 8])
                 .map_err(|e| fail(Problem::Write(e)))?;
-            let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+            let mut z = super::zlib::ZlibWriter::new(out);
             z.write_all(&matrix).map_err(|e| fail(Problem::Write(e)))?;
             Body::Compressed(z)
         } else {

@@ -12,7 +12,7 @@
 use super::{AtomicFile, FormatError, Problem};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// A numeric vector variable of a v7.3 file, read window by window.
@@ -731,6 +731,18 @@ impl Mat73Writer {
         mb.finish_to(&mut out).map_err(mat)?;
         out.flush().map_err(fail)?;
         drop(out);
+        // hdf5-pure names itself in the MAT header text; a user's `head -c 116` (and MATLAB's
+        // `whos -file`) should name the program that wrote the file. The text is outside
+        // every HDF5 structure and checksum.
+        let mut text = format!(
+            "MATLAB 7.3 MAT-file, Platform: nqueens {v}, Created by: nqueens {v} HDF5 schema 1.00 .",
+            v = env!("CARGO_PKG_VERSION")
+        )
+        .into_bytes();
+        text.resize(116, b' ');
+        let f = file.file();
+        f.seek(SeekFrom::Start(0)).map_err(fail)?;
+        f.write_all(&text).map_err(fail)?;
         Ok(file)
     }
 }

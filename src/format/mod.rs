@@ -10,6 +10,7 @@ pub mod nqb;
 pub mod octave;
 mod output;
 pub mod text;
+mod zlib;
 
 pub use error::{FormatError, Problem};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
