@@ -192,6 +192,25 @@ const TARGETS: &[Target] = &[
         },
     },
     Target {
+        name: "npy",
+        ext: "npy",
+        text: false,
+        seeds: |d| {
+            files(
+                d,
+                "npy",
+                &[
+                    "u4.npy",
+                    "i8-column.npy",
+                    "f8-row.npy",
+                    "be-i4.npy",
+                    "f4-fortran.npy",
+                    "composition-u2.npy",
+                ],
+            )
+        },
+    },
+    Target {
         name: "csplib",
         ext: "param",
         text: true,

@@ -67,6 +67,8 @@ enum Target {
     MatV73,
     /// CSPLib 079 completion parameter file (`letting n`, `letting init`).
     Csplib,
+    /// NumPy .npy, one uint32 vector (`np.load`, or `np.load(f, mmap_mode='r')`).
+    Npy,
     /// DIMACS CNF of the completion instance, for SAT solvers.
     Cnf,
 }
@@ -190,6 +192,7 @@ fn output_format(a: &Args, output: &Path) -> Result<Output, Error> {
         (Some(Target::MatV6), None) => OutputFormat::Mat { compressed: false },
         (Some(Target::MatV73), None) => OutputFormat::Mat73,
         (Some(Target::Csplib), None) => OutputFormat::Csplib,
+        (Some(Target::Npy), None) => OutputFormat::Npy,
         (Some(Target::Cnf), None) => return Ok(Output::Cnf),
         (None, None) if is_cnf => return Ok(Output::Cnf),
         (None, None) => OutputFormat::from_path(output),

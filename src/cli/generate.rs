@@ -87,6 +87,8 @@ pub enum EncodingArg {
     Mat,
     /// CSPLib 079 completion parameter file.
     Csplib,
+    /// NumPy .npy, one uint32 vector.
+    Npy,
 }
 
 impl EncodingArg {
@@ -100,6 +102,7 @@ impl EncodingArg {
             EncodingArg::Text => OutputFormat::Text,
             EncodingArg::Mat => OutputFormat::Mat { compressed: true },
             EncodingArg::Csplib => OutputFormat::Csplib,
+            EncodingArg::Npy => OutputFormat::Npy,
         }
     }
 }

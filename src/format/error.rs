@@ -38,7 +38,7 @@ pub enum Problem {
     Empty,
     /// The content is none of the formats this build reads.
     #[error(
-        "unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v5/v7, CSPLib or text"
+        "unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v5/v7/v7.3, NumPy .npy, CSPLib or text"
     )]
     Unrecognized(String),
     /// The file is shorter than its header.
@@ -136,6 +136,9 @@ pub enum Problem {
     /// A MAT file that is malformed or holds no usable composition.
     #[error("MAT file: {0}")]
     Mat(String),
+    /// A NumPy `.npy` file that is malformed or holds no usable composition.
+    #[error("NumPy file: {0}")]
+    Npy(String),
     /// A plain HDF5 file (Octave's `save -hdf5`, h5py) that holds no usable composition.
     #[error("HDF5 file (not MATLAB v7.3): {0}")]
     Hdf5(String),

@@ -6,6 +6,7 @@ pub mod csplib;
 mod error;
 pub mod mat5;
 pub mod mat73;
+pub mod npy;
 pub mod nqb;
 pub mod octave;
 mod output;
@@ -35,6 +36,8 @@ pub enum Input {
     },
     /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
     Mat73(Box<mat73::Mat73File>),
+    /// A NumPy `.npy` vector, memory-mapped.
+    Npy(Box<npy::NpyFile>),
     /// A board given by its queens alone (CSPLib completion files): rows are made on the
     /// fly, so memory grows with the queens, not with n.
     Sparse {
@@ -54,6 +57,8 @@ pub enum Input {
 const MAT5: &str = "MAT v5";
 /// The format name of inputs read from MAT v7.3 files.
 const MAT73: &str = "MAT v7.3";
+/// The format name of NumPy files (followed by the dtype).
+const NPY: &str = "NumPy .npy";
 /// The format name of Octave's text format (plain `save`).
 const OCTAVE: &str = "Octave text";
 /// The format name of CSPLib completion instances.
@@ -106,6 +111,9 @@ impl Input {
         if nqb::sniff(head) {
             return Ok(Input::Nqb(NqbFile::open(path, &file)?));
         }
+        if npy::sniff(head) {
+            return Ok(Input::Npy(Box::new(npy::NpyFile::open(path, &file)?)));
+        }
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -134,7 +142,7 @@ impl Input {
             }
             mat5::Sniff::No => {}
         }
-        if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat")) {
+        if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat" | "npy")) {
             return Err(fail(Problem::BadMagic(hex(&head[..head.len().min(8)]))));
         }
         if head
@@ -188,6 +196,7 @@ impl Input {
             Input::Nqb(f) => f.set_path(path),
             Input::Memory { path: p, .. } => *p = path.to_path_buf(),
             Input::Mat73(f) => f.set_path(path),
+            Input::Npy(f) => f.set_path(path),
             Input::Sparse { path: p, .. } => *p = path.to_path_buf(),
             Input::Empty { .. } => {}
         }
@@ -216,6 +225,7 @@ impl Input {
             Input::Nqb(f) => f.path(),
             Input::Memory { path, .. } => path,
             Input::Mat73(f) => f.path(),
+            Input::Npy(f) => f.path(),
             Input::Sparse { path, .. } => path,
             Input::Empty { .. } => Path::new("(empty board)"),
         }
@@ -227,6 +237,7 @@ impl Input {
             Input::Nqb(f) => f.header().n,
             Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
             Input::Mat73(f) => f.n(),
+            Input::Npy(f) => f.n(),
             Input::Sparse { placed, .. } => placed.n,
             Input::Empty { n } => *n,
         }
@@ -254,6 +265,7 @@ impl Input {
             Input::Nqb(f) => format!("NQB {}", f.encoding()),
             Input::Memory { format, .. } => format.to_string(),
             Input::Mat73(_) => MAT73.to_string(),
+            Input::Npy(f) => format!("{NPY} {}", f.dtype()),
             Input::Sparse { .. } => CSPLIB.to_string(),
             Input::Empty { .. } => "empty board".to_string(),
         }
@@ -285,6 +297,10 @@ impl Input {
                 let seg = MEMORY_SEGMENT_ROWS as usize * 4;
                 let start = i as usize * seg;
                 Ok(&bytes[start..(start + seg).min(bytes.len())])
+            }
+            Input::Npy(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)
             }
             Input::Mat73(f) => {
                 let first = i * MEMORY_SEGMENT_ROWS;
@@ -502,6 +518,8 @@ pub enum OutputFormat {
     Mat73,
     /// A CSPLib 079 completion parameter file.
     Csplib,
+    /// A NumPy `.npy` vector of `<u4`.
+    Npy,
 }
 
 impl OutputFormat {
@@ -516,13 +534,14 @@ impl OutputFormat {
             }),
             None if input.format_name() == MAT5 => OutputFormat::Mat { compressed: true },
             None if input.format_name() == MAT73 => OutputFormat::Mat73,
+            None if input.format_name().starts_with(NPY) => OutputFormat::Npy,
             None if input.format_name().starts_with(CSPLIB) => OutputFormat::Csplib,
             None => OutputFormat::Text,
         }
     }
 
     /// The format a path's extension names, when it names one: `.txt`, `.csv`, `.dat`
-    /// text, `.mat` MAT v7, `.param` and `.essence` CSPLib, `.zst` and `.nqbz` compressed NQB,
+    /// text, `.mat` MAT v7, `.param` and `.essence` CSPLib, `.npy` NumPy, `.zst` and `.nqbz` compressed NQB,
     /// `.nqb` raw NQB.
     pub fn from_extension(path: &Path) -> Option<OutputFormat> {
         Some(
@@ -535,6 +554,7 @@ impl OutputFormat {
                 "txt" | "csv" | "dat" => OutputFormat::Text,
                 "mat" => OutputFormat::Mat { compressed: true },
                 "param" | "essence" => OutputFormat::Csplib,
+                "npy" => OutputFormat::Npy,
                 "zst" | "nqbz" => OutputFormat::Nqb(Encoding::Zstd {
                     frame_rows: nqb::DEFAULT_FRAME_ROWS,
                 }),
@@ -579,6 +599,8 @@ pub enum RowWriter {
     Mat73(mat73::Mat73Writer),
     /// CSPLib completion parameter file.
     Csplib(csplib::CsplibWriter),
+    /// NumPy `.npy` output.
+    Npy(npy::NpyWriter),
 }
 
 impl RowWriter {
@@ -598,6 +620,7 @@ impl RowWriter {
             }
             OutputFormat::Mat73 => unreachable!("matched above"),
             OutputFormat::Csplib => RowWriter::Csplib(csplib::CsplibWriter::create(dest, n)?),
+            OutputFormat::Npy => RowWriter::Npy(npy::NpyWriter::create(dest, n)?),
         })
     }
 
@@ -610,6 +633,7 @@ impl RowWriter {
             RowWriter::Mat(w) => w.write_rows(rows),
             RowWriter::Mat73(w) => w.write_rows(rows),
             RowWriter::Csplib(w) => w.write_rows(rows),
+            RowWriter::Npy(w) => w.write_rows(rows),
         }
     }
 
@@ -621,6 +645,7 @@ impl RowWriter {
             RowWriter::Mat(w) => w.finish(),
             RowWriter::Mat73(w) => w.finish(),
             RowWriter::Csplib(w) => w.finish(),
+            RowWriter::Npy(w) => w.finish(),
         }
     }
 

@@ -1,0 +1,329 @@
+//! NumPy `.npy` files (see `formats/npy.md`).
+//!
+//! Read: a vector of shape `(n,)`, `(n, 1)` or `(1, n)` of any integer or floating dtype in
+//! either byte order, memory-mapped and converted segment by segment (`<u4`, what NumPy's
+//! `np.uint32` and our writer give, is used in place). npyz parses the header; the data are
+//! read here from the map, since npyz reads element by element through `Read`.
+//! Written: `<u4`, shape `(n,)`, streamed.
+
+use super::{FormatError, Problem, output::AtomicFile};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The first bytes of every `.npy` file.
+pub const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// The longest header read (NumPy's own `max_header_size`).
+const MAX_HEADER: usize = 10_000;
+
+/// Whether `head` starts like a `.npy` file.
+pub fn sniff(head: &[u8]) -> bool {
+    head.starts_with(MAGIC)
+}
+
+/// How the file stores each value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Unsigned,
+    Signed,
+    Float,
+}
+
+/// A `.npy` vector, mapped.
+pub struct NpyFile {
+    path: PathBuf,
+    map: memmap2::Mmap,
+    offset: usize,
+    kind: Kind,
+    size: usize,
+    big_endian: bool,
+    n: u64,
+}
+
+impl NpyFile {
+    /// Opens the `.npy` file `file` (at `path`), checking its header, shape and length.
+    pub fn open(path: &Path, file: &std::fs::File) -> Result<NpyFile, FormatError> {
+        let fail = |what: String| FormatError::new(path, Problem::Npy(what));
+        // SAFETY: the map is read only; a file truncated by another process while mapped
+        // raises SIGBUS, which the command line turns into an error exit.
+        let map = unsafe { memmap2::Mmap::map(file) }
+            .map_err(|e| FormatError::new(path, Problem::Read(e)))?;
+        // npyz allocates the header length it reads before reading the header: the length
+        // is checked against the file (and NumPy's own limit) first, and npyz is given only
+        // the header's bytes.
+        let (preamble, len_bytes) = match map.get(6..8) {
+            Some([1, 0]) => (10, 2),
+            Some([2 | 3, 0]) => (12, 4),
+            Some(v) => {
+                return Err(fail(format!(
+                    "unknown format version {}.{} at offset 6",
+                    v[0], v[1]
+                )));
+            }
+            None => return Err(fail(format!("truncated header: {} bytes", map.len()))),
+        };
+        let Some(len) = map.get(8..8 + len_bytes) else {
+            return Err(fail(format!("truncated header: {} bytes", map.len())));
+        };
+        let mut le = [0u8; 4];
+        le[..len_bytes].copy_from_slice(len);
+        let header_len = u32::from_le_bytes(le) as usize;
+        if header_len > MAX_HEADER || preamble + header_len > map.len() {
+            return Err(fail(format!(
+                "header length {header_len} at offset 8 runs past the file ({} bytes) or NumPy's limit ({MAX_HEADER})",
+                map.len()
+            )));
+        }
+        let offset = preamble + header_len;
+        let mut rest: &[u8] = &map[..offset];
+        let header = npyz::NpyHeader::from_reader(&mut rest)
+            .map_err(|e| fail(format!("bad header: {e}")))?;
+        if !rest.is_empty() {
+            return Err(fail("bad header: its length and its text disagree".into()));
+        }
+        let npyz::DType::Plain(ts) = header_dtype(&header) else {
+            return Err(fail(format!(
+                "dtype {} is a record or array type, expected a number per row",
+                header_dtype(&header).descr()
+            )));
+        };
+        let kind = match ts.type_char() {
+            npyz::TypeChar::Uint => Kind::Unsigned,
+            npyz::TypeChar::Int => Kind::Signed,
+            npyz::TypeChar::Float => Kind::Float,
+            _ => {
+                return Err(fail(format!(
+                    "dtype {ts} is not an integer or floating type"
+                )));
+            }
+        };
+        let size = ts.size_field() as usize;
+        let supported = match kind {
+            Kind::Float => matches!(size, 4 | 8),
+            _ => matches!(size, 1 | 2 | 4 | 8),
+        };
+        if !supported {
+            return Err(fail(format!("dtype {ts}: {size}-byte values are not read")));
+        }
+        let shape = header_shape(&header);
+        let n = match shape.as_slice() {
+            [n] | [n, 1] | [1, n] => *n,
+            other => {
+                return Err(fail(format!(
+                    "shape {other:?}, expected a vector (n,), (n, 1) or (1, n)"
+                )));
+            }
+        };
+        if n == 0 {
+            return Err(fail("no values: a board has at least one row".into()));
+        }
+        if n > crate::board::MAX_N {
+            return Err(FormatError::new(path, Problem::TooLarge(n)));
+        }
+        let need = n.checked_mul(size as u64).expect("n <= MAX_N");
+        let have = (map.len() - offset) as u64;
+        if have != need {
+            return Err(FormatError::new(
+                path,
+                Problem::PayloadSize {
+                    actual: have,
+                    offset: offset as u64,
+                    n,
+                    expected: need,
+                },
+            ));
+        }
+        Ok(NpyFile {
+            path: path.to_path_buf(),
+            map,
+            offset,
+            kind,
+            size,
+            big_endian: ts.endianness() == npyz::Endianness::Big,
+            n,
+        })
+    }
+
+    /// The file's path (as given).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Names the file `path` in messages.
+    pub fn set_path(&mut self, path: &Path) {
+        self.path = path.to_path_buf();
+    }
+
+    /// Number of rows.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The dtype as NumPy writes it, e.g. `<u4`.
+    pub fn dtype(&self) -> String {
+        let order = if self.size == 1 {
+            '|'
+        } else if self.big_endian {
+            '>'
+        } else {
+            '<'
+        };
+        let c = match self.kind {
+            Kind::Unsigned => 'u',
+            Kind::Signed => 'i',
+            Kind::Float => 'f',
+        };
+        format!("{order}{c}{}", self.size)
+    }
+
+    /// Rows `first .. first + count` as little-endian `u32` bytes: borrowed from the map for
+    /// `<u4`, else converted into `scratch`; a value that is no column number (negative,
+    /// fractional, NaN, above 2^32 - 1) is an error naming its row.
+    pub fn rows<'a>(
+        &'a self,
+        first: u64,
+        count: u64,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8], FormatError> {
+        let start = self.offset + first as usize * self.size;
+        let bytes = &self.map[start..start + count as usize * self.size];
+        if self.kind == Kind::Unsigned && self.size == 4 && !self.big_endian {
+            return Ok(bytes);
+        }
+        scratch.clear();
+        scratch.reserve(4 * count as usize);
+        for (i, v) in bytes.chunks_exact(self.size).enumerate() {
+            let value = self.value(v).map_err(|what| {
+                FormatError::new(
+                    &self.path,
+                    Problem::Npy(format!("row {}: value {what}", first + i as u64 + 1)),
+                )
+            })?;
+            scratch.extend_from_slice(&value.to_le_bytes());
+        }
+        Ok(scratch)
+    }
+
+    /// One stored value as a row value.
+    fn value(&self, v: &[u8]) -> Result<u32, String> {
+        let mut b = [0u8; 8];
+        if self.big_endian {
+            b[..self.size].copy_from_slice(v);
+            b[..self.size].reverse();
+        } else {
+            b[..self.size].copy_from_slice(v);
+        }
+        let wide = match self.kind {
+            Kind::Unsigned => u64::from_le_bytes(b),
+            Kind::Signed => {
+                // Sign-extend from `size` bytes.
+                let shift = 64 - 8 * self.size as u32;
+                let s = (i64::from_le_bytes(b) << shift) >> shift;
+                super::mat5::nonneg(s).map_err(|e| e.trim_start_matches("= ").to_string())?
+            }
+            Kind::Float => {
+                let f = if self.size == 4 {
+                    f32::from_le_bytes(b[..4].try_into().unwrap()) as f64
+                } else {
+                    f64::from_le_bytes(b)
+                };
+                super::mat5::integral(f).map_err(|e| e.trim_start_matches("= ").to_string())?
+            }
+        };
+        u32::try_from(wide).map_err(|_| format!("{wide} is not a column number"))
+    }
+}
+
+fn header_dtype(h: &npyz::NpyHeader) -> npyz::DType {
+    // The header's fields are reached through a reader over no data.
+    npyz::NpyFile::with_header(h.clone(), &[][..]).dtype()
+}
+
+fn header_shape(h: &npyz::NpyHeader) -> Vec<u64> {
+    npyz::NpyFile::with_header(h.clone(), &[][..])
+        .shape()
+        .to_vec()
+}
+
+/// The header of an n-row `<u4` vector: version 1.0, the dictionary padded with spaces to
+/// a multiple of 64 bytes (NumPy's own alignment). Written here rather than by npyz, whose
+/// writer cannot move between threads (the output pipeline writes from a worker); npyz reads
+/// it back in the tests.
+fn header(n: u64) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '<u4', 'fortran_order': False, 'shape': ({n},), }}");
+    let unpadded = MAGIC.len() + 2 + 2 + dict.len() + 1;
+    dict.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    dict.push('\n');
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out
+}
+
+/// Writes an n-row vector as `<u4`, shape `(n,)`.
+pub struct NpyWriter {
+    file: AtomicFile,
+    out: std::io::BufWriter<std::fs::File>,
+    n: u64,
+    written: u64,
+}
+
+impl NpyWriter {
+    /// Starts a file at `dest` for `n` rows.
+    pub fn create(dest: &Path, n: u64) -> Result<NpyWriter, FormatError> {
+        let fail = |e| FormatError::new(dest, Problem::Write(e));
+        let mut file = AtomicFile::create(dest)?;
+        let mut out =
+            std::io::BufWriter::with_capacity(1 << 20, file.file().try_clone().map_err(fail)?);
+        out.write_all(&header(n)).map_err(fail)?;
+        Ok(NpyWriter {
+            file,
+            out,
+            n,
+            written: 0,
+        })
+    }
+
+    /// Appends rows.
+    pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
+        self.written += rows.len() as u64;
+        let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.out
+            .write_all(&bytes)
+            .map_err(|e| FormatError::new(self.file.dest(), Problem::Write(e)))
+    }
+
+    /// Completes the file; returns it unpublished.
+    pub fn finish(mut self) -> Result<AtomicFile, FormatError> {
+        let dest = self.file.dest().to_path_buf();
+        if self.written != self.n {
+            return Err(FormatError::new(
+                &dest,
+                Problem::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
+            ));
+        }
+        self.out
+            .flush()
+            .map_err(|e| FormatError::new(&dest, Problem::Write(e)))?;
+        Ok(self.file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_header_is_what_npyz_reads_and_is_aligned() {
+        for n in [1u64, 8, 1_000_000, 4_294_967_295] {
+            let h = header(n);
+            assert_eq!(h.len() % 64, 0, "{n}");
+            let mut rest = &h[..];
+            let parsed = npyz::NpyHeader::from_reader(&mut rest).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(header_shape(&parsed), vec![n]);
+            assert_eq!(header_dtype(&parsed).descr(), "'<u4'");
+        }
+    }
+}

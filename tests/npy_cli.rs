@@ -1,0 +1,107 @@
+//! NumPy `.npy` files through the binary: NumPy's own files of every dtype and shape read
+//! (tools/make_npy_fixtures.py), bad ones refused in one line, and `.npy` written by
+//! convert, generate and complete read back.
+
+mod common;
+use common::{data, run};
+
+fn npy(name: &str) -> String {
+    data("npy").join(name).to_str().unwrap().to_string()
+}
+
+#[test]
+fn numpy_files_of_every_dtype_and_shape_read_as_the_same_board() {
+    for name in [
+        "u4.npy",
+        "i8-column.npy",
+        "f8-row.npy",
+        "be-i4.npy",
+        "u1.npy",
+        "f4-fortran.npy",
+    ] {
+        let (code, out, err) = run(&["verify", &npy(name)]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("VALID SOLUTION (n = 8)"), "{name}: {out}");
+        let (code, out, _) = run(&["convert", &npy(name), "-"]);
+        assert_eq!(code, 0);
+        assert_eq!(
+            out.split_whitespace().collect::<Vec<_>>(),
+            ["1", "5", "8", "6", "3", "7", "2", "4"]
+        );
+    }
+    let (code, out, _) = run(&["verify", &npy("composition-u2.npy")]);
+    assert_eq!(code, 0);
+    assert!(out.contains("VALID COMPOSITION (4 of 8)"), "{out}");
+    let (_, out, _) = run(&["info", &npy("be-i4.npy")]);
+    assert!(out.contains("NumPy .npy >i4"), "{out}");
+}
+
+#[test]
+fn bad_numpy_files_get_one_line_errors() {
+    for (name, needle) in [
+        ("bad-matrix.npy", "shape [2, 8], expected a vector"),
+        ("bad-fraction.npy", "row 2: value 5.5 is not an integer"),
+        ("bad-negative.npy", "row 2: value -5 is negative"),
+        ("bad-bool.npy", "is not an integer or floating type"),
+        ("bad-empty.npy", "no values"),
+        ("bad-truncated.npy", "but n = 8 needs 32"),
+    ] {
+        let (code, out, err) = run(&["verify", &npy(name)]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(name) && err.contains(needle), "{name}: {err}");
+    }
+}
+
+#[test]
+fn npy_outputs_round_trip_through_convert_generate_and_complete() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |f: &str| d.path().join(f).to_str().unwrap().to_string();
+    let (code, _, err) = run(&["generate", "solution", "--n", "5000", "-o", &p("s.npy")]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(p("s.npy")).unwrap();
+    assert!(bytes.starts_with(b"\x93NUMPY\x01\x00"));
+    assert!(
+        String::from_utf8_lossy(&bytes[..128]).contains("'descr': '<u4'"),
+        "{:?}",
+        &bytes[..128]
+    );
+    assert_eq!(
+        bytes.len(),
+        128 + 4 * 5000,
+        "a 128-byte header, then the rows"
+    );
+    let (code, out, _) = run(&["verify", &p("s.npy")]);
+    assert_eq!(code, 0);
+    assert!(out.contains("VALID SOLUTION (n = 5000)"));
+    // convert both ways keeps the rows.
+    run(&["convert", &p("s.npy"), &p("s.nqb")]);
+    run(&["convert", &p("s.nqb"), &p("t.npy")]);
+    assert_eq!(std::fs::read(p("t.npy")).unwrap(), bytes);
+    let (code, _, _) = run(&["convert", &p("s.nqb"), &p("u.out"), "--to", "npy"]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read(p("u.out")).unwrap(), bytes);
+    // complete keeps an .npy input's format.
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        &p("s.npy"),
+        "--k",
+        "4000",
+        "--seed",
+        "2",
+        "-o",
+        &p("c.npy"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&["complete", &p("c.npy"), "-o", &p("solved"), "--seed", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        std::fs::read(p("solved"))
+            .unwrap()
+            .starts_with(b"\x93NUMPY")
+    );
+    let (code, out, _) = run(&["verify", "--base", &p("c.npy"), &p("solved")]);
+    assert_eq!(code, 0, "{out}");
+}
