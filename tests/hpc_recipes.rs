@@ -1,0 +1,130 @@
+//! The cluster recipes of README.md ("On a cluster: Slurm and GNU parallel"), run as
+//! written: the Slurm array script task by task, its submission through a stand-in
+//! `sbatch` that runs the array and then the dependent merge, and the GNU parallel lines
+//! (Debian's `parallel`, which .ci/run installs).
+
+mod common;
+use std::path::Path;
+use std::process::Command;
+
+/// The shell block that follows `<!-- recipe: NAME -->` in README.md.
+fn recipe(name: &str) -> String {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let marker = format!("<!-- recipe: {name} -->");
+    let at = readme
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {marker} in README.md"));
+    let block = &readme[at..];
+    let start = block.find("```sh\n").expect("a sh block") + 6;
+    let end = block[start..].find("```").unwrap();
+    block[start..start + end].to_string()
+}
+
+/// A shell command in `dir` with the binary under test first on PATH.
+fn shell(dir: &Path, script: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let path = format!(
+        "{}:{}:{}",
+        dir.join("bin").display(),
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `placements` of the one JSON line in `text`.
+fn placements(text: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    v["placements"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_slurm_array_and_its_dependent_merge_give_the_whole_count() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("count.sbatch"), recipe("slurm-array")).unwrap();
+    // A stand-in for sbatch: `--parsable FILE` runs every task of the array the script
+    // asks for and prints a job id; `--dependency=afterok:ID --wrap CMD` runs CMD if ID is
+    // that job.
+    let bin = d.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(
+        bin.join("sbatch"),
+        r#"#!/bin/bash
+set -e
+if [ "$1" = --parsable ]; then
+  range=$(sed -n 's/^#SBATCH --array=//p' "$2")
+  cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$2")
+  for i in $(seq "${range%-*}" "${range#*-}"); do
+    SLURM_ARRAY_TASK_ID=$i SLURM_CPUS_PER_TASK=$cpus bash "$2"
+  done
+  echo 4242
+elif [ "$1" = --dependency=afterok:4242 ] && [ "$2" = --wrap ]; then
+  bash -c "$3"
+else
+  echo "sbatch stand-in: unexpected arguments $*" >&2; exit 2
+fi
+"#,
+    )
+    .unwrap();
+    let status = Command::new("chmod")
+        .args(["+x", bin.join("sbatch").to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // The README's array has 16 tasks; N = 11 counts quickly.
+    let (code, out, err) = shell(d.path(), &recipe("slurm-submit"), &[("N", "11")]);
+    assert_eq!(code, 0, "{out}{err}");
+    let total = std::fs::read_to_string(d.path().join("total.json")).unwrap();
+    assert_eq!(placements(&total), "2680", "Q(11) from 16 shards: {total}");
+    // One task alone counts one shard, not the whole.
+    let (code, _, err) = shell(
+        d.path(),
+        "bash count.sbatch",
+        &[
+            ("N", "11"),
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_CPUS_PER_TASK", "2"),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let part = std::fs::read_to_string(d.path().join("part-3.json")).unwrap();
+    assert!(part.contains("\"shard\":[3,16]"), "{part}");
+}
+
+#[test]
+fn the_gnu_parallel_lines_count_and_verify() {
+    let d = tempfile::tempdir().unwrap();
+    let runs = d.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    std::fs::write(runs.join("good.txt"), "2 4 1 3\n").unwrap();
+    std::fs::write(runs.join("bad.txt"), "1 2 3 4\n").unwrap();
+    std::fs::write(runs.join("good-too.txt"), "3 1 4 2\n").unwrap();
+    let (code, out, err) = shell(
+        d.path(),
+        &recipe("parallel"),
+        &[("N", "10"), ("SHARDS", "5")],
+    );
+    assert_eq!(
+        code, 0,
+        "needs GNU parallel (.ci/run installs it): {out}{err}"
+    );
+    assert!(
+        out.contains("placements: 724"),
+        "Q(10) from 5 shards: {out}"
+    );
+    assert!(out.contains("not valid: runs/bad.txt"), "{out}");
+    assert_eq!(out.matches("not valid").count(), 1, "{out}");
+}

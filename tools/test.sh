@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test command of README.md and .ci/run: installs the command-line tools some tests run
+# (zstd, whose `zstd -d` must give back a raw NQB file; the SAT solver cadical, which solves
+# our CNF exports; GNU parallel, for the README's cluster recipes) when they are missing,
+# then runs `cargo test` with any arguments given.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+missing=()
+for tool in zstd cadical parallel; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "tools/test.sh: installing ${missing[*]} (apt-get)" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+exec cargo test "$@"
