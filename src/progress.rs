@@ -66,6 +66,8 @@ pub struct Meter {
     rows_written: AtomicU64,
     stage: AtomicU8,
     free_rows: AtomicU64,
+    restarts: AtomicU64,
+    dead_ends: AtomicU64,
 }
 
 static METER: Meter = Meter {
@@ -73,6 +75,8 @@ static METER: Meter = Meter {
     rows_written: AtomicU64::new(0),
     stage: AtomicU8::new(Stage::Idle as u8),
     free_rows: AtomicU64::new(0),
+    restarts: AtomicU64::new(0),
+    dead_ends: AtomicU64::new(0),
 };
 
 /// The process's meter.
@@ -99,6 +103,25 @@ impl Meter {
     /// Free rows of the board being completed, as of the last stage change.
     pub fn free_rows(&self) -> u64 {
         self.free_rows.load(Relaxed)
+    }
+
+    /// Restarts of completion runs from their input.
+    pub fn restarts(&self) -> u64 {
+        self.restarts.load(Relaxed)
+    }
+
+    /// Dead ends of completion runs (a scatter with a row left without a free cell, or an
+    /// end game that failed), each a return to the level-2 board.
+    pub fn dead_ends(&self) -> u64 {
+        self.dead_ends.load(Relaxed)
+    }
+
+    pub(crate) fn add_restart(&self) {
+        self.restarts.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn add_dead_end(&self) {
+        self.dead_ends.fetch_add(1, Relaxed);
     }
 
     pub(crate) fn add_read(&self, rows: u64) {

@@ -469,3 +469,71 @@ fn output_to_a_pipe_is_streamed_not_renamed_over() {
             .ends_with(".partial")
     }));
 }
+
+/// `--trace` writes the run sample by sample as CSV and `--plot` draws it as SVG, both
+/// published whole; neither may be the input.
+#[test]
+fn trace_and_plot_of_a_run() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |f: &str| d.path().join(f).to_str().unwrap().to_string();
+    let (code, _, err) = run(&["generate", "solution", "--n", "200000", "-o", &p("s.nqb")]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        &p("s.nqb"),
+        "--k",
+        "120000",
+        "--seed",
+        "5",
+        "-o",
+        &p("c.nqb"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&[
+        "complete",
+        &p("c.nqb"),
+        "-o",
+        &p("o.nqb"),
+        "--seed",
+        "1",
+        "--trace",
+        &p("run.csv"),
+        "--plot",
+        &p("run.svg"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let csv = std::fs::read_to_string(p("run.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("seconds,stage,free_rows,restarts,dead_ends,rows_read,rows_written")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.iter().all(|r| r.len() == 7));
+    let stages: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    for stage in ["input", "pairing", "output"] {
+        assert!(stages.contains(&stage), "{stage} missing: {stages:?}");
+    }
+    let seconds: Vec<f64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert!(
+        seconds.windows(2).all(|w| w[0] <= w[1]),
+        "time runs forward"
+    );
+    assert!(
+        rows.iter().any(|r| r[2] == "80000"),
+        "the input's free rows appear"
+    );
+    assert_eq!(rows.last().unwrap()[2], "0", "solved: no free row left");
+    let svg = std::fs::read_to_string(p("run.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(
+        svg.contains("pairing") && svg.contains("free rows"),
+        "legend and axis"
+    );
+    // Neither file may be the input.
+    let (code, _, err) = run(&["complete", &p("c.nqb"), "--plot", &p("c.nqb")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(std::fs::metadata(p("c.nqb")).unwrap().len() > 0);
+}

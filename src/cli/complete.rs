@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
         "nqueens complete board.nqb -o solved.nqb",
         "nqueens complete Q.mat -o Q_solved.mat --seed 7 --time-limit 300",
         "nqueens complete hard.txt --certificate why.json --json",
+        "nqueens complete big.nqb -o solved.nqb --plot run.svg --trace run.csv",
         "nqueens --threads 2 complete big.nqb.zst -o big-solved.zst"
     )
 )]
@@ -46,6 +47,12 @@ pub struct Args {
     /// The answer and statistics as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Write the run's free rows over time, with its stage, restarts and dead ends, as CSV.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Draw the run's free rows over time, one colour per stage, as SVG.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     /// No progress display and no statistics, only the answer line.
     #[arg(short, long)]
     quiet: bool,
@@ -74,6 +81,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
             .iter()
             .chain(&args.certificate)
             .chain(&certificate_cnf)
+            .chain(&args.trace)
+            .chain(&args.plot)
             .map(PathBuf::as_path),
         &[&args.input],
     )?;
@@ -95,6 +104,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
         // Beyond what a Duration holds: no limit in practice.
         t => t.and_then(|t| Duration::try_from_secs_f64(t).ok()),
     };
+    let recorder =
+        (args.trace.is_some() || args.plot.is_some()).then(super::trace::Recorder::start);
     let outcome = solve(
         &input,
         args.output.as_deref().map(|o| (o, format)),
@@ -102,7 +113,22 @@ pub fn run(args: Args) -> Result<i32, Error> {
         time_limit,
         started,
         args.quiet,
-    )?;
+    );
+    if let Some(recorder) = recorder {
+        let samples = recorder.finish();
+        if let Some(path) = &args.trace {
+            super::trace::write_csv(path, &samples)?;
+        }
+        if let Some(path) = &args.plot {
+            let title = format!(
+                "nqueens complete {} (n = {}, seed {seed})",
+                args.input.display(),
+                input.n()
+            );
+            super::trace::write_svg(path, &samples, &title)?;
+        }
+    }
+    let outcome = outcome?;
     let (answer, stats, seconds_output) = match outcome {
         JobOutcome::Invalid(report) => {
             eprintln!(

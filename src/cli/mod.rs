@@ -51,6 +51,7 @@ mod generate;
 mod info;
 mod progress;
 mod size;
+mod trace;
 mod verify;
 
 pub(crate) use progress::Progress;

@@ -264,6 +264,7 @@ pub fn complete(
         interrupt: &opts.interrupt,
     };
     let answer = run(input, &mut state, &mut stats, opts, &stop)?;
+    meter().set_free_rows(state.free());
     stats.sample_memory(crate::memory::anonymous_rss());
     Ok(Completion {
         answer,
@@ -323,6 +324,7 @@ fn run(
     for restart in 0.. {
         if restart > 0 {
             stats.restarts += 1;
+            meter().add_restart();
             match input_mark {
                 Some(mark) => state.rewind_to(mark),
                 None => reload(input, state)?,
@@ -379,6 +381,7 @@ fn run(
                 Ok(p) => stats.scatter.placed += p,
                 Err(dead) => {
                     stats.dead_ends_scatter += 1;
+                    meter().add_dead_end();
                     state.rewind_to(level2_mark);
                     if dead.placed == 0 {
                         // The row was dead at level 2 already: only a restart can help.
@@ -408,6 +411,7 @@ fn run(
                 }
             }
             stats.dead_ends_endgame += 1;
+            meter().add_dead_end();
             state.rewind_to(level2_mark);
         }
     }
