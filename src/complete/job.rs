@@ -95,9 +95,24 @@ pub fn run_job(
                 file.commit()?;
             }
             (Some((dest, format)), None) => {
-                let solved = Input::open(&store_path)?;
-                let file = RowWriter::copy(&solved, dest, format)?;
-                drop(solved);
+                let file = if format.is_mat73(n) {
+                    // Straight from the row store: a spool would copy 4 n bytes once more.
+                    let store = std::fs::File::open(&store_path)
+                        .map_err(|e| FormatError::new(&store_path, Problem::Read(e)))?;
+                    // SAFETY: the row store is this run's own work file, sealed and no
+                    // longer changed.
+                    let map = unsafe { memmap2::Mmap::map(&store) }
+                        .map_err(|e| FormatError::new(&store_path, Problem::Read(e)))?;
+                    crate::format::mat73::write_mapped(
+                        dest,
+                        std::sync::Arc::new(map),
+                        crate::format::nqb::HEADER_LEN,
+                        n,
+                    )?
+                } else {
+                    let solved = Input::open(&store_path)?;
+                    RowWriter::copy(&solved, dest, format)?
+                };
                 check_solution(file.temp_path(), input)?;
                 file.commit()?;
             }

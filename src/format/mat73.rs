@@ -718,42 +718,62 @@ impl Mat73Writer {
         let spool = self.spool.into_inner().map_err(|e| fail(e.into_error()))?;
         // SAFETY: the spool is this writer's own temporary file, not changed while mapped.
         let map = unsafe { memmap2::Mmap::map(spool.as_file()) }.map_err(fail)?;
-        let map = std::sync::Arc::new(map);
-        let mut options = Options::default();
-        options.compression = hdf5_pure::mat::Compression::None;
-        let mut mb = MatBuilder::new(options);
-        let mat = |e: MatError| FormatError::new(&dest, Problem::Mat(format!("v7.3: {e}")));
-        mb.write_blocks::<u32>("Q", &[1, self.n as usize], Box::new(Spooled(map)))
-            .map_err(mat)?;
-        let mut file = AtomicFile::create(&dest)?;
-        let mut out =
-            std::io::BufWriter::with_capacity(1 << 20, file.file().try_clone().map_err(fail)?);
-        mb.finish_to(&mut out).map_err(mat)?;
-        out.flush().map_err(fail)?;
-        drop(out);
-        // hdf5-pure names itself in the MAT header text; a user's `head -c 116` (and MATLAB's
-        // `whos -file`) should name the program that wrote the file. The text is outside
-        // every HDF5 structure and checksum.
-        let mut text = format!(
-            "MATLAB 7.3 MAT-file, Platform: nqueens {v}, Created by: nqueens {v} HDF5 schema 1.00 .",
-            v = env!("CARGO_PKG_VERSION")
-        )
-        .into_bytes();
-        text.resize(116, b' ');
-        let f = file.file();
-        f.seek(SeekFrom::Start(0)).map_err(fail)?;
-        f.write_all(&text).map_err(fail)?;
-        Ok(file)
+        write_mapped(&dest, std::sync::Arc::new(map), 0, self.n)
     }
 }
 
-/// Blocks of the file from the spooled rows.
-struct Spooled(std::sync::Arc<memmap2::Mmap>);
+/// Writes the `n` little-endian `u32` rows at byte `offset` of `map` as a v7.3 file at
+/// `dest` (one variable `Q`, `uint32`, 1xN); returns it unpublished. For rows already in a
+/// file (a writer's spool, the completion engine's row store), so that they are not copied
+/// to a spool first.
+pub fn write_mapped(
+    dest: &Path,
+    map: std::sync::Arc<memmap2::Mmap>,
+    offset: usize,
+    n: u64,
+) -> Result<AtomicFile, FormatError> {
+    let fail = |e: std::io::Error| FormatError::new(dest, Problem::Write(e));
+    assert!(
+        map.len() >= offset + 4 * n as usize,
+        "the map holds the rows"
+    );
+    let mut options = Options::default();
+    options.compression = hdf5_pure::mat::Compression::None;
+    let mut mb = MatBuilder::new(options);
+    let mat = |e: MatError| FormatError::new(dest, Problem::Mat(format!("v7.3: {e}")));
+    mb.write_blocks::<u32>("Q", &[1, n as usize], Box::new(Mapped { map, offset }))
+        .map_err(mat)?;
+    let mut file = AtomicFile::create(dest)?;
+    let mut out =
+        std::io::BufWriter::with_capacity(1 << 20, file.file().try_clone().map_err(fail)?);
+    mb.finish_to(&mut out).map_err(mat)?;
+    out.flush().map_err(fail)?;
+    drop(out);
+    // hdf5-pure names itself in the MAT header text; a user's `head -c 116` (and MATLAB's
+    // `whos -file`) should name the program that wrote the file. The text is outside
+    // every HDF5 structure and checksum.
+    let mut text = format!(
+        "MATLAB 7.3 MAT-file, Platform: nqueens {v}, Created by: nqueens {v} HDF5 schema 1.00 .",
+        v = env!("CARGO_PKG_VERSION")
+    )
+    .into_bytes();
+    text.resize(116, b' ');
+    let f = file.file();
+    f.seek(SeekFrom::Start(0)).map_err(fail)?;
+    f.write_all(&text).map_err(fail)?;
+    Ok(file)
+}
 
-impl DataProducer for Spooled {
+/// Blocks of the file from mapped rows.
+struct Mapped {
+    map: std::sync::Arc<memmap2::Mmap>,
+    offset: usize,
+}
+
+impl DataProducer for Mapped {
     fn block_bytes(&self, block: Block, out: &mut Vec<u8>) -> Result<(), MatError> {
-        let start = block.first_element as usize * 4;
-        out.extend_from_slice(&self.0[start..start + block.elements as usize * 4]);
+        let start = self.offset + block.first_element as usize * 4;
+        out.extend_from_slice(&self.map[start..start + block.elements as usize * 4]);
         Ok(())
     }
 }

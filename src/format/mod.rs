@@ -540,6 +540,16 @@ impl OutputFormat {
         }
     }
 
+    /// Whether an `n`-row result in this format is a MAT v7.3 file (asked for, or a `.mat`
+    /// too large for Level 5).
+    pub fn is_mat73(self, n: u64) -> bool {
+        match self {
+            OutputFormat::Mat73 => true,
+            OutputFormat::Mat { .. } => !mat5::fits(n),
+            _ => false,
+        }
+    }
+
     /// The format a path's extension names, when it names one: `.txt`, `.csv`, `.dat`
     /// text, `.mat` MAT v7, `.param` and `.essence` CSPLib, `.npy` NumPy, `.zst` and `.nqbz` compressed NQB,
     /// `.nqb` raw NQB.
