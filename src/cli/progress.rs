@@ -154,7 +154,15 @@ impl Progress {
 
     /// Removes the display.
     pub(crate) fn finish(self) {
-        if let Some(bar) = self.bar {
+        drop(self);
+    }
+}
+
+impl Drop for Progress {
+    /// Removes the display also when a command ends early with an error, so that the
+    /// error line is not drawn over, and stops the threads that poll for the bar.
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
     }
