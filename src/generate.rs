@@ -146,8 +146,7 @@ pub fn write_random_composition(
     for s in 0..source.segment_count() {
         let bytes = source.segment(s, &mut scratch)?;
         rows.clear();
-        for c in bytes.chunks_exact(4) {
-            let v = u32::from_le_bytes(c.try_into().unwrap());
+        for v in crate::format::le::to_rows(bytes) {
             let kept = v != 0 && {
                 let take = needed > 0 && rng.random_range(0..remaining) < needed;
                 remaining -= 1;

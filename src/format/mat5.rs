@@ -617,7 +617,7 @@ impl MatWriter {
 
     /// Appends rows.
     pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
-        let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes = super::le::to_bytes(rows);
         self.written += rows.len() as u64;
         let r = match &mut self.body {
             Body::Plain(w) => w.write_all(&bytes),

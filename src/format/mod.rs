@@ -4,6 +4,7 @@
 
 pub mod csplib;
 mod error;
+pub mod le;
 pub mod mat5;
 pub mod mat73;
 pub mod npy;
@@ -211,7 +212,7 @@ impl Input {
         if rows.len() as u64 > crate::board::MAX_N {
             return Err(FormatError::new(path, Problem::TooLarge(rows.len() as u64)));
         }
-        let bytes = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes = le::to_bytes(rows);
         Ok(Input::Memory {
             path: path.to_path_buf(),
             format,
@@ -306,7 +307,7 @@ impl Input {
                 let first = i * MEMORY_SEGMENT_ROWS;
                 let rows = f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first))?;
                 scratch.clear();
-                scratch.extend(rows.iter().flat_map(|v| v.to_le_bytes()));
+                le::extend_bytes(scratch, &rows);
                 Ok(scratch)
             }
             Input::Empty { n } => {
@@ -358,10 +359,7 @@ impl Input {
             if cache.index != Some(s) {
                 let mut scratch = Vec::new();
                 let bytes = self.segment(s, &mut scratch)?;
-                cache.rows = bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-                    .collect();
+                cache.rows = le::to_rows(bytes);
                 cache.index = Some(s);
             }
             let offset = (row - s * seg) as usize;
@@ -379,7 +377,7 @@ impl Input {
         let mut rows = vec![0; self.n() as usize];
         self.read_rows(0, &mut rows, &mut SegmentCache::default())?;
         if self.header().is_some() {
-            let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let bytes = le::to_bytes(&rows);
             self.check_sums([SegmentSum::of(&bytes)])?;
         }
         Ok(rows)
@@ -681,10 +679,7 @@ impl RowWriter {
                 .map(|s| {
                     let mut scratch = Vec::new();
                     let bytes = input.segment(s, &mut scratch)?;
-                    let rows: Vec<u32> = bytes
-                        .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-                        .collect();
+                    let rows = le::to_rows(bytes);
                     let off = rows
                         .iter()
                         .position(|&v| v as u64 > n)

@@ -288,7 +288,7 @@ impl NpyWriter {
     /// Appends rows.
     pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
         self.written += rows.len() as u64;
-        let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes = super::le::to_bytes(rows);
         self.out
             .write_all(&bytes)
             .map_err(|e| FormatError::new(self.file.dest(), Problem::Write(e)))

@@ -197,9 +197,10 @@ fn verify_pass(
                 let s = s as u64;
                 let bytes = input.segment(s, scratch)?;
                 if let Some(out) = sink {
-                    for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-                        *o = u32::from_le_bytes(c.try_into().unwrap()).to_le();
-                    }
+                    crate::format::le::read_rows_into(bytes, out);
+                    // The slots are a mapped file's bytes: little-endian on every machine
+                    // (a no-op where the machine is).
+                    out.iter_mut().for_each(|o| *o = o.to_le());
                 }
                 let first = s * seg_rows;
                 let base = match req.base {
