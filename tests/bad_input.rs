@@ -20,6 +20,14 @@ fn rejected(path: &Path, needle: &str) -> String {
         );
         assert!(lines[0].contains(needle), "expected {needle:?} in {err}");
         assert!(!err.contains("panicked"));
+        if cmd == "info" {
+            // The reason is given once: on standard error, not also in the table.
+            let (_, out, _) = run(&[cmd, path.to_str().unwrap()]);
+            assert!(
+                !out.contains(needle) || needle.is_empty(),
+                "said twice: {out}"
+            );
+        }
     }
     assert_eq!(std::fs::read(path).ok(), before, "input modified");
     let (_, err) = {

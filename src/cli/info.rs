@@ -122,7 +122,11 @@ fn emit(record: &InfoRecord, json: bool) -> Result<(), Error> {
         ("checksum status", "checksum_status"),
         ("valid composition", "valid"),
     ] {
-        if let Some(value) = get(key) {
+        if let Some(mut value) = get(key) {
+            // The reason is the error line that follows, once, on standard error.
+            if key == "checksum_status" && value.starts_with("error") {
+                value = "FAILED (the error follows)".into();
+            }
             outln!("{label:<18}{value}")?;
         }
     }
