@@ -5,13 +5,14 @@
 //! ([`complete`], whose exact end game is [`exact`]), counts placements of queens, rooks and
 //! bishops ([`count`]), builds solutions and compositions ([`generate`]), and makes and
 //! reduces Excluded Diagonals instances ([`excluded`]). [`json`] holds the records the
-//! command line prints with `--json`, from which the published JSON Schemas are made. [`board`] holds the line bitmaps they
-//! share; [`cleanup`], [`memory`] and [`progress`] are process plumbing (temporary files removed
-//! on a signal, resident memory, how far a long run has got). The `nqueens` binary is a thin layer over it ([`cli`]).
+//! command line prints with `--json`, from which the published JSON Schemas are made.
+//! [`board`] holds the line bitmaps they share; [`cleanup`], [`memory`] and [`progress`]
+//! are process plumbing (temporary files removed on a signal, resident memory, how far a
+//! long run has got). The `nqueens` binary is a thin layer over it: its command line
+//! (`src/cli/`) is private to the binary and uses only this public surface.
 
 pub mod board;
 pub mod cleanup;
-pub mod cli;
 pub mod complete;
 pub mod count;
 pub mod dimacs;

@@ -1,8 +1,12 @@
+//! The `nqueens` binary: the command line (`cli`, private to the binary) over the library.
+
+mod cli;
+
 use clap::Parser;
 
 fn main() {
-    let cli = nqueens::cli::Cli::parse();
-    let code = match nqueens::cli::run(cli) {
+    let cli = cli::Cli::parse();
+    let code = match cli::run(cli) {
         Ok(code) => code,
         Err(e) if e.is_closed_pipe() => {
             nqueens::cleanup::remove_all();

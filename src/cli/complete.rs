@@ -1,10 +1,10 @@
 //! `nqueens complete IN [-o OUT]`
 
 use super::{Error, exit};
-use crate::complete::job::{JobOutcome, run_job};
-use crate::complete::{Answer, Options, Stats};
-use crate::format::{AtomicFile, Input, OutputFormat, is_stdio};
-use crate::json::{CertificateRecord, CnfRecord, CompleteAnswer, CompleteRecord, Versions};
+use nqueens::complete::job::{JobOutcome, run_job};
+use nqueens::complete::{Answer, Options, Stats};
+use nqueens::format::{AtomicFile, Input, OutputFormat, is_stdio};
+use nqueens::json::{CertificateRecord, CnfRecord, CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         Some(p) => Some(p.with_extension("cnf")),
         None => None,
     };
-    crate::format::refuse_overwrite(
+    nqueens::format::refuse_overwrite(
         args.output
             .iter()
             .chain(&args.certificate)
@@ -147,7 +147,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
     {
-        let (cnf, summary) = crate::dimacs::write_cnf(&input, cnf_path)?;
+        let (cnf, summary) = nqueens::dimacs::write_cnf(&input, cnf_path)?;
         let doc = CertificateRecord {
             versions: Versions::current(),
             input: args.input.display().to_string(),
@@ -166,8 +166,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
         };
         let doc = serde_json::to_value(&doc).expect("records serialize");
         let mut f = AtomicFile::create(path)?;
-        writeln!(f, "{doc:#}")
-            .map_err(|e| crate::format::FormatError::new(path, crate::format::Problem::Write(e)))?;
+        writeln!(f, "{doc:#}").map_err(|e| {
+            nqueens::format::FormatError::new(path, nqueens::format::Problem::Write(e))
+        })?;
         cnf.commit()?;
         f.commit()?;
     }
@@ -206,7 +207,7 @@ pub(super) fn solve(
 /// A spinner naming the stage of the run: how much of the input is read, the free rows
 /// left while placing, how much of the answer is written.
 fn completion_progress(quiet: bool, input: &Input) -> super::Progress {
-    use crate::progress::{Stage, meter};
+    use nqueens::progress::{Stage, meter};
     let n = input.n();
     let name = input.path().display().to_string();
     let read0 = meter().rows_read();
@@ -277,7 +278,7 @@ fn report(
             seed,
             seconds: total,
             seconds_output,
-            peak_rss_bytes: crate::memory::peak_rss(),
+            peak_rss_bytes: nqueens::memory::peak_rss(),
             stats: stats.clone(),
             certificate: match answer {
                 Answer::Infeasible(c) => Some(c.clone()),
@@ -305,7 +306,7 @@ fn report(
     }
     let phase = |w: &mut dyn std::io::Write,
                  name: &str,
-                 p: &crate::complete::Phase,
+                 p: &nqueens::complete::Phase,
                  extra: String|
      -> Result<(), Error> {
         if p.runs > 0 {
@@ -373,7 +374,7 @@ fn report(
             mib(b)
         )?;
     }
-    if let Some(rss) = crate::memory::peak_rss() {
+    if let Some(rss) = nqueens::memory::peak_rss() {
         wln!(
             w,
             "  peak RSS      {:.1} MiB (mapped file pages included)",

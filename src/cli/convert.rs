@@ -3,10 +3,10 @@
 //! Diagonals board back to the instance's own board.
 
 use super::{Error, InputArgs, Progress, exit};
-use crate::dimacs::{self, Model};
-use crate::excluded::ExcludedDiagonals;
-use crate::format::csplib::{self, ParamFile};
-use crate::format::{
+use nqueens::dimacs::{self, Model};
+use nqueens::excluded::ExcludedDiagonals;
+use nqueens::format::csplib::{self, ParamFile};
+use nqueens::format::{
     AtomicFile, Encoding, FormatError, Input, OutputFormat, Problem, RowWriter,
     nqb::DEFAULT_FRAME_ROWS,
 };
@@ -106,7 +106,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
         .chain(&a.base)
         .map(PathBuf::as_path)
         .collect();
-    crate::format::refuse_overwrite([output.as_path()], &inputs)?;
+    nqueens::format::refuse_overwrite([output.as_path()], &inputs)?;
     let target = output_format(&a, &output)?;
     let opts = a.input_args.options();
     let file = match (&a.model, input_path) {
@@ -143,7 +143,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
                     a.quiet,
                     input.n(),
                     format!("converting {}", input.path().display()),
-                    || crate::progress::meter().rows_read(),
+                    || nqueens::progress::meter().rows_read(),
                 );
                 let file = match target {
                     Output::Rows(format) => RowWriter::copy(&input, &output, format)?,
@@ -204,7 +204,7 @@ fn output_format(a: &Args, output: &Path) -> Result<Output, Error> {
 fn excluded_solution(
     input: &Path,
     base: &Path,
-    opts: &crate::format::OpenOptions,
+    opts: &nqueens::format::OpenOptions,
     output: &Path,
     format: OutputFormat,
 ) -> Result<AtomicFile, Error> {

@@ -1,12 +1,12 @@
 //! `nqueens count`: placements of n queens, rooks or bishops, and `count merge` for shards.
 
 use super::{Error, Progress, exit, print_json};
-use crate::count::checkpoint::{Checkpoint, CheckpointError};
-use crate::count::resumable::{Hooks, ItemCount};
-use crate::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
-use crate::format::is_stdio;
-use crate::format::{Input, OutputFormat, RowWriter};
-use crate::json::{CountRecord, FirstRecord, Square, Versions};
+use nqueens::count::checkpoint::{Checkpoint, CheckpointError};
+use nqueens::count::resumable::{Hooks, ItemCount};
+use nqueens::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
+use nqueens::format::is_stdio;
+use nqueens::format::{Input, OutputFormat, RowWriter};
+use nqueens::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -122,7 +122,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let Some(MergeCommand::Merge { files, json }) = &args.merge {
         return merge(files, *json);
     }
-    crate::format::refuse_overwrite(
+    nqueens::format::refuse_overwrite(
         args.output
             .as_deref()
             .into_iter()
@@ -346,12 +346,12 @@ fn preplaced(args: &Args) -> Result<(Option<u64>, Squares), Error> {
     let n = input.n();
     for (i, &q) in input.to_vec()?.iter().enumerate() {
         if q as u64 > n {
-            let problem = crate::format::Problem::OffBoard {
+            let problem = nqueens::format::Problem::OffBoard {
                 row: i as u64 + 1,
                 value: q,
                 n,
             };
-            return Err(crate::format::FormatError::new(path, problem).into());
+            return Err(nqueens::format::FormatError::new(path, problem).into());
         }
         if q != 0 {
             placed.push((i as u32, q - 1));
@@ -580,8 +580,8 @@ fn write_composition(out: &Path, n: u32, found: &[(u32, u32)]) -> Result<(), Err
 fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
     let mut records = Vec::new();
     for path in files {
-        let bytes = crate::format::read_all(path)?;
-        let text = crate::format::text::utf8(path, &bytes)?;
+        let bytes = nqueens::format::read_all(path)?;
+        let text = nqueens::format::text::utf8(path, &bytes)?;
         for (i, line) in text
             .lines()
             .enumerate()

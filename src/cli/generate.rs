@@ -1,9 +1,9 @@
 //! `nqueens generate solution|composition|excluded`
 
 use super::{Error, exit};
-use crate::format::{Encoding, Input, OutputFormat, RowWriter, STDIO, nqb::DEFAULT_FRAME_ROWS};
-use crate::generate::{check_solvable, write_constructed_solution, write_random_composition};
-use crate::verify::{Requirements, Verdict, verify};
+use nqueens::format::{Encoding, Input, OutputFormat, RowWriter, STDIO, nqb::DEFAULT_FRAME_ROWS};
+use nqueens::generate::{check_solvable, write_constructed_solution, write_random_composition};
+use nqueens::verify::{Requirements, Verdict, verify};
 use std::path::PathBuf;
 
 /// What to generate.
@@ -166,7 +166,7 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
         }
         Command::Excluded(a) => excluded(a),
         Command::Composition(a) => {
-            crate::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
+            nqueens::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
             let source = Input::open(&a.from)?;
             let report = verify(&source, Requirements::default())?;
             if report.verdict == Verdict::Invalid {
@@ -193,7 +193,7 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
 
 fn excluded(a: ExcludedArgs) -> Result<i32, Error> {
     let seed = a.seed.unwrap_or_else(rand::random);
-    let series = crate::excluded::generate(a.n, seed, a.min_free);
+    let series = nqueens::excluded::generate(a.n, seed, a.min_free);
     let numdiags = a.diags.unwrap_or(series.len());
     if numdiags > series.len() {
         return Err(Error::Usage(format!(
@@ -203,12 +203,12 @@ fn excluded(a: ExcludedArgs) -> Result<i32, Error> {
         )));
     }
     let dest = a.output.unwrap_or_else(|| PathBuf::from(STDIO));
-    let mut f = crate::format::AtomicFile::create(&dest)?;
+    let mut f = nqueens::format::AtomicFile::create(&dest)?;
     std::io::Write::write_all(
         &mut f,
-        crate::excluded::to_csplib(a.n, &series, numdiags).as_bytes(),
+        nqueens::excluded::to_csplib(a.n, &series, numdiags).as_bytes(),
     )
-    .map_err(|e| crate::format::FormatError::new(&dest, crate::format::Problem::Write(e)))?;
+    .map_err(|e| nqueens::format::FormatError::new(&dest, nqueens::format::Problem::Write(e)))?;
     f.commit()?;
     eprintln!(
         "excluded diagonals, n = {}: {numdiags} of a series of {} (seed {seed})",
@@ -232,16 +232,16 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         a.out.quiet,
     )?;
     match outcome {
-        crate::complete::job::JobOutcome::Ran {
-            answer: crate::complete::Answer::Solved,
+        nqueens::complete::job::JobOutcome::Ran {
+            answer: nqueens::complete::Answer::Solved,
             ..
         } => {}
-        crate::complete::job::JobOutcome::Ran { answer, .. } => {
+        nqueens::complete::job::JobOutcome::Ran { answer, .. } => {
             return Err(Error::Usage(format!(
                 "no random solution found: {answer:?}"
             )));
         }
-        crate::complete::job::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
+        nqueens::complete::job::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
     }
     eprintln!("random solution of n = {} (seed {seed})", a.n);
     Ok(exit::OK)
@@ -250,14 +250,14 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
 fn with_output(
     out: &OutputArgs,
     n: u64,
-    body: impl FnOnce(&mut RowWriter) -> Result<(), crate::generate::GenerateError>,
+    body: impl FnOnce(&mut RowWriter) -> Result<(), nqueens::generate::GenerateError>,
 ) -> Result<i32, Error> {
     // Standard output (`-`, or no -o) is staged like any output: nothing is printed unless
     // the whole board was made.
     let (dest, format) = out.destination();
     let mut w = RowWriter::create(&dest, n, format)?;
     let progress = super::Progress::rows(out.quiet, n, format!("writing {n} rows"), || {
-        crate::progress::meter().rows_written()
+        nqueens::progress::meter().rows_written()
     });
     let made = body(&mut w);
     progress.finish();
@@ -269,7 +269,7 @@ fn with_output(
 /// `generate excluded --n`: a size in 1..=MAX_GENERATED_M.
 fn excluded_size(s: &str) -> Result<u64, String> {
     let n = super::size::parse_size(s)?;
-    let max = crate::excluded::MAX_GENERATED_M;
+    let max = nqueens::excluded::MAX_GENERATED_M;
     if !(1..=max).contains(&n) {
         return Err(format!("{n} is not in 1..={max}"));
     }

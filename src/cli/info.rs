@@ -1,9 +1,9 @@
 //! `nqueens info FILE...`
 
 use super::{Error, exit, print_json};
-use crate::format::{Encoding, Input};
-use crate::json::InfoRecord;
-use crate::verify::{Requirements, verify};
+use nqueens::format::{Encoding, Input};
+use nqueens::json::InfoRecord;
+use nqueens::verify::{Requirements, verify};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `info`.
@@ -66,7 +66,7 @@ fn describe(file: &Path, args: &Args) -> Result<i32, Error> {
         ..InfoRecord::default()
     };
     if let Some(h) = input.header() {
-        record.version = Some(crate::format::nqb::VERSION.into());
+        record.version = Some(nqueens::format::nqb::VERSION.into());
         record.k = Some(h.k);
         record.checksum = Some(format!("{:#018x}", h.payload_checksum));
     }
@@ -93,7 +93,7 @@ fn describe(file: &Path, args: &Args) -> Result<i32, Error> {
         "none"
     }
     .into();
-    record.valid = Some(report.verdict != crate::verify::Verdict::Invalid);
+    record.valid = Some(report.verdict != nqueens::verify::Verdict::Invalid);
     emit(&record, args.json)?;
     Ok(exit::OK)
 }

@@ -1,6 +1,5 @@
-//! The `nqueens` command line: argument structures, a short `run` per subcommand, and how
-//! answers are printed. Some library logic still lives here and is to move out: `count
-//! merge` over JSON records (count.rs) and the certificate document (complete.rs).
+//! The `nqueens` command line, private to the binary: argument structures, a short `run`
+//! per subcommand, and how answers are printed, over the library's public surface.
 
 /// `println!` that returns a [`Error::Stdout`] instead of panicking when standard output
 /// is closed (`| head`) or full (`> /dev/full`).
@@ -56,8 +55,8 @@ mod verify;
 
 pub(crate) use progress::Progress;
 
-use crate::format::{FormatError, OpenOptions};
 use clap::{Parser, Subcommand};
+use nqueens::format::{FormatError, OpenOptions};
 
 /// The input choices every subcommand that reads compositions takes.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -145,7 +144,7 @@ pub enum Error {
     Format(#[from] FormatError),
     /// Generation failed.
     #[error(transparent)]
-    Generate(#[from] crate::generate::GenerateError),
+    Generate(#[from] nqueens::generate::GenerateError),
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),
@@ -155,7 +154,7 @@ pub enum Error {
     Stdout(std::io::Error),
     /// A completion job failed.
     #[error(transparent)]
-    Job(#[from] crate::complete::job::JobError),
+    Job(#[from] nqueens::complete::job::JobError),
 }
 
 impl Error {
@@ -165,9 +164,9 @@ impl Error {
         let io = match self {
             Error::Stdout(e) => e,
             Error::Format(FormatError {
-                problem: crate::format::Problem::Write(e),
+                problem: nqueens::format::Problem::Write(e),
                 path,
-            }) if crate::format::is_stdio(path) => e,
+            }) if nqueens::format::is_stdio(path) => e,
             _ => return false,
         };
         io.kind() == std::io::ErrorKind::BrokenPipe
@@ -176,10 +175,10 @@ impl Error {
     /// The exit code for this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Job(crate::complete::job::JobError::SelfCheck(_)) => exit::INTERNAL,
+            Error::Job(nqueens::complete::job::JobError::SelfCheck(_)) => exit::INTERNAL,
             // A value off the board makes a file no composition, in every format.
             Error::Format(FormatError {
-                problem: crate::format::Problem::OffBoard { .. },
+                problem: nqueens::format::Problem::OffBoard { .. },
                 ..
             }) => exit::INVALID,
             _ => exit::ERROR,
@@ -206,7 +205,7 @@ fn install_signal_handler() {
         if POLLED.load(SeqCst) && !flag.swap(true, SeqCst) {
             return;
         }
-        crate::cleanup::remove_all();
+        nqueens::cleanup::remove_all();
         eprintln!("nqueens: interrupted");
         std::process::exit(exit::INTERRUPTED);
     });
@@ -235,7 +234,7 @@ truncated while being read, or an output's disk is full; temporary files removed
             unsafe {
                 libc::write(2, MSG.as_ptr().cast(), MSG.len());
             }
-            crate::cleanup::remove_all_in_signal_handler();
+            nqueens::cleanup::remove_all_in_signal_handler();
             unsafe { libc::_exit(exit::ERROR) }
         }
         // SAFETY: installs a handler for one signal with an empty mask; the handler only
@@ -308,11 +307,11 @@ fn print_json(record: &impl serde::Serialize) -> Result<(), Error> {
     outln!("{line}")
 }
 
-impl From<crate::dimacs::DimacsError> for Error {
-    fn from(e: crate::dimacs::DimacsError) -> Error {
+impl From<nqueens::dimacs::DimacsError> for Error {
+    fn from(e: nqueens::dimacs::DimacsError) -> Error {
         match e {
-            crate::dimacs::DimacsError::Format(f) => f.into(),
-            crate::dimacs::DimacsError::Invalid(path, report) => Error::Usage(format!(
+            nqueens::dimacs::DimacsError::Format(f) => f.into(),
+            nqueens::dimacs::DimacsError::Invalid(path, report) => Error::Usage(format!(
                 "{}: not a valid composition: {}",
                 path.display(),
                 report.first_problem().unwrap_or_default()

@@ -84,7 +84,7 @@ impl Progress {
     }
 
     /// A bar of `len` rows whose position `rows` gives (a counter of the library's
-    /// [`crate::progress::meter`], from where it stands now), polled ten times a second.
+    /// [`nqueens::progress::meter`], from where it stands now), polled ten times a second.
     pub(crate) fn rows(
         quiet: bool,
         len: u64,

@@ -2,8 +2,8 @@
 //! stage, with its restarts and dead ends, sampled from the library's progress meter.
 
 use super::Error;
-use crate::format::{AtomicFile, FormatError, Problem};
-use crate::progress::{Stage, meter};
+use nqueens::format::{AtomicFile, FormatError, Problem};
+use nqueens::progress::{Stage, meter};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;

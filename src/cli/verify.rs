@@ -1,9 +1,9 @@
 //! `nqueens verify FILE...`
 
 use super::{Error, Progress, exit, print_json};
-use crate::format::{FormatError, Input};
-use crate::json::{VerifyRecord, VerifyStatus, Versions};
-use crate::verify::{Report, Requirements, Verdict, verify};
+use nqueens::format::{FormatError, Input};
+use nqueens::json::{VerifyRecord, VerifyStatus, Versions};
+use nqueens::verify::{Report, Requirements, Verdict, verify};
 use rayon::prelude::*;
 use std::path::PathBuf;
 
@@ -83,7 +83,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
                 args.quiet,
                 input.n(),
                 format!("verifying {}", path.display()),
-                || crate::progress::meter().rows_read(),
+                || nqueens::progress::meter().rows_read(),
             );
             let report = verify(&input, req);
             progress.finish();
