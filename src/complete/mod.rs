@@ -59,6 +59,15 @@ pub fn seeded_rng(seed: u64, path: &[u64]) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(h)
 }
 
+/// Shuffles `v` in place (Fisher-Yates from the back). Written here rather than taken from
+/// rand's `SliceRandom::shuffle` so that a seed's output never changes with rand's version:
+/// reproducibility across releases is a promise `--seed` makes.
+pub(crate) fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.random_range(0..=i));
+    }
+}
+
 fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -16,7 +16,6 @@
 use super::seeded_rng;
 use super::state::{BoardState, DiagonalPlacer};
 use crate::board::Bitmap;
-use rand::RngExt;
 use rayon::prelude::*;
 
 /// Largest number of free rows (and columns) per chunk.
@@ -122,18 +121,14 @@ const LIST_RATIO: u64 = 32;
 fn chunk_permutation(chunks: usize, seed: u64, round: u64) -> Vec<usize> {
     let mut rng = seeded_rng(seed, &[1, round]);
     let mut pi: Vec<usize> = (0..chunks).collect();
-    for i in (1..chunks).rev() {
-        pi.swap(i, rng.random_range(0..=i));
-    }
+    super::shuffle(&mut pi, &mut rng);
     pi
 }
 
 /// Chunk `t`'s columns shuffled by the chunk's own generator.
 fn shuffled(mut cols: Vec<u32>, seed: u64, round: u64, t: usize) -> Vec<u32> {
     let mut rng = seeded_rng(seed, &[2, round, t as u64]);
-    for i in (1..cols.len()).rev() {
-        cols.swap(i, rng.random_range(0..=i));
-    }
+    super::shuffle(&mut cols, &mut rng);
     cols
 }
 

@@ -31,9 +31,7 @@ pub fn scatter(state: &mut BoardState, target: u64, rng: &mut ChaCha8Rng) -> Res
     let mut placed = 0;
     while state.free() > target {
         // Shuffle first so that equal estimates come in random order.
-        for i in (1..rows.len()).rev() {
-            rows.swap(i, rng.random_range(0..=i));
-        }
+        super::shuffle(&mut rows, rng);
         let len = cols.len();
         let mut keyed: Vec<(usize, u64)> = rows
             .iter()

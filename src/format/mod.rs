@@ -493,6 +493,7 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(got)
 }
 
+/// Bytes as space-separated hexadecimal pairs, for messages about a file's first bytes.
 fn hex(b: &[u8]) -> String {
     b.iter()
         .map(|x| format!("{x:02x}"))

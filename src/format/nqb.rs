@@ -97,7 +97,7 @@ impl Header {
             });
         }
         if b[0..8] != MAGIC {
-            return Err(Problem::BadMagic(hex(&b[..8])));
+            return Err(Problem::BadMagic(super::hex(&b[..8])));
         }
         let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
@@ -136,13 +136,6 @@ impl Header {
             payload_checksum: u64_at(32),
         })
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The payload checksum: XXH3-64 of the concatenated little-endian XXH3-64 hashes of
