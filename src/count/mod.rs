@@ -12,7 +12,8 @@
 //! ([`takaken`]). That count is made of work items a caller can watch, stop and resume
 //! ([`resumable`], saved by `count --checkpoint` as a [`checkpoint`]). Regular queens on a
 //! large board with few free rows go to the exact engine over its residual
-//! ([`crate::exact`]), the one `complete` uses.
+//! ([`crate::exact`]), the one `complete` uses. The results of the shards of a count are
+//! added up by [`merge`].
 
 mod basic;
 mod bishops;
