@@ -619,11 +619,7 @@ impl RowWriter {
             OutputFormat::Nqb(e) => RowWriter::Nqb(Box::new(NqbWriter::create(dest, n, e)?)),
             OutputFormat::Text => RowWriter::Text(text::TextWriter::create(dest)?),
             // Level 5 variables end at 2^31 bytes; MATLAB saves larger ones as v7.3 too.
-            OutputFormat::Mat { .. } | OutputFormat::Mat73
-                if matches!(format, OutputFormat::Mat73) || !mat5::fits(n) =>
-            {
-                RowWriter::Mat73(mat73::Mat73Writer::create(dest, n)?)
-            }
+            format if format.is_mat73(n) => RowWriter::Mat73(mat73::Mat73Writer::create(dest, n)?),
             OutputFormat::Mat { compressed } => {
                 RowWriter::Mat(mat5::MatWriter::create(dest, n, "Q", compressed)?)
             }
