@@ -56,7 +56,7 @@ mod verify;
 pub(crate) use progress::Progress;
 
 use clap::{Parser, Subcommand};
-use nqueens::format::{FormatError, OpenOptions};
+use nqueens::format::{FormatError, MmapChoice, OpenOptions};
 
 /// The input choices every subcommand that reads compositions takes.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -76,8 +76,29 @@ impl InputArgs {
         OpenOptions {
             var: self.var.clone(),
             diags: self.diags,
+            mmap: mapped(),
         }
     }
+}
+
+/// Inputs are memory-mapped: a pass over a 4 GB file then costs no copy and no buffer.
+fn mapped() -> MmapChoice {
+    // SAFETY: README's "Files" section asks users not to change an input while nqueens
+    // reads it; if one is truncated anyway, the SIGBUS handler (`install_bus_error_handler`)
+    // turns the fault into a one-line error and exit code 2, removing temporary files.
+    unsafe { MmapChoice::auto() }
+}
+
+/// Peak resident set size in bytes (all pages, mapped file pages included).
+pub(crate) fn peak_rss() -> Option<u64> {
+    // SAFETY: rusage is plain integers, for which all zero bytes are a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes into the struct it is given.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    // Linux reports kilobytes.
+    Some(usage.ru_maxrss as u64 * 1024)
 }
 
 /// Exit codes of the binary, shared by every subcommand.
@@ -154,7 +175,7 @@ pub enum Error {
     Stdout(std::io::Error),
     /// A completion job failed.
     #[error(transparent)]
-    Job(#[from] nqueens::complete::job::JobError),
+    Job(#[from] nqueens::complete::JobError),
 }
 
 impl Error {
@@ -175,7 +196,7 @@ impl Error {
     /// The exit code for this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Job(nqueens::complete::job::JobError::SelfCheck(_)) => exit::INTERNAL,
+            Error::Job(nqueens::complete::JobError::SelfCheck(_)) => exit::INTERNAL,
             // A value off the board makes a file no composition, in every format.
             Error::Format(FormatError {
                 problem: nqueens::format::Problem::OffBoard { .. },
@@ -235,6 +256,7 @@ truncated while being read, or an output's disk is full; temporary files removed
                 libc::write(2, MSG.as_ptr().cast(), MSG.len());
             }
             nqueens::cleanup::remove_all_in_signal_handler();
+            // SAFETY: _exit(2) is async-signal-safe and runs no destructors.
             unsafe { libc::_exit(exit::ERROR) }
         }
         // SAFETY: installs a handler for one signal with an empty mask; the handler only

@@ -110,7 +110,7 @@ pub fn run_job(
                         n,
                     )?
                 } else {
-                    let solved = Input::open(&store_path)?;
+                    let solved = open_own(&store_path)?;
                     RowWriter::copy(&solved, dest, format)?
                 };
                 check_solution(file.temp_path(), input)?;
@@ -126,9 +126,20 @@ pub fn run_job(
     })
 }
 
+/// Opens a file this job wrote (the row store, an output about to be published), mapped:
+/// it is the job's own temporary file, which nothing else changes.
+fn open_own(path: &Path) -> Result<Input, FormatError> {
+    let opts = crate::format::OpenOptions {
+        // SAFETY: the file is this job's own temporary file, sealed and no longer written.
+        mmap: unsafe { crate::format::MmapChoice::auto() },
+        ..Default::default()
+    };
+    Input::open_with(path, &opts)
+}
+
 /// Reads `path` back and checks that it is a full solution keeping every queen of `base`.
 fn check_solution(path: &Path, base: &Input) -> Result<(), JobError> {
-    let written = Input::open(path)?;
+    let written = open_own(path)?;
     let base = match base {
         Input::Empty { .. } => None,
         other => Some(other),

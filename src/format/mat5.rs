@@ -26,11 +26,11 @@ const MI_COMPRESSED: u32 = 15;
 const MX_UINT32: u8 = 13;
 
 /// The largest variable MATLAB writes in a v5/v7 file.
-pub const MAX_VARIABLE_BYTES: u64 = (1 << 31) - 1;
+pub(crate) const MAX_VARIABLE_BYTES: u64 = (1 << 31) - 1;
 
 /// What a file's first bytes say about MAT.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Sniff {
+pub(crate) enum Sniff {
     /// A Level 5 file (v5/v6/v7).
     Level5,
     /// An HDF5-based v7.3 file.
@@ -42,7 +42,7 @@ pub enum Sniff {
 }
 
 /// Recognises a MAT file from its first bytes (at least 128 when there are).
-pub fn sniff(head: &[u8]) -> Sniff {
+pub(crate) fn sniff(head: &[u8]) -> Sniff {
     const HDF5_SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
     if head.starts_with(HDF5_SIGNATURE) {
         // Plain HDF5 (Octave's `save -hdf5`, h5py): read like v7.3, which is HDF5 too.
@@ -438,7 +438,7 @@ fn parse_matrix(
 /// Reads the rows of variable `var` (or of the only numeric vector) from a Level 5 file, as
 /// little-endian `u32` row bytes. Compressed variables are inflated twice: their headers
 /// first, then the chosen one's values step by step, so memory holds the rows only.
-pub fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u8>, FormatError> {
+pub(crate) fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u8>, FormatError> {
     let fail = |m: String| FormatError::new(path, Problem::Mat(m));
     if bytes.len() < 128 {
         return Err(fail(format!(
@@ -531,7 +531,7 @@ fn list(vars: &[Variable]) -> String {
 }
 
 /// Whether an n-row `uint32` vector fits in a Level 5 variable.
-pub fn fits(n: u64) -> bool {
+pub(crate) fn fits(n: u64) -> bool {
     4 * n + 64 <= MAX_VARIABLE_BYTES
 }
 

@@ -4,19 +4,21 @@
 
 pub mod csplib;
 mod error;
-pub mod le;
-pub mod mat5;
-pub mod mat73;
-pub mod npy;
+pub(crate) mod le;
+pub(crate) mod mat5;
+pub(crate) mod mat73;
+pub(crate) mod npy;
 pub mod nqb;
-pub mod octave;
+pub(crate) mod octave;
 mod output;
+mod source;
 pub mod text;
 mod zlib;
 
 pub use error::{FormatError, Problem};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
 pub use output::{AtomicFile, Destination, STDIO, Scratch, is_stdio, refuse_overwrite, reserve};
+pub use source::MmapChoice;
 
 use std::fs::File;
 use std::io::Read;
@@ -67,21 +69,24 @@ const CSPLIB: &str = "CSPLib";
 /// The format name of CSPLib Excluded Diagonals instances (read through the reduction).
 pub const EXCLUDED: &str = "CSPLib excluded diagonals";
 
-/// How to read the inputs that need a choice: which MAT variable, how many diagonals of an
-/// Excluded Diagonals file.
+/// How to read an input: which MAT variable, how many diagonals of an Excluded Diagonals
+/// file, and whether the file may be memory-mapped.
 #[derive(Debug, Clone, Default)]
 pub struct OpenOptions {
     /// The MAT variable to read (default: the only numeric vector).
     pub var: Option<String>,
     /// Excluded diagonals to take from the front of `diags` (default: `numdiags`).
     pub diags: Option<u64>,
+    /// Whether the file may be mapped (default: never; see [`MmapChoice::auto`]).
+    pub mmap: MmapChoice,
 }
 
 /// Rows per segment of in-memory inputs.
 const MEMORY_SEGMENT_ROWS: u64 = nqb::DEFAULT_FRAME_ROWS;
 
 impl Input {
-    /// Opens `path`, detecting the format from its first bytes, then its extension.
+    /// Opens `path`, detecting the format from its first bytes, then its extension, and
+    /// reading it without memory maps ([`MmapChoice::never`]; choose with [`Input::open_with`]).
     pub fn open(path: &Path) -> Result<Input, FormatError> {
         Self::open_with(path, &OpenOptions::default())
     }
@@ -110,10 +115,11 @@ impl Input {
             return Err(fail(Problem::Empty));
         }
         if nqb::sniff(head) {
-            return Ok(Input::Nqb(NqbFile::open(path, &file)?));
+            return Ok(Input::Nqb(NqbFile::open(path, &file, opts.mmap)?));
         }
         if npy::sniff(head) {
-            return Ok(Input::Npy(Box::new(npy::NpyFile::open(path, &file)?)));
+            let npy = npy::NpyFile::open(path, &file, opts.mmap)?;
+            return Ok(Input::Npy(Box::new(npy)));
         }
         let ext = path
             .extension()
@@ -121,10 +127,14 @@ impl Input {
             .map(str::to_ascii_lowercase);
         match mat5::sniff(head) {
             mat5::Sniff::Level5 => {
-                // Mapped rather than read: only the rows are held in memory.
-                let map =
-                    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| fail(Problem::Read(e)))?;
-                let bytes = mat5::read(path, &map, opts.var.as_deref())?;
+                // Mapped when allowed: then only the rows are held in memory.
+                let file = source::FileBytes::open(&file, opts.mmap)
+                    .map_err(|e| fail(Problem::Read(e)))?;
+                let mut whole = Vec::new();
+                let whole = file
+                    .get(0, file.len() as usize, &mut whole)
+                    .map_err(|e| fail(Problem::Read(e)))?;
+                let bytes = mat5::read(path, whole, opts.var.as_deref())?;
                 return Ok(Input::Memory {
                     path: path.to_path_buf(),
                     format: MAT5,
@@ -338,8 +348,13 @@ impl Input {
     pub fn release(&self, i: u64) {
         let first = i * self.segment_rows();
         crate::progress::meter().add_read(self.segment_rows().min(self.n().saturating_sub(first)));
-        if let Input::Nqb(f) = self {
-            f.release(i);
+        match self {
+            Input::Nqb(f) => f.release(i),
+            Input::Npy(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                f.release(first, MEMORY_SEGMENT_ROWS.min(f.n() - first));
+            }
+            _ => {}
         }
     }
 
@@ -723,3 +738,6 @@ impl RowWriter {
         w.finish()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,18 +6,19 @@
 //! read here from the map, since npyz reads element by element through `Read`.
 //! Written: `<u4`, shape `(n,)`, streamed.
 
+use super::source::{FileBytes, MmapChoice};
 use super::{FormatError, Problem, output::AtomicFile};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The first bytes of every `.npy` file.
-pub const MAGIC: &[u8] = b"\x93NUMPY";
+pub(crate) const MAGIC: &[u8] = b"\x93NUMPY";
 
 /// The longest header read (NumPy's own `max_header_size`).
 const MAX_HEADER: usize = 10_000;
 
 /// Whether `head` starts like a `.npy` file.
-pub fn sniff(head: &[u8]) -> bool {
+pub(crate) fn sniff(head: &[u8]) -> bool {
     head.starts_with(MAGIC)
 }
 
@@ -29,10 +30,10 @@ enum Kind {
     Float,
 }
 
-/// A `.npy` vector, mapped.
+/// A `.npy` vector, mapped or read as the caller chose ([`MmapChoice`]).
 pub struct NpyFile {
     path: PathBuf,
-    map: memmap2::Mmap,
+    bytes: FileBytes,
     offset: usize,
     kind: Kind,
     size: usize,
@@ -42,12 +43,16 @@ pub struct NpyFile {
 
 impl NpyFile {
     /// Opens the `.npy` file `file` (at `path`), checking its header, shape and length.
-    pub fn open(path: &Path, file: &std::fs::File) -> Result<NpyFile, FormatError> {
+    pub fn open(
+        path: &Path,
+        file: &std::fs::File,
+        mmap: MmapChoice,
+    ) -> Result<NpyFile, FormatError> {
         let fail = |what: String| FormatError::new(path, Problem::Npy(what));
-        // SAFETY: the map is read only; a file truncated by another process while mapped
-        // raises SIGBUS, which the command line turns into an error exit.
-        let map = unsafe { memmap2::Mmap::map(file) }
-            .map_err(|e| FormatError::new(path, Problem::Read(e)))?;
+        let read = |e| FormatError::new(path, Problem::Read(e));
+        let bytes = FileBytes::open(file, mmap).map_err(read)?;
+        let file_len = bytes.len();
+        let map = bytes.to_vec(0, file_len.min(12) as usize).map_err(read)?;
         // npyz allocates the header length it reads before reading the header: the length
         // is checked against the file (and NumPy's own limit) first, and npyz is given only
         // the header's bytes.
@@ -60,22 +65,22 @@ impl NpyFile {
                     v[0], v[1]
                 )));
             }
-            None => return Err(fail(format!("truncated header: {} bytes", map.len()))),
+            None => return Err(fail(format!("truncated header: {file_len} bytes"))),
         };
         let Some(len) = map.get(8..8 + len_bytes) else {
-            return Err(fail(format!("truncated header: {} bytes", map.len())));
+            return Err(fail(format!("truncated header: {file_len} bytes")));
         };
         let mut le = [0u8; 4];
         le[..len_bytes].copy_from_slice(len);
         let header_len = u32::from_le_bytes(le) as usize;
-        if header_len > MAX_HEADER || preamble + header_len > map.len() {
+        if header_len > MAX_HEADER || (preamble + header_len) as u64 > file_len {
             return Err(fail(format!(
-                "header length {header_len} at offset 8 runs past the file ({} bytes) or NumPy's limit ({MAX_HEADER})",
-                map.len()
+                "header length {header_len} at offset 8 runs past the file ({file_len} bytes) or NumPy's limit ({MAX_HEADER})"
             )));
         }
         let offset = preamble + header_len;
-        let mut rest: &[u8] = &map[..offset];
+        let head = bytes.to_vec(0, offset).map_err(read)?;
+        let mut rest: &[u8] = &head;
         let header = npyz::NpyHeader::from_reader(&mut rest)
             .map_err(|e| fail(format!("bad header: {e}")))?;
         if !rest.is_empty() {
@@ -121,7 +126,7 @@ impl NpyFile {
             return Err(FormatError::new(path, Problem::TooLarge(n)));
         }
         let need = n.checked_mul(size as u64).expect("n <= MAX_N");
-        let have = (map.len() - offset) as u64;
+        let have = file_len - offset as u64;
         if have != need {
             return Err(FormatError::new(
                 path,
@@ -135,7 +140,7 @@ impl NpyFile {
         }
         Ok(NpyFile {
             path: path.to_path_buf(),
-            map,
+            bytes,
             offset,
             kind,
             size,
@@ -176,20 +181,23 @@ impl NpyFile {
         format!("{order}{c}{}", self.size)
     }
 
-    /// Rows `first .. first + count` as little-endian `u32` bytes: borrowed from the map for
-    /// `<u4`, else converted into `scratch`; a value that is no column number (negative,
-    /// fractional, NaN, above 2^32 - 1) is an error naming its row.
+    /// Rows `first .. first + count` as little-endian `u32` bytes: for `<u4` borrowed from
+    /// the map or read into `scratch`, else converted into `scratch`; a value that is no
+    /// column number (negative, fractional, NaN, above 2^32 - 1) is an error naming its row.
     pub fn rows<'a>(
         &'a self,
         first: u64,
         count: u64,
         scratch: &'a mut Vec<u8>,
     ) -> Result<&'a [u8], FormatError> {
-        let start = self.offset + first as usize * self.size;
-        let bytes = &self.map[start..start + count as usize * self.size];
+        let start = self.offset as u64 + first * self.size as u64;
+        let len = count as usize * self.size;
+        let read = |e| FormatError::new(&self.path, Problem::Read(e));
         if self.kind == Kind::Unsigned && self.size == 4 && !self.big_endian {
-            return Ok(bytes);
+            return self.bytes.get(start, len, scratch).map_err(read);
         }
+        let mut stored = Vec::new();
+        let bytes = self.bytes.get(start, len, &mut stored).map_err(read)?;
         scratch.clear();
         scratch.reserve(4 * count as usize);
         for (i, v) in bytes.chunks_exact(self.size).enumerate() {
@@ -202,6 +210,14 @@ impl NpyFile {
             scratch.extend_from_slice(&value.to_le_bytes());
         }
         Ok(scratch)
+    }
+
+    /// Drops this process's mapping of the pages of rows `first .. first + count` (see
+    /// [`super::NqbFile::release`]).
+    pub fn release(&self, first: u64, count: u64) {
+        let size = self.size as u64;
+        self.bytes
+            .release(self.offset as u64 + first * size, count * size);
     }
 
     /// One stored value as a row value.

@@ -7,9 +7,9 @@
 //!   alone and every other frame a fixed number of rows, so `zstd -d` gives back the raw
 //!   file and frames decode in parallel.
 
+use super::source::{FileBytes, MmapChoice};
 use super::{AtomicFile, FormatError, Problem};
 use crate::board::MAX_N;
-use memmap2::Mmap;
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -195,12 +195,13 @@ pub fn sniff(bytes: &[u8]) -> bool {
     bytes[..m] == MAGIC[..m] || (bytes.len() >= 4 && bytes[..4] == ZSTD_MAGIC)
 }
 
-/// An NQB file opened for reading: header checked, payload memory-mapped.
+/// An NQB file opened for reading: header checked, payload mapped or read as the caller
+/// chose ([`MmapChoice`]).
 pub struct NqbFile {
     path: PathBuf,
     header: Header,
     encoding: Encoding,
-    map: Mmap,
+    bytes: FileBytes,
     layout: Layout,
 }
 
@@ -219,16 +220,18 @@ struct FrameEntry {
 impl NqbFile {
     /// Opens `path` (already known to start like NQB, see [`sniff`]) and checks the header,
     /// the payload size and, for compressed files, the seek table.
-    pub fn open(path: &Path, file: &File) -> Result<NqbFile, FormatError> {
+    pub fn open(path: &Path, file: &File, mmap: MmapChoice) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
-        // SAFETY: the map is read-only; like every tool reading files in place we accept
-        // that another process truncating the file under us is undefined behaviour.
-        let map = unsafe { Mmap::map(file) }.map_err(|e| fail(Problem::Read(e)))?;
-        if map.len() >= 4 && map[..4] == ZSTD_MAGIC {
-            return Self::open_zstd(path, map);
+        let read = |e| fail(Problem::Read(e));
+        let bytes = FileBytes::open(file, mmap).map_err(read)?;
+        let head = bytes
+            .to_vec(0, bytes.len().min(HEADER_LEN as u64) as usize)
+            .map_err(read)?;
+        if head.len() >= 4 && head[..4] == ZSTD_MAGIC {
+            return Self::open_zstd(path, bytes);
         }
-        let header = Header::parse(&map).map_err(fail)?;
-        let actual = map.len() as u64 - HEADER_LEN as u64;
+        let header = Header::parse(&head).map_err(fail)?;
+        let actual = bytes.len() - HEADER_LEN as u64;
         if actual != 4 * header.n {
             return Err(fail(Problem::PayloadSize {
                 offset: HEADER_LEN as u64,
@@ -237,34 +240,41 @@ impl NqbFile {
                 n: header.n,
             }));
         }
-        #[cfg(unix)]
-        let _ = map.advise(memmap2::Advice::Sequential);
+        bytes.advise_sequential();
         Ok(NqbFile {
             path: path.to_path_buf(),
             header,
             encoding: Encoding::Raw,
-            map,
+            bytes,
             layout: Layout::Raw,
         })
     }
 
-    fn open_zstd(path: &Path, map: Mmap) -> Result<NqbFile, FormatError> {
+    fn open_zstd(path: &Path, bytes: FileBytes) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
+        let read = |e| fail(Problem::Read(e));
+        let file_len = bytes.len();
         // The seek table's frame count is checked against the file before the table is
-        // parsed (the parser sizes its table from that count).
-        if map.len() >= 9 {
-            let foot = &map[map.len() - 9..];
+        // parsed (the parser sizes its table from that count). The table is parsed from the
+        // file's tail alone: it is the last thing in the file, and frame offsets are sums of
+        // the sizes it lists.
+        let mut tail_len = file_len;
+        if file_len >= 9 {
+            let foot = bytes.to_vec(file_len - 9, 9).map_err(read)?;
             let frames = u32::from_le_bytes(foot[..4].try_into().unwrap()) as u64;
             let entry = if foot[4] & 0x80 != 0 { 12 } else { 8 };
             let table = 8 + frames * entry + 9;
-            if table > map.len() as u64 {
+            if table > file_len {
                 return Err(fail(Problem::SeekTable(format!(
-                    "the footer claims {frames} frames, a table of {table} bytes, but the file has {}",
-                    map.len()
+                    "the footer claims {frames} frames, a table of {table} bytes, but the file has {file_len}"
                 ))));
             }
+            tail_len = table;
         }
-        let table = zeekstd::SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&map))
+        let tail = bytes
+            .to_vec(file_len - tail_len, tail_len as usize)
+            .map_err(read)?;
+        let table = zeekstd::SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&tail))
             .map_err(|e| {
                 fail(Problem::SeekTable(format!(
                     "{e} (the file may be truncated, or compressed without a seek table)"
@@ -276,11 +286,11 @@ impl NqbFile {
             let offset = table.frame_start_comp(i).map_err(bad)?;
             let len = table.frame_size_comp(i).map_err(bad)?;
             let dlen = table.frame_size_decomp(i).map_err(bad)?;
-            if offset.saturating_add(len) > map.len() as u64 {
+            if offset.saturating_add(len) > file_len - tail_len {
                 return Err(fail(Problem::SeekTable(format!(
-                    "frame {i} ends at byte {} past the end of the file ({} bytes)",
+                    "frame {i} ends at byte {} past the end of the file's frames ({} bytes)",
                     offset.saturating_add(len),
-                    map.len()
+                    file_len - tail_len
                 ))));
             }
             // No zstd frame expands more than MAX_ZSTD_RATIO times (one 4-byte RLE block
@@ -301,7 +311,7 @@ impl NqbFile {
                 "frame 0 holds {first_dlen} bytes, an NQB header frame holds {HEADER_LEN}"
             ))));
         }
-        let header_bytes = decompress(&map, first, HEADER_LEN).map_err(|detail| {
+        let header_bytes = decompress(&bytes, first, HEADER_LEN).map_err(|detail| {
             fail(Problem::CorruptFrame {
                 frame: 0,
                 first_row: 0,
@@ -361,7 +371,7 @@ impl NqbFile {
             path: path.to_path_buf(),
             header,
             encoding: Encoding::Zstd { frame_rows },
-            map,
+            bytes,
             layout: Layout::Zstd(entries),
         })
     }
@@ -394,8 +404,8 @@ impl NqbFile {
         }
     }
 
-    /// The payload bytes of segment `i` (rows `i * segment_rows ..`), borrowed from the map
-    /// for raw files and decoded into `scratch` for compressed ones.
+    /// The payload bytes of segment `i` (rows `i * segment_rows ..`): for raw files borrowed
+    /// from the map or read into `scratch`, for compressed ones decoded into `scratch`.
     pub fn segment<'a>(
         &'a self,
         i: u64,
@@ -405,13 +415,13 @@ impl NqbFile {
         let first = i * seg;
         let rows = seg.min(self.header.n - first);
         match &self.layout {
-            Layout::Raw => {
-                let start = HEADER_LEN + 4 * first as usize;
-                Ok(&self.map[start..start + 4 * rows as usize])
-            }
+            Layout::Raw => self
+                .bytes
+                .get(HEADER_LEN as u64 + 4 * first, 4 * rows as usize, scratch)
+                .map_err(|e| FormatError::new(&self.path, Problem::Read(e))),
             Layout::Zstd(frames) => {
                 let e = frames[i as usize];
-                *scratch = decompress(&self.map, e, 4 * rows as usize).map_err(|detail| {
+                *scratch = decompress(&self.bytes, e, 4 * rows as usize).map_err(|detail| {
                     FormatError::new(
                         &self.path,
                         Problem::CorruptFrame {
@@ -441,29 +451,18 @@ impl NqbFile {
             }
             Layout::Zstd(frames) => (frames[i as usize].offset, frames[i as usize].len),
         };
-        let page = 4096;
-        let (from, to) = (start.next_multiple_of(page), (start + len) / page * page);
-        if to > from {
-            #[cfg(unix)]
-            // SAFETY: the map is a read-only shared mapping of a file: MADV_DONTNEED only
-            // drops page-table entries, and later accesses read the same file bytes back, so
-            // no reference ever observes changed data.
-            let _ = unsafe {
-                self.map.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    from as usize,
-                    (to - from) as usize,
-                )
-            };
-        }
+        self.bytes.release(start, len);
     }
 }
 
 /// Decodes one zstd frame that must hold exactly `len` bytes. Memory grows with what the
 /// frame really decodes to, not with the length the seek table claims.
-fn decompress(map: &[u8], e: FrameEntry, len: usize) -> Result<Vec<u8>, String> {
+fn decompress(bytes: &FileBytes, e: FrameEntry, len: usize) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let src = &map[e.offset as usize..(e.offset + e.len) as usize];
+    let mut compressed = Vec::new();
+    let src = bytes
+        .get(e.offset, e.len as usize, &mut compressed)
+        .map_err(|e| e.to_string())?;
     let mut out = Vec::with_capacity(len.min(DECODE_RESERVE));
     zstd::stream::read::Decoder::with_buffer(src)
         .map_err(|e| e.to_string())?
