@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest board the project handles: rows and columns must fit a `u32`.
-pub const MAX_N: u64 = u32::MAX as u64;
+pub(crate) const MAX_N: u64 = u32::MAX as u64;
 
 /// Which family of lines a conflict is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
@@ -43,7 +43,7 @@ pub struct Line {
 
 /// The three lines through the square (`row`, `col`) of an `n`-board (all 1-based).
 #[inline]
-pub fn lines_through(n: u64, row: u64, col: u64) -> [Line; 3] {
+pub(crate) fn lines_through(n: u64, row: u64, col: u64) -> [Line; 3] {
     [
         Line {
             kind: LineKind::Column,
@@ -113,7 +113,7 @@ impl AtomicBitmap {
 
 /// A hint to load the cache line at `p`; no effect on program state.
 #[inline]
-pub fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and changes no memory, whatever the address.
     unsafe {

@@ -11,16 +11,19 @@
 //! long run has got). The `nqueens` binary is a thin layer over it: its command line
 //! (`src/cli/`) is private to the binary and uses only this public surface.
 
-pub mod board;
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub(crate) mod board;
 pub mod cleanup;
 pub mod complete;
 pub mod count;
 pub mod dimacs;
-pub mod exact;
+pub(crate) mod exact;
 pub mod excluded;
 pub mod format;
 pub mod generate;
 pub mod json;
-pub mod memory;
+pub(crate) mod memory;
 pub mod progress;
 pub mod verify;

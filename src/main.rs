@@ -1,5 +1,7 @@
 //! The `nqueens` binary: the command line (`cli`, private to the binary) over the library.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod cli;
 
 use clap::Parser;

@@ -1,8 +1,8 @@
 //! `nqueens complete IN [-o OUT]`
 
 use super::{Error, exit};
-use nqueens::complete::job::{JobOutcome, run_job};
 use nqueens::complete::{Answer, Options, Stats};
+use nqueens::complete::{JobOutcome, run_job};
 use nqueens::format::{AtomicFile, Input, OutputFormat, is_stdio};
 use nqueens::json::{CertificateRecord, CnfRecord, CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
@@ -278,7 +278,7 @@ fn report(
             seed,
             seconds: total,
             seconds_output,
-            peak_rss_bytes: nqueens::memory::peak_rss(),
+            peak_rss_bytes: super::peak_rss(),
             stats: stats.clone(),
             certificate: match answer {
                 Answer::Infeasible(c) => Some(c.clone()),
@@ -374,7 +374,7 @@ fn report(
             mib(b)
         )?;
     }
-    if let Some(rss) = nqueens::memory::peak_rss() {
+    if let Some(rss) = super::peak_rss() {
         wln!(
             w,
             "  peak RSS      {:.1} MiB (mapped file pages included)",

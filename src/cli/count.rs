@@ -135,7 +135,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         ));
     }
     let args = &args;
-    count::kernel::Kernel::selected().map_err(|e| Error::Usage(format!("count: {e}")))?;
+    count::Kernel::selected().map_err(|e| Error::Usage(format!("count: {e}")))?;
     let rules = Rules::new(args.piece, args.kind);
     let (from_n, mut placed) = preplaced(args)?;
     let sizes: Vec<u32> = match (

@@ -167,7 +167,11 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
         Command::Excluded(a) => excluded(a),
         Command::Composition(a) => {
             nqueens::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
-            let source = Input::open(&a.from)?;
+            let opts = nqueens::format::OpenOptions {
+                mmap: super::mapped(),
+                ..Default::default()
+            };
+            let source = Input::open_with(&a.from, &opts)?;
             let report = verify(&source, Requirements::default())?;
             if report.verdict == Verdict::Invalid {
                 return Err(Error::Usage(format!(
@@ -232,16 +236,16 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         a.out.quiet,
     )?;
     match outcome {
-        nqueens::complete::job::JobOutcome::Ran {
+        nqueens::complete::JobOutcome::Ran {
             answer: nqueens::complete::Answer::Solved,
             ..
         } => {}
-        nqueens::complete::job::JobOutcome::Ran { answer, .. } => {
+        nqueens::complete::JobOutcome::Ran { answer, .. } => {
             return Err(Error::Usage(format!(
                 "no random solution found: {answer:?}"
             )));
         }
-        nqueens::complete::job::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
+        nqueens::complete::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
     }
     eprintln!("random solution of n = {} (seed {seed})", a.n);
     Ok(exit::OK)

@@ -14,11 +14,13 @@
 //!   so that an infeasible input is eventually proved so rather than left unknown.
 
 pub mod certificate;
-pub mod job;
-pub mod pairing;
-pub mod rows;
+mod job;
+pub(crate) mod pairing;
+pub(crate) mod rows;
 mod scatter;
-pub mod state;
+pub(crate) mod state;
+
+pub use job::{JobError, JobOutcome, run_job};
 
 use crate::exact::{self, Outcome, Residual};
 use crate::format::{FormatError, Input};

@@ -57,7 +57,7 @@ const SAFE_FREE_ROWS: u64 = 1 << 16;
 /// Runs pairing rounds until at most `target` rows are free, or a round places fewer than
 /// `1/stall` of the free rows (1/64 above [`SAFE_FREE_ROWS`]), or `stop` says so.
 /// Returns the rounds run.
-pub fn pair_rounds(
+pub(crate) fn pair_rounds(
     state: &mut BoardState,
     seed: u64,
     restart: u64,

@@ -17,7 +17,7 @@ const PROBES: usize = 32;
 
 /// Why phase 2 stopped short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeadRow {
+pub(super) struct DeadRow {
     /// The row without a free cell.
     pub row: u64,
     /// Queens placed by this run before the dead row was met.
@@ -26,7 +26,11 @@ pub struct DeadRow {
 
 /// Places queens until at most `target` rows are free. Returns the number placed, or the
 /// first row found without any free cell.
-pub fn scatter(state: &mut BoardState, target: u64, rng: &mut ChaCha8Rng) -> Result<u64, DeadRow> {
+pub(super) fn scatter(
+    state: &mut BoardState,
+    target: u64,
+    rng: &mut ChaCha8Rng,
+) -> Result<u64, DeadRow> {
     let (mut rows, mut cols) = state.free_rows_and_columns();
     let mut placed = 0;
     while state.free() > target {

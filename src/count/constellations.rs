@@ -19,13 +19,13 @@
 //! queen that attacked one was never allowed).
 
 /// Largest n: one bit per column in a u32.
-pub const MAX_N: u32 = 31;
+pub(super) const MAX_N: u32 = 31;
 /// Smallest n: below it the four border lines leave no inner rows to search.
-pub const MIN_N: u32 = 5;
+pub(super) const MIN_N: u32 = 5;
 
 /// One constellation class: its representative's search and the class size.
 #[derive(Clone)]
-pub struct Item {
+pub(super) struct Item {
     /// Free rows (rows without a border queen), in order.
     levels: usize,
     /// Squares each free row may take (border queens' lines struck).
@@ -38,7 +38,7 @@ pub struct Item {
 
 impl Item {
     /// Placements with this item's constellation, times the class size.
-    pub fn count(&self) -> u64 {
+    pub(super) fn count(&self) -> u64 {
         self.weight * self.search(Kernel::best())
     }
 
@@ -234,6 +234,7 @@ unsafe fn expand_avx512(
         // SAFETY (all loads and stores): lanes past `to` are masked off on loading, and the
         // frontier buffers have 16 slots of slack past FRONTIER for the full-width stores;
         // `out.len` stays below FLUSH_AT + 16 * 32 <= FRONTIER.
+        // SAFETY: see above: masked lanes, buffers long enough.
         let load = |v: &Vec<u32>| unsafe {
             _mm512_maskz_loadu_epi32(live, v.as_ptr().add(i) as *const i32)
         };
@@ -254,6 +255,7 @@ unsafe fn expand_avx512(
             match out.as_deref_mut() {
                 Some(out) => {
                     let at = out.len;
+                    // SAFETY: see above: `at + 16` lies within the buffer's slack.
                     let store = |v: &mut Vec<u32>, x| unsafe {
                         _mm512_storeu_si512(
                             v.as_mut_ptr().add(at) as *mut _,
@@ -379,7 +381,7 @@ fn attack(a: (u32, u32), b: (u32, u32)) -> bool {
 
 /// The work for board size `n` (MIN_N..=MAX_N): one item per symmetry class of valid
 /// constellations, in a fixed order.
-pub fn items(n: u32) -> Vec<Item> {
+pub(super) fn items(n: u32) -> Vec<Item> {
     assert!((MIN_N..=MAX_N).contains(&n));
     let m = n - 1;
     let full = ((1u64 << n) - 1) as u32;
@@ -460,7 +462,7 @@ fn item(n: u32, full: u32, queens: &[(u32, u32)], weight: u64) -> Item {
 ///
 /// Invariant placements are few; they are searched by placing whole orbits of queens: the
 /// first empty row takes a queen and, with it, its images under the turns.
-pub fn rotation_invariant(n: u32) -> (u64, u64) {
+pub(super) fn rotation_invariant(n: u32) -> (u64, u64) {
     assert!(n <= 63, "two diagonals' bits per square in a u128");
     (orbit_search(n, 4), orbit_search(n, 2))
 }

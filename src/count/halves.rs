@@ -27,9 +27,9 @@ use super::kernel::Kernel;
 /// Largest n. The masks would fit up to n = 32, but a count of n = 23 already takes days on
 /// a few cores and the quarter tables grow by about 4x per n; larger boards go to the start
 /// constellations.
-pub const MAX_N: u32 = 23;
+pub(super) const MAX_N: u32 = 23;
 /// Smallest n.
-pub const MIN_N: u32 = 4;
+pub(super) const MIN_N: u32 = 4;
 
 /// How masks are laid out for a board of size `n`: the squares of the cut row that the
 /// top half's down-right diagonals reach in bits `0..n`, those its down-left diagonals
@@ -257,7 +257,7 @@ impl Halves {
 
 /// The work for board size `n`: the column sets to count, one per symmetry orbit, and the
 /// quarter tables their halves are built from.
-pub struct Work {
+pub(super) struct Work {
     geo: Geometry,
     /// Halves of `n / 2` rows: the top halves, and turned upside down the bottom ones.
     halves: Halves,
@@ -288,7 +288,7 @@ struct Orbit {
 
 /// Buffers one thread reuses from item to item.
 #[derive(Default)]
-pub struct Scratch {
+pub(super) struct Scratch {
     upper: Vec<u64>,
     /// `upper` less the halves that attack the middle row's queen.
     upper_free: Vec<u64>,
@@ -336,7 +336,7 @@ impl Work {
     /// weighted 2 per main-diagonal queen of its bottom half (the method of Kluev's
     /// counter); pairs without any main-diagonal queen keep the whole group of four. For
     /// odd n that weighting measured slower (see `Work::count`).
-    pub fn new(n: u32) -> Work {
+    pub(super) fn new(n: u32) -> Work {
         assert!((MIN_N..=MAX_N).contains(&n));
         let t = n / 2;
         let full = (1u32 << n) - 1;
@@ -390,12 +390,12 @@ impl Work {
     }
 
     /// Work items (orbits of column sets), in a fixed order.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.items.len()
     }
 
     /// Placements counted through item `i`'s orbits, with `kernel`.
-    pub fn count(&self, i: usize, kernel: Kernel, scratch: &mut Scratch) -> u64 {
+    pub(super) fn count(&self, i: usize, kernel: Kernel, scratch: &mut Scratch) -> u64 {
         let item = &self.items[i];
         let s = scratch;
         s.upper.clear();

@@ -19,7 +19,7 @@ pub enum Kernel {
 }
 
 /// The environment variable that forces a kernel.
-pub const KERNEL_VAR: &str = "NQUEENS_KERNEL";
+pub(crate) const KERNEL_VAR: &str = "NQUEENS_KERNEL";
 
 impl Kernel {
     /// Every kernel, fastest first.
@@ -90,7 +90,7 @@ impl Kernel {
 
     /// The number of pairs (p, x), p from `patterns` and x from `items`, with
     /// `p & x == 0`; every mask lies in the low `bits` bits.
-    pub fn disjoint_pairs(self, patterns: &[u64], items: &[u64], bits: u32) -> u64 {
+    pub(crate) fn disjoint_pairs(self, patterns: &[u64], items: &[u64], bits: u32) -> u64 {
         assert!(bits <= 64);
         match self {
             Kernel::Portable => disjoint_pairs::<8>(patterns, items, bits),
@@ -98,6 +98,7 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { disjoint_pairs_avx2(patterns, items, bits) },
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, AVX-512 was detected.
             Kernel::Avx512 => unsafe { disjoint_pairs_avx512(patterns, items, bits) },
             #[cfg(not(target_arch = "x86_64"))]
             _ => disjoint_pairs::<8>(patterns, items, bits),

@@ -20,7 +20,7 @@ mod bishops;
 pub mod checkpoint;
 mod constellations;
 mod halves;
-pub mod kernel;
+pub(crate) mod kernel;
 pub mod merge;
 #[cfg(test)]
 mod oracle;
@@ -34,6 +34,7 @@ mod takaken;
 mod tests;
 
 pub use basic::count_queens as count_queens_basic;
+pub use kernel::Kernel;
 pub use rows::MAX_ROW_N;
 pub use rules::{Kind, Piece, Rules};
 pub use squares::MAX_SQUARES_N;

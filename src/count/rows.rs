@@ -129,7 +129,7 @@ pub(crate) struct RowBoard {
 impl RowBoard {
     /// A board of size `n` (at most [`MAX_ROW_N`]) with `pieces` preplaced (0-based, one per row
     /// and column, not attacking each other: the caller checks that).
-    pub fn new(n: u32, rules: Rules, pieces: &[(u32, u32)]) -> RowBoard {
+    pub(crate) fn new(n: u32, rules: Rules, pieces: &[(u32, u32)]) -> RowBoard {
         let n_us = n as usize;
         let mut forced = vec![0u64; n_us];
         let mut blocked = vec![0u64; n_us];
@@ -163,7 +163,7 @@ pub(crate) struct RowState<L> {
 
 impl<L: Lines> RowState<L> {
     /// The empty placement of `board`.
-    pub fn start(board: &RowBoard) -> Self {
+    pub(crate) fn start(board: &RowBoard) -> Self {
         RowState {
             row: 0,
             cols: board.cols,
@@ -195,7 +195,7 @@ impl<L: Lines> RowState<L> {
     }
 
     /// The states `depth` rows further down, in a fixed order (for splitting work).
-    pub fn expand(
+    pub(crate) fn expand(
         &self,
         board: &RowBoard,
         depth: usize,
@@ -217,7 +217,7 @@ impl<L: Lines> RowState<L> {
     }
 
     /// The number of completions of this state.
-    pub fn count(&self, board: &RowBoard) -> u64 {
+    pub(crate) fn count(&self, board: &RowBoard) -> u64 {
         if self.row == board.n {
             return 1;
         }
@@ -244,7 +244,7 @@ impl<L: Lines> RowState<L> {
 
     /// Calls `visit` with the columns of every completion (`cols` already holds this state's
     /// rows), in lexicographic order, until it returns false. Returns false if stopped.
-    pub fn each(
+    pub(crate) fn each(
         &self,
         board: &RowBoard,
         cols: &mut [u8],

@@ -20,7 +20,7 @@ pub(crate) struct SquareBoard {
 
 impl SquareBoard {
     /// The board for `n` pieces with `pieces` preplaced (0-based, not attacking each other).
-    pub fn new(n: u32, rules: Rules, pieces: &[(u32, u32)]) -> SquareBoard {
+    pub(super) fn new(n: u32, rules: Rules, pieces: &[(u32, u32)]) -> SquareBoard {
         let attacks: Vec<u128> = (0..n * n)
             .map(|s| {
                 rules
@@ -51,7 +51,7 @@ impl SquareBoard {
 
     /// The work items: the smallest free square a placement uses (or none, when nothing is
     /// left to place), each with the candidates and count left after it.
-    pub fn items(&self) -> Vec<(Option<u16>, u128, u32)> {
+    pub(super) fn items(&self) -> Vec<(Option<u16>, u128, u32)> {
         if self.need == 0 {
             return vec![(None, 0, 0)];
         }
@@ -66,7 +66,7 @@ impl SquareBoard {
     }
 
     /// The number of ways to choose `need` pairwise non-attacking squares from `cand`.
-    pub fn count(&self, cand: u128, need: u32) -> u64 {
+    pub(super) fn count(&self, cand: u128, need: u32) -> u64 {
         if need == 0 {
             return 1;
         }
@@ -85,7 +85,7 @@ impl SquareBoard {
 
     /// Calls `visit` with every such choice added to `chosen`, in increasing order, until it
     /// returns false. Returns false if stopped.
-    pub fn each(
+    pub(super) fn each(
         &self,
         cand: u128,
         need: u32,

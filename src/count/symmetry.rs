@@ -2,21 +2,21 @@
 
 /// One of the eight symmetries of the n x n board (rotations and reflections).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Symmetry(u8);
+pub(super) struct Symmetry(u8);
 
 impl Symmetry {
     /// All eight, the identity first.
-    pub fn all() -> impl Iterator<Item = Symmetry> {
+    pub(super) fn all() -> impl Iterator<Item = Symmetry> {
         (0..8).map(Symmetry)
     }
 
     /// Whether this is the identity.
-    pub fn is_identity(self) -> bool {
+    pub(super) fn is_identity(self) -> bool {
         self.0 == 0
     }
 
     /// The image of square (`r`, `c`) (0-based) on an `n` x `n` board.
-    pub fn apply(self, n: u32, (r, c): (u32, u32)) -> (u32, u32) {
+    pub(super) fn apply(self, n: u32, (r, c): (u32, u32)) -> (u32, u32) {
         let m = n - 1;
         match self.0 {
             0 => (r, c),
@@ -34,7 +34,7 @@ impl Symmetry {
 /// For placements with one piece per row: `cols[r]` is the column of row `r`. Returns whether
 /// `cols` is the smallest (lexicographically) of its images under `group` that still hold every
 /// square of `required` — so that exactly one member of each class is counted.
-pub fn is_least_rows(
+pub(super) fn is_least_rows(
     cols: &[u8],
     group: &[Symmetry],
     required: &[(u32, u32)],
@@ -60,7 +60,7 @@ pub fn is_least_rows(
 }
 
 /// The same test for placements given as a sorted list of square numbers (`r * n + c`).
-pub fn is_least_squares(
+pub(super) fn is_least_squares(
     n: u32,
     squares: &[u16],
     group: &[Symmetry],

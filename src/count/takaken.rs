@@ -12,9 +12,9 @@
 //! placement with its rotations.
 
 /// Largest n: one bit per column in a u32, with room for the diagonals' shift.
-pub const MAX_N: u32 = 31;
+pub(super) const MAX_N: u32 = 31;
 /// Smallest n: below it the border rules meet in the middle.
-pub const MIN_N: u32 = 6;
+pub(super) const MIN_N: u32 = 6;
 
 #[derive(Clone, Copy)]
 struct Kernel {
@@ -31,7 +31,7 @@ struct Kernel {
 
 /// Counts of placements whose class has 8, 4 or 2 members, one placement per class.
 #[derive(Clone, Copy, Default, Debug)]
-pub struct Classes {
+pub(super) struct Classes {
     /// Classes of eight.
     pub of8: u64,
     /// Classes of four.
@@ -42,11 +42,11 @@ pub struct Classes {
 
 impl Classes {
     /// All placements.
-    pub fn total(&self) -> u128 {
+    pub(super) fn total(&self) -> u128 {
         8 * self.of8 as u128 + 4 * self.of4 as u128 + 2 * self.of2 as u128
     }
     /// Placements distinct up to symmetry.
-    pub fn distinct(&self) -> u128 {
+    pub(super) fn distinct(&self) -> u128 {
         (self.of8 + self.of4 + self.of2) as u128
     }
     fn add(self, o: Classes) -> Classes {
@@ -60,7 +60,7 @@ impl Classes {
 
 /// A piece of the search: a kernel and a prefix of rows.
 #[derive(Clone)]
-pub struct Item {
+pub(super) struct Item {
     kernel: Kernel,
     y: usize,
     left: u32,
@@ -298,7 +298,7 @@ impl Kernel {
 }
 
 /// The work for board size `n` (MIN_N..=MAX_N), in a fixed order, each item a few rows deep.
-pub fn items(n: u32) -> Vec<Item> {
+pub(super) fn items(n: u32) -> Vec<Item> {
     assert!((MIN_N..=MAX_N).contains(&n));
     let size = n as usize;
     let last = size - 1;
@@ -366,7 +366,7 @@ pub fn items(n: u32) -> Vec<Item> {
 }
 
 /// Runs one item.
-pub fn run(item: &Item) -> Classes {
+pub(super) fn run(item: &Item) -> Classes {
     let mut board = item.board;
     let mut out = Classes::default();
     item.kernel.run(
@@ -376,6 +376,6 @@ pub fn run(item: &Item) -> Classes {
 }
 
 /// Sums item results.
-pub fn sum(parts: impl Iterator<Item = Classes>) -> Classes {
+pub(super) fn sum(parts: impl Iterator<Item = Classes>) -> Classes {
     parts.fold(Classes::default(), Classes::add)
 }

@@ -5,7 +5,7 @@
 //! (the array length is a constant, so the loops over words unroll).
 
 /// A set of integers below `64 * WORDS`, one bit each.
-pub trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
+pub(super) trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
     /// Number of integers the set can hold.
     const CAPACITY: usize;
     /// The empty set.

@@ -15,10 +15,10 @@
 //!   the sequential one.
 
 mod bits;
-pub mod residual;
+pub(crate) mod residual;
 mod search;
 
-pub use residual::{Residual, ones};
+pub(crate) use residual::{Residual, ones};
 
 use bits::Bits;
 use search::{Board, Flow, Item, Mode, Search};
@@ -27,14 +27,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The most free rows the engine takes.
-pub const MAX_FREE: usize = 1024;
+pub(crate) const MAX_FREE: usize = 1024;
 
 /// Nodes a parallel work item explores before handing back what it has not explored.
 const SLICE: u64 = 1 << 16;
 
 /// How a search for a first solution ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// A queen for every residual row: (row, column) pairs, 1-based board coordinates, in
     /// the order placed.
     Solved(Vec<(u64, u64)>),
@@ -46,7 +46,7 @@ pub enum Outcome {
 
 /// Work done by a search.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Queens placed, by branching or forced by propagation.
     pub nodes: u64,
     /// Queens placed by branching.
@@ -62,7 +62,7 @@ impl Counts {
 
 /// Limits of a search.
 #[derive(Clone, Copy)]
-pub struct Limits<'a> {
+pub(crate) struct Limits<'a> {
     /// Placements (nodes) allowed.
     pub max_nodes: u64,
     /// Polled every thousand nodes or so; the search stops when it returns true.
@@ -112,7 +112,7 @@ fn order_values() -> bool {
 
 /// Searches `res` for a first solution on one thread, up to `limits.max_nodes` nodes, with
 /// ties broken in the order `seed` gives.
-pub fn first_sequential(res: &Residual, seed: u64, limits: Limits<'_>) -> (Outcome, Counts) {
+pub(crate) fn first_sequential(res: &Residual, seed: u64, limits: Limits<'_>) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
         let board = board::<B>(res, Some(seed), limits.max_nodes);
         let mode = Mode { want: 1, budget: limits.max_nodes, split_depth: usize::MAX };
@@ -137,7 +137,11 @@ fn solved<B: Bits>(board: &Board<B>, path: &[(u16, u16)]) -> Outcome {
 /// `stop` says so. The solution is the first one the sequential search (ties broken in the
 /// order `seed` gives) would find, whatever the thread count; an exhausted search counts
 /// the same nodes as the sequential one.
-pub fn first(res: &Residual, seed: u64, stop: &(dyn Fn() -> bool + Sync)) -> (Outcome, Counts) {
+pub(crate) fn first(
+    res: &Residual,
+    seed: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
         let board = board::<B>(res, Some(seed), u64::MAX);
         let shared = Shared::new(&board, stop, 1);
@@ -157,12 +161,13 @@ pub fn first(res: &Residual, seed: u64, stop: &(dyn Fn() -> bool + Sync)) -> (Ou
 
 /// A count split into work items for shards: how many items there are, and the count of
 /// those `take` accepts (by index), or `None` when `stop` ended it.
-pub struct Count {
+pub(crate) struct Count {
     /// Work items the count was split into (fixed for a residual).
     pub items: usize,
     /// Completions in the items taken; `None` when stopped.
     pub completions: Option<u64>,
-    /// Work done.
+    /// Work done; only tests read it, to check that the work is the same on any thread count.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub counts: Counts,
 }
 
@@ -171,7 +176,7 @@ pub struct Count {
 const COUNT_ITEMS: usize = 256;
 
 /// Counts the completions of `res` in the work items `take` accepts, on every thread.
-pub fn count(
+pub(crate) fn count(
     res: &Residual,
     take: &(dyn Fn(usize) -> bool + Sync),
     stop: &(dyn Fn() -> bool + Sync),

@@ -6,7 +6,7 @@ use crate::complete::state::BoardState;
 
 /// Free rows x free columns with a bitset of free cells per row.
 #[derive(Clone)]
-pub struct Residual {
+pub(crate) struct Residual {
     /// Free rows (1-based), increasing.
     pub rows: Vec<u64>,
     /// Free columns (1-based), increasing; as many as rows.
@@ -17,14 +17,14 @@ pub struct Residual {
 
 impl Residual {
     /// Projects the free part of `state`.
-    pub fn from_state(state: &BoardState) -> Residual {
+    pub(crate) fn from_state(state: &BoardState) -> Residual {
         let (rows, cols) = state.free_rows_and_columns();
         Self::build(rows, cols, |i, j| state.lines.diagonals_free(i, j))
     }
 
     /// Projects the free part of an `n`-board holding `queens` ((row, column), 1-based, one
     /// per row and column, not attacking each other).
-    pub fn from_queens(n: u64, queens: &[(u64, u64)]) -> Residual {
+    pub(crate) fn from_queens(n: u64, queens: &[(u64, u64)]) -> Residual {
         // Bitmaps (0.63 bytes per row with the lines), as the completion engine keeps them:
         // n can be 10^9 here.
         let mut lines = crate::board::LineBitmaps::new(n);
@@ -47,7 +47,11 @@ impl Residual {
     }
 
     /// A residual over `rows` x `cols` whose free cells are those where `free(i, j)`.
-    pub fn build(rows: Vec<u64>, cols: Vec<u64>, free: impl Fn(u64, u64) -> bool) -> Residual {
+    pub(crate) fn build(
+        rows: Vec<u64>,
+        cols: Vec<u64>,
+        free: impl Fn(u64, u64) -> bool,
+    ) -> Residual {
         debug_assert_eq!(rows.len(), cols.len());
         let words = cols.len().div_ceil(64).max(1);
         let mut cells = vec![0u64; rows.len() * words];
@@ -68,34 +72,29 @@ impl Residual {
     }
 
     /// Number of free rows (= free columns).
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.rows.len()
     }
 
     /// 64-bit words per row bitset.
-    pub fn words(&self) -> usize {
+    pub(crate) fn words(&self) -> usize {
         self.words
     }
 
     /// The free-cell bitset of residual row `r`.
-    pub fn row_bits(&self, r: usize) -> &[u64] {
+    pub(crate) fn row_bits(&self, r: usize) -> &[u64] {
         &self.cells[r * self.words..(r + 1) * self.words]
     }
 
-    /// All row bitsets, row after row.
-    pub fn cells(&self) -> &[u64] {
-        &self.cells
-    }
-
     /// Number of free cells.
-    pub fn free_cells(&self) -> u64 {
+    pub(crate) fn free_cells(&self) -> u64 {
         self.cells.iter().map(|w| w.count_ones() as u64).sum()
     }
 
     /// A proof that no completion exists, when one can be read off the residual without
     /// search: an empty row, an empty column, or a set of rows violating Hall's condition
     /// (found through a maximum matching of rows to columns over free cells).
-    pub fn certificate(&self) -> Option<Certificate> {
+    pub(crate) fn certificate(&self) -> Option<Certificate> {
         let m = self.size();
         if let Some(r) = (0..m).find(|&r| self.row_bits(r).iter().all(|&w| w == 0)) {
             return Some(Certificate::EmptyRow { row: self.rows[r] });
@@ -220,7 +219,7 @@ impl Residual {
 }
 
 /// The indices of the set bits of a bitset.
-pub fn ones(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn ones(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
     bits.iter().enumerate().flat_map(|(w, &word)| {
         let mut b = word;
         std::iter::from_fn(move || {

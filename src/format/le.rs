@@ -4,28 +4,28 @@
 use byteorder::{ByteOrder, LittleEndian};
 
 /// The rows as bytes.
-pub fn to_bytes(rows: &[u32]) -> Vec<u8> {
+pub(crate) fn to_bytes(rows: &[u32]) -> Vec<u8> {
     let mut out = vec![0u8; 4 * rows.len()];
     LittleEndian::write_u32_into(rows, &mut out);
     out
 }
 
 /// Appends the rows' bytes to `out`.
-pub fn extend_bytes(out: &mut Vec<u8>, rows: &[u32]) {
+pub(crate) fn extend_bytes(out: &mut Vec<u8>, rows: &[u32]) {
     let start = out.len();
     out.resize(start + 4 * rows.len(), 0);
     LittleEndian::write_u32_into(rows, &mut out[start..]);
 }
 
 /// The rows in `bytes` (a whole number of rows).
-pub fn to_rows(bytes: &[u8]) -> Vec<u32> {
+pub(crate) fn to_rows(bytes: &[u8]) -> Vec<u32> {
     let mut out = vec![0u32; bytes.len() / 4];
     LittleEndian::read_u32_into(bytes, &mut out);
     out
 }
 
 /// Decodes `bytes` into `out`, which holds exactly as many rows.
-pub fn read_rows_into(bytes: &[u8], out: &mut [u32]) {
+pub(crate) fn read_rows_into(bytes: &[u8], out: &mut [u32]) {
     LittleEndian::read_u32_into(bytes, out);
 }
 

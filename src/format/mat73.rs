@@ -726,7 +726,7 @@ impl Mat73Writer {
 /// `dest` (one variable `Q`, `uint32`, 1xN); returns it unpublished. For rows already in a
 /// file (a writer's spool, the completion engine's row store), so that they are not copied
 /// to a spool first.
-pub fn write_mapped(
+pub(crate) fn write_mapped(
     dest: &Path,
     map: std::sync::Arc<memmap2::Mmap>,
     offset: usize,

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// Whether `head` (the start of a file) is Octave's text format: its first line is
 /// Octave's `# Created by Octave` banner or a `# name:` line.
-pub fn sniff(head: &[u8]) -> bool {
+pub(crate) fn sniff(head: &[u8]) -> bool {
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
     first.starts_with(b"# Created by Octave") || first.starts_with(b"# name:")
 }
@@ -30,7 +30,7 @@ struct Variable<'a> {
 
 /// The rows of the variable `var` of an Octave text file (default: `Q` if there is one,
 /// else the only numeric vector).
-pub fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
+pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
     let text = super::text::utf8(path, bytes)?;
     let fail = |line: u64, detail: String| FormatError::new(path, Problem::Text { line, detail });
     let whole = |detail: String| FormatError::new(path, Problem::Octave(detail));

@@ -17,7 +17,7 @@ use std::io::Write;
 const LEVEL: i32 = 1;
 
 /// Compresses everything written to it into one zlib stream on `inner`.
-pub struct ZlibWriter<W: Write> {
+pub(super) struct ZlibWriter<W: Write> {
     inner: W,
     compressor: Box<CompressorOxide>,
     buf: Vec<u8>,
@@ -29,7 +29,7 @@ fn broken(what: &str) -> std::io::Error {
 
 impl<W: Write> ZlibWriter<W> {
     /// A stream on `inner` (a zlib header, window of 2^15).
-    pub fn new(inner: W) -> ZlibWriter<W> {
+    pub(super) fn new(inner: W) -> ZlibWriter<W> {
         ZlibWriter {
             inner,
             compressor: Box::new(CompressorOxide::new(create_comp_flags_from_zip_params(
@@ -40,7 +40,7 @@ impl<W: Write> ZlibWriter<W> {
     }
 
     /// Ends the stream (the Adler-32 trailer) and returns the inner writer.
-    pub fn finish(mut self) -> std::io::Result<W> {
+    pub(super) fn finish(mut self) -> std::io::Result<W> {
         loop {
             let r = deflate(&mut self.compressor, &[], &mut self.buf, MZFlush::Finish);
             self.inner.write_all(&self.buf[..r.bytes_written])?;
