@@ -1,8 +1,8 @@
 //! `nqueens complete IN [-o OUT]`
 
 use super::{Error, exit};
-use nqueens::complete::{Answer, Options, Stats};
-use nqueens::complete::{JobOutcome, run_job};
+use nqueens::complete::JobOutcome;
+use nqueens::complete::{Answer, Stats};
 use nqueens::format::{AtomicFile, Input, OutputFormat, is_stdio};
 use nqueens::json::{CertificateRecord, CnfRecord, CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
@@ -32,7 +32,7 @@ pub struct Args {
     output: Option<PathBuf>,
     /// Output encoding.
     #[arg(long, value_enum)]
-    encoding: Option<super::generate::EncodingArg>,
+    encoding: Option<super::EncodingArg>,
     /// Seed of every random choice; default a fresh one, printed in the statistics.
     #[arg(long)]
     seed: Option<u64>,
@@ -89,7 +89,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let input = Input::open_with(&args.input, &args.input_args.options())?;
     let format = args
         .encoding
-        .map(super::generate::EncodingArg::format)
+        .map(super::EncodingArg::format)
         .unwrap_or_else(|| match &args.output {
             Some(path) => OutputFormat::for_result(path, &input),
             None => OutputFormat::like(&input),
@@ -105,8 +105,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
         t => t.and_then(|t| Duration::try_from_secs_f64(t).ok()),
     };
     let recorder =
-        (args.trace.is_some() || args.plot.is_some()).then(super::trace::Recorder::start);
-    let outcome = solve(
+        (args.trace.is_some() || args.plot.is_some()).then(super::Recorder::start);
+    let outcome = super::solve(
         &input,
         args.output.as_deref().map(|o| (o, format)),
         seed,
@@ -117,7 +117,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let Some(recorder) = recorder {
         let samples = recorder.finish();
         if let Some(path) = &args.trace {
-            super::trace::write_csv(path, &samples)?;
+            super::write_csv(path, &samples)?;
         }
         if let Some(path) = &args.plot {
             let title = format!(
@@ -125,7 +125,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
                 args.input.display(),
                 input.n()
             );
-            super::trace::write_svg(path, &samples, &title)?;
+            super::write_svg(path, &samples, &title)?;
         }
     }
     let outcome = outcome?;
@@ -135,7 +135,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
                 "nqueens: {}: not a valid composition; the verifier says:",
                 args.input.display()
             );
-            super::verify::print_human(&args.input.display().to_string(), &report)?;
+            super::print_report(&args.input.display().to_string(), &report)?;
             return Ok(exit::INVALID);
         }
         JobOutcome::Ran {
@@ -179,65 +179,6 @@ pub fn run(args: Args) -> Result<i32, Error> {
         Answer::Infeasible(_) => exit::INFEASIBLE,
         Answer::Unknown(_) if crate::cli::interrupted() => exit::INTERRUPTED,
         Answer::Unknown(_) => exit::UNKNOWN,
-    })
-}
-
-/// Runs the engine with Ctrl-C handling and a progress display; shared with
-/// `generate solution --random`.
-pub(super) fn solve(
-    input: &Input,
-    output: Option<(&std::path::Path, OutputFormat)>,
-    seed: u64,
-    time_limit: Option<Duration>,
-    since: Instant,
-    quiet: bool,
-) -> Result<JobOutcome, Error> {
-    let opts = Options {
-        seed,
-        time_limit,
-        since,
-        interrupt: super::interrupt_flag(),
-    };
-    let progress = completion_progress(quiet, input);
-    let outcome = run_job(input, output, &opts);
-    progress.finish();
-    Ok(outcome?)
-}
-
-/// A spinner naming the stage of the run: how much of the input is read, the free rows
-/// left while placing, how much of the answer is written.
-fn completion_progress(quiet: bool, input: &Input) -> super::Progress {
-    use nqueens::progress::{Stage, meter};
-    let n = input.n();
-    let name = input.path().display().to_string();
-    let read0 = meter().rows_read();
-    let output_from = std::sync::Mutex::new(None);
-    let percent = move |rows: u64| 100.0 * rows as f64 / n.max(1) as f64;
-    super::Progress::status(quiet, move || {
-        let m = meter();
-        let what = match m.stage() {
-            Stage::Idle => "starting".to_string(),
-            Stage::Input => format!("input, {:.0} % read", percent(m.rows_read() - read0)),
-            Stage::Output => {
-                // Rows re-verified and written since the stage began.
-                let (read, written) = (m.rows_read(), m.rows_written());
-                let (r0, w0) = *output_from
-                    .lock()
-                    .expect("never poisoned")
-                    .get_or_insert((read, written));
-                format!(
-                    "output, {} rows checked, {} written",
-                    indicatif::HumanCount(read - r0),
-                    indicatif::HumanCount(written - w0)
-                )
-            }
-            s => format!(
-                "{}, {} free rows",
-                s.name(),
-                indicatif::HumanCount(m.free_rows())
-            ),
-        };
-        format!("completing n = {n} ({name}): {what}")
     })
 }
 

@@ -36,7 +36,7 @@ pub struct Args {
     merge: Option<MergeCommand>,
     /// Board size, which is also the number of pieces (taken from --from when omitted;
     /// 1.8e1 and 2^4 are accepted too).
-    #[arg(value_parser = super::size::parse_size_u32)]
+    #[arg(value_parser = super::parse_size_u32)]
     n: Option<u32>,
     /// The piece.
     #[arg(long, value_enum, default_value = "queen")]
@@ -368,8 +368,8 @@ fn parse_range(s: &str) -> Result<Vec<u32>, Error> {
     };
     let (a, b) = s.split_once("..").ok_or_else(bad)?;
     let (a, b) = (
-        super::size::parse_size_u32(a).map_err(|_| bad())?,
-        super::size::parse_size_u32(b).map_err(|_| bad())?,
+        super::parse_size_u32(a).map_err(|_| bad())?,
+        super::parse_size_u32(b).map_err(|_| bad())?,
     );
     if a == 0 || a > b {
         return Err(bad());

@@ -1,7 +1,7 @@
 //! `nqueens generate solution|composition|excluded`
 
 use super::{Error, exit};
-use nqueens::format::{Encoding, Input, OutputFormat, RowWriter, STDIO, nqb::DEFAULT_FRAME_ROWS};
+use nqueens::format::{Input, OutputFormat, RowWriter, STDIO};
 use nqueens::generate::{check_solvable, write_constructed_solution, write_random_composition};
 use nqueens::verify::{Requirements, Verdict, verify};
 use std::path::PathBuf;
@@ -55,7 +55,7 @@ pub struct OutputArgs {
     /// Output encoding; by default from the extension (.txt/.csv text, .zst/.nqbz NQB zstd,
     /// anything else NQB raw).
     #[arg(long, value_enum)]
-    encoding: Option<EncodingArg>,
+    encoding: Option<super::EncodingArg>,
     /// No progress display.
     #[arg(short, long)]
     quiet: bool,
@@ -68,42 +68,9 @@ impl OutputArgs {
         let dest = self.output.clone().unwrap_or_else(|| PathBuf::from(STDIO));
         let format = self
             .encoding
-            .map(EncodingArg::format)
+            .map(super::EncodingArg::format)
             .unwrap_or_else(|| OutputFormat::from_path(&dest));
         (dest, format)
-    }
-}
-
-/// The `--encoding` choices.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum EncodingArg {
-    /// NQB, one little-endian u32 per row.
-    Raw,
-    /// NQB, zstd seekable frames.
-    Zstd,
-    /// One value per line.
-    Text,
-    /// MAT v7 (Level 5, compressed), one uint32 vector `Q`.
-    Mat,
-    /// CSPLib 079 completion parameter file.
-    Csplib,
-    /// NumPy .npy, one uint32 vector.
-    Npy,
-}
-
-impl EncodingArg {
-    /// The output format this choice names.
-    pub fn format(self) -> OutputFormat {
-        match self {
-            EncodingArg::Raw => OutputFormat::Nqb(Encoding::Raw),
-            EncodingArg::Zstd => OutputFormat::Nqb(Encoding::Zstd {
-                frame_rows: DEFAULT_FRAME_ROWS,
-            }),
-            EncodingArg::Text => OutputFormat::Text,
-            EncodingArg::Mat => OutputFormat::Mat { compressed: true },
-            EncodingArg::Csplib => OutputFormat::Csplib,
-            EncodingArg::Npy => OutputFormat::Npy,
-        }
     }
 }
 
@@ -119,7 +86,7 @@ impl EncodingArg {
 )]
 pub struct SolutionArgs {
     /// Board size (1 or at least 4; 1e8 and 10^8 are accepted too).
-    #[arg(long, value_parser = super::size::parse_size)]
+    #[arg(long, value_parser = super::parse_size)]
     n: u64,
     /// A random solution (the completion engine on the empty board) instead of the
     /// explicit construction.
@@ -227,7 +194,7 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
     let seed = a.seed.unwrap_or_else(rand::random);
     let input = Input::Empty { n: a.n };
     let (dest, format) = a.out.destination();
-    let outcome = super::complete::solve(
+    let outcome = super::solve(
         &input,
         Some((&dest, format)),
         seed,
@@ -272,7 +239,7 @@ fn with_output(
 
 /// `generate excluded --n`: a size in 1..=MAX_GENERATED_M.
 fn excluded_size(s: &str) -> Result<u64, String> {
-    let n = super::size::parse_size(s)?;
+    let n = super::parse_size(s)?;
     let max = nqueens::excluded::MAX_GENERATED_M;
     if !(1..=max).contains(&n) {
         return Err(format!("{n} is not in 1..={max}"));

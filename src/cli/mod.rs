@@ -49,14 +49,21 @@ mod docs;
 mod generate;
 mod info;
 mod progress;
+mod report;
 mod size;
+mod solve;
 mod trace;
 mod verify;
 
 pub(crate) use progress::Progress;
+use report::print_report;
+use size::{parse_size, parse_size_u32};
+use solve::solve;
+use trace::{Recorder, write_csv, write_svg};
 
 use clap::{Parser, Subcommand};
-use nqueens::format::{FormatError, MmapChoice, OpenOptions};
+use nqueens::format::nqb::DEFAULT_FRAME_ROWS;
+use nqueens::format::{Encoding, FormatError, MmapChoice, OpenOptions, OutputFormat};
 
 /// The input choices every subcommand that reads compositions takes.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -77,6 +84,39 @@ impl InputArgs {
             var: self.var.clone(),
             diags: self.diags,
             mmap: mapped(),
+        }
+    }
+}
+
+/// The `--encoding` choices.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum EncodingArg {
+    /// NQB, one little-endian u32 per row.
+    Raw,
+    /// NQB, zstd seekable frames.
+    Zstd,
+    /// One value per line.
+    Text,
+    /// MAT v7 (Level 5, compressed), one uint32 vector `Q`.
+    Mat,
+    /// CSPLib 079 completion parameter file.
+    Csplib,
+    /// NumPy .npy, one uint32 vector.
+    Npy,
+}
+
+impl EncodingArg {
+    /// The output format this choice names.
+    pub fn format(self) -> OutputFormat {
+        match self {
+            EncodingArg::Raw => OutputFormat::Nqb(Encoding::Raw),
+            EncodingArg::Zstd => OutputFormat::Nqb(Encoding::Zstd {
+                frame_rows: DEFAULT_FRAME_ROWS,
+            }),
+            EncodingArg::Text => OutputFormat::Text,
+            EncodingArg::Mat => OutputFormat::Mat { compressed: true },
+            EncodingArg::Csplib => OutputFormat::Csplib,
+            EncodingArg::Npy => OutputFormat::Npy,
         }
     }
 }

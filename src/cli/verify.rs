@@ -3,13 +3,8 @@
 use super::{Error, Progress, exit, print_json};
 use nqueens::format::{FormatError, Input};
 use nqueens::json::{VerifyRecord, VerifyStatus, Versions};
-use nqueens::verify::{Report, Requirements, Verdict, verify};
-use rayon::prelude::*;
-use std::path::PathBuf;
-
-/// Files of at most this many bytes are verified several at a time; larger ones one at a
-/// time (each with all threads), so that at most one large set of bitmaps is in memory.
-const SMALL_FILE: u64 = 64 << 20;
+use nqueens::verify::{Report, Requirements, Verdict, verify, verify_files};
+use std::path::{Path, PathBuf};
 
 /// Arguments of `verify`.
 #[derive(clap::Args, Debug)]
@@ -60,11 +55,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
         complete: args.require_complete,
         base: base.as_ref(),
     };
-    let check =
-        |path: &PathBuf| Input::open_with(path, &opts).and_then(|input| verify(&input, req));
     let files = args.files.len();
     let mut tally = Tally::default();
-    let mut report = |path: &PathBuf, result: Result<Report, FormatError>| -> Result<(), Error> {
+    let mut report = |path: &Path, result: Result<Report, FormatError>| -> Result<(), Error> {
         tally.add(&result);
         if !args.quiet {
             print_result(path, &result, args.json)
@@ -93,24 +86,12 @@ pub fn run(args: Args) -> Result<i32, Error> {
         return Ok(tally.exit_code());
     }
     let progress = Progress::files(args.quiet, files as u64);
-    let mut i = 0;
-    while i < files {
-        // A run of consecutive small files goes in parallel; a large file alone.
-        let mut j = i;
-        while j < files && is_small(&args.files[j]) {
-            j += 1;
-        }
-        if j == i {
-            j = i + 1;
-        }
-        progress.set_message(args.files[i].display().to_string());
-        let results: Vec<_> = args.files[i..j].par_iter().map(check).collect();
-        for (path, result) in args.files[i..j].iter().zip(results) {
-            progress.suspend(|| report(path, result))?;
-        }
-        progress.inc((j - i) as u64);
-        i = j;
-    }
+    verify_files(&args.files, &opts, req, |path, result| {
+        progress.set_message(path.display().to_string());
+        progress.suspend(|| report(path, result))?;
+        progress.inc(1);
+        Ok::<(), Error>(())
+    })?;
     progress.finish();
     if !args.quiet && !args.json {
         outln!("{tally}")?;
@@ -160,10 +141,6 @@ impl std::fmt::Display for Tally {
     }
 }
 
-fn is_small(path: &PathBuf) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.len() <= SMALL_FILE)
-}
-
 fn print_result(
     path: &std::path::Path,
     result: &Result<Report, FormatError>,
@@ -194,74 +171,10 @@ fn print_result(
         };
         print_json(&record)?;
     } else if let Ok(r) = result {
-        print_human(&file, r)?;
+        super::print_report(&file, r)?;
     }
     if let Err(e) = result {
         eprintln!("nqueens: {e}");
-    }
-    Ok(())
-}
-
-/// Prints a report for people, as `verify` does.
-pub(super) fn print_human(file: &str, r: &Report) -> Result<(), Error> {
-    match r.verdict {
-        Verdict::Solution => outln!("{file}: VALID SOLUTION (n = {})", r.n)?,
-        Verdict::Composition => outln!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n)?,
-        Verdict::Incomplete => outln!(
-            "{file}: INCOMPLETE: valid composition with {} of {} queens, a solution was required",
-            r.k,
-            r.n
-        )?,
-        Verdict::Invalid => {
-            let mut what = Vec::new();
-            if r.conflict_count > 0 {
-                what.push(format!("{} conflicts", r.conflict_count));
-            }
-            if r.out_of_range_count > 0 {
-                what.push(format!("{} values out of range", r.out_of_range_count));
-            }
-            if r.base_violation_count > 0 {
-                what.push(format!("{} base queens not kept", r.base_violation_count));
-            }
-            outln!(
-                "{file}: INVALID ({}; n = {}, k = {})",
-                what.join(", "),
-                r.n,
-                r.k
-            )?;
-            for c in &r.conflicts {
-                outln!(
-                    "  rows {} and {} share a {}: row {} column {}, row {} column {}",
-                    c.first.0,
-                    c.second.0,
-                    c.kind,
-                    c.first.0,
-                    c.first.1,
-                    c.second.0,
-                    c.second.1
-                )?;
-            }
-            for o in &r.out_of_range {
-                outln!(
-                    "  row {}: value {} is not a column in 1..={}",
-                    o.row,
-                    o.value,
-                    r.n
-                )?;
-            }
-            for b in &r.base_violations {
-                outln!(
-                    "  row {}: the base has a queen in column {}, this file has {}",
-                    b.row,
-                    b.base,
-                    if b.found == 0 {
-                        "none".to_string()
-                    } else {
-                        format!("column {}", b.found)
-                    }
-                )?;
-            }
-        }
     }
     Ok(())
 }

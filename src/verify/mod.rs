@@ -11,6 +11,9 @@ use crate::format::{FormatError, Input, Problem, SegmentCache, SegmentSum, nqb::
 use rayon::prelude::*;
 use serde::Serialize;
 
+mod batch;
+pub use batch::{SMALL_FILE, verify_files};
+
 /// How many conflicts, out-of-range values and base violations a report names.
 pub const REPORTED: usize = 10;
 

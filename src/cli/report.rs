@@ -1,0 +1,69 @@
+//! How a verification report is printed for people (`verify`, and `complete` of an
+//! input that is not a valid composition).
+
+use super::Error;
+use nqueens::verify::{Report, Verdict};
+
+/// Prints a report for people, as `verify` does.
+pub(crate) fn print_report(file: &str, r: &Report) -> Result<(), Error> {
+    match r.verdict {
+        Verdict::Solution => outln!("{file}: VALID SOLUTION (n = {})", r.n)?,
+        Verdict::Composition => outln!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n)?,
+        Verdict::Incomplete => outln!(
+            "{file}: INCOMPLETE: valid composition with {} of {} queens, a solution was required",
+            r.k,
+            r.n
+        )?,
+        Verdict::Invalid => {
+            let mut what = Vec::new();
+            if r.conflict_count > 0 {
+                what.push(format!("{} conflicts", r.conflict_count));
+            }
+            if r.out_of_range_count > 0 {
+                what.push(format!("{} values out of range", r.out_of_range_count));
+            }
+            if r.base_violation_count > 0 {
+                what.push(format!("{} base queens not kept", r.base_violation_count));
+            }
+            outln!(
+                "{file}: INVALID ({}; n = {}, k = {})",
+                what.join(", "),
+                r.n,
+                r.k
+            )?;
+            for c in &r.conflicts {
+                outln!(
+                    "  rows {} and {} share a {}: row {} column {}, row {} column {}",
+                    c.first.0,
+                    c.second.0,
+                    c.kind,
+                    c.first.0,
+                    c.first.1,
+                    c.second.0,
+                    c.second.1
+                )?;
+            }
+            for o in &r.out_of_range {
+                outln!(
+                    "  row {}: value {} is not a column in 1..={}",
+                    o.row,
+                    o.value,
+                    r.n
+                )?;
+            }
+            for b in &r.base_violations {
+                outln!(
+                    "  row {}: the base has a queen in column {}, this file has {}",
+                    b.row,
+                    b.base,
+                    if b.found == 0 {
+                        "none".to_string()
+                    } else {
+                        format!("column {}", b.found)
+                    }
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
