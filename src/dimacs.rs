@@ -42,7 +42,11 @@ pub enum DimacsError {
     #[error(transparent)]
     Format(#[from] FormatError),
     /// The instance is not a valid composition.
-    #[error("{}: not a valid composition, so there is no instance to encode", .0.display())]
+    #[error(
+        "{}: not a valid composition ({}), so there is no instance to encode",
+        .0.display(),
+        .1.first_problem().unwrap_or_default()
+    )]
     Invalid(std::path::PathBuf, Box<Report>),
 }
 

@@ -351,3 +351,37 @@ fn mat_outputs_are_right_sized_and_name_their_writer() {
     );
     assert_eq!(rows(&v73), rows(&d.path().join("c.nqb")));
 }
+
+/// Two queens that attack each other make a file no composition: every command that needs
+/// one says so in one line with the conflict and exits 1, as `verify` does, writing nothing.
+#[test]
+fn attacking_queens_are_invalid_for_every_command_that_needs_a_composition() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("attack.txt");
+    std::fs::write(&input, "1\n2\n0\n0\n0\n").unwrap();
+    let input = input.to_str().unwrap();
+    let cnf = dir.path().join("out.cnf");
+    let part = dir.path().join("part.txt");
+    let solved = dir.path().join("solved.txt");
+    for (args, dest) in [
+        (vec!["convert", input, cnf.to_str().unwrap()], &cnf),
+        (
+            vec!["generate", "composition", "--from", input, "--k", "1", "-o"],
+            &part,
+        ),
+        (vec!["complete", input, "-o"], &solved),
+    ] {
+        let mut args = args.clone();
+        if args.last() == Some(&"-o") {
+            args.push(dest.to_str().unwrap());
+        }
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(!dest.exists(), "{args:?}: output written");
+        let said = format!("{out}{err}");
+        assert!(said.contains("rows 1 and 2 share"), "{args:?}: {said}");
+        if args[0] != "complete" {
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        }
+    }
+}

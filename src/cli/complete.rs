@@ -104,8 +104,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         // Beyond what a Duration holds: no limit in practice.
         t => t.and_then(|t| Duration::try_from_secs_f64(t).ok()),
     };
-    let recorder =
-        (args.trace.is_some() || args.plot.is_some()).then(super::Recorder::start);
+    let recorder = (args.trace.is_some() || args.plot.is_some()).then(super::Recorder::start);
     let outcome = super::solve(
         &input,
         args.output.as_deref().map(|o| (o, format)),
@@ -174,12 +173,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     }
     let total = started.elapsed().as_secs_f64();
     report(&answer, &stats, seed, seconds_output, total, &args)?;
-    Ok(match answer {
-        Answer::Solved => exit::OK,
-        Answer::Infeasible(_) => exit::INFEASIBLE,
-        Answer::Unknown(_) if crate::cli::interrupted() => exit::INTERRUPTED,
-        Answer::Unknown(_) => exit::UNKNOWN,
-    })
+    Ok(exit::of_answer(&answer))
 }
 
 fn report(
@@ -230,7 +224,7 @@ fn report(
                 _ => None,
             },
             reason: match answer {
-                Answer::Unknown(why) => Some(why.clone()),
+                Answer::Unknown(stopped) => Some(stopped.to_string()),
                 _ => None,
             },
             output: match answer {

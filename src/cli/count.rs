@@ -135,7 +135,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         ));
     }
     let args = &args;
-    count::Kernel::selected().map_err(|e| Error::Usage(format!("count: {e}")))?;
+    count::Kernel::selected()?;
     let rules = Rules::new(args.piece, args.kind);
     let (from_n, mut placed) = preplaced(args)?;
     let sizes: Vec<u32> = match (
@@ -184,8 +184,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         outln!("{head}  {:>10}", "seconds")?;
     }
     for n in sizes {
-        let problem = Problem::new(n, rules, placed.clone())
-            .map_err(|e| Error::Usage(format!("count: {e}")))?;
+        let problem = Problem::new(n, rules, placed.clone())?;
         if args.first {
             return first(args, &problem);
         }
@@ -215,8 +214,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
                     conflict: None,
                 }
             } else {
-                count::count(&problem, args.distinct, shard)
-                    .map_err(|e| Error::Usage(format!("count: {e}")))?
+                count::count(&problem, args.distinct, shard)?
             };
             progress.finish();
             (tally, 0)
@@ -249,9 +247,9 @@ fn shows_progress(quiet: bool) -> bool {
 fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>, Error> {
     let path = args.checkpoint.as_deref();
     let key = items.key();
-    let checkpoint_error = |e: CheckpointError| {
-        let p = path.map(|p| p.display().to_string()).unwrap_or_default();
-        Error::Usage(format!("count: checkpoint {p}: {e}"))
+    let checkpoint_error = |source: CheckpointError| Error::Checkpoint {
+        path: path.unwrap_or(Path::new("")).to_path_buf(),
+        source,
     };
     let before = match path {
         Some(p) => Checkpoint::load(p, &key).map_err(checkpoint_error)?,
@@ -498,7 +496,7 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
         ));
     }
     let progress = Progress::start(args.quiet, format!("searching n = {}", p.n));
-    let found = count::first(p).map_err(|e| Error::Usage(format!("count: {e}")))?;
+    let found = count::first(p)?;
     progress.finish();
     let Some(found) = found else {
         if args.json {
@@ -587,18 +585,16 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            let record: CountRecord = serde_json::from_str(line).map_err(|e| {
-                Error::Usage(format!(
-                    "{}: line {}: not a result of `count --json`: {e}",
-                    path.display(),
-                    i + 1
-                ))
-            })?;
+            let record: CountRecord =
+                serde_json::from_str(line).map_err(|source| Error::NotACountRecord {
+                    path: path.clone(),
+                    line: i + 1,
+                    source,
+                })?;
             records.push(record);
         }
     }
-    let merged =
-        count::merge::merge(records).map_err(|e| Error::Usage(format!("count merge: {e}")))?;
+    let merged = count::merge::merge(records)?;
     for r in merged {
         if as_json {
             print_json(&r)?;

@@ -34,7 +34,10 @@ pub fn completions(args: CompletionArgs) -> Result<i32, Error> {
 pub fn man(args: ManArgs) -> Result<i32, Error> {
     let cmd = Cli::command();
     if let Some(dir) = args.dir {
-        let err = |e: std::io::Error| Error::Usage(format!("man: {}: {e}", dir.display()));
+        let err = |source| Error::System {
+            what: format!("man --dir {}", dir.display()),
+            source,
+        };
         std::fs::create_dir_all(&dir).map_err(err)?;
         clap_mangen::generate_to(cmd, &dir).map_err(err)?;
         return Ok(exit::OK);

@@ -141,10 +141,10 @@ pub fn run(cmd: Command) -> Result<i32, Error> {
             let source = Input::open_with(&a.from, &opts)?;
             let report = verify(&source, Requirements::default())?;
             if report.verdict == Verdict::Invalid {
-                return Err(Error::Usage(format!(
-                    "{}: not a valid composition (run `nqueens verify` for details)",
-                    a.from.display()
-                )));
+                return Err(Error::Invalid {
+                    path: a.from.clone(),
+                    why: report.first_problem().unwrap_or_default(),
+                });
             }
             let seed = a.seed.unwrap_or_else(rand::random);
             let mut kept = 0;
@@ -202,17 +202,23 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         std::time::Instant::now(),
         a.out.quiet,
     )?;
+    use nqueens::complete::{Answer, JobOutcome};
     match outcome {
-        nqueens::complete::JobOutcome::Ran {
-            answer: nqueens::complete::Answer::Solved,
+        JobOutcome::Ran {
+            answer: Answer::Solved,
             ..
         } => {}
-        nqueens::complete::JobOutcome::Ran { answer, .. } => {
-            return Err(Error::Usage(format!(
-                "no random solution found: {answer:?}"
-            )));
+        JobOutcome::Ran {
+            answer: Answer::Unknown(stopped),
+            ..
+        } => return Err(Error::Stopped(stopped)),
+        // check_solvable ruled both out: the empty board of a solvable n is valid and has
+        // a completion.
+        JobOutcome::Ran {
+            answer: Answer::Infeasible(_),
+            ..
         }
-        nqueens::complete::JobOutcome::Invalid(_) => unreachable!("the empty board is valid"),
+        | JobOutcome::Invalid(_) => unreachable!("n = {} has solutions", a.n),
     }
     eprintln!("random solution of n = {} (seed {seed})", a.n);
     Ok(exit::OK)

@@ -157,6 +157,25 @@ pub mod exit {
     pub const INTERNAL: i32 = 5;
     /// Stopped by Ctrl-C, SIGTERM or SIGHUP; no output or temporary file was left.
     pub const INTERRUPTED: i32 = 130;
+
+    use nqueens::complete::{Answer, StopReason};
+
+    /// The code of a completion's answer.
+    pub fn of_answer(answer: &Answer) -> i32 {
+        match answer {
+            Answer::Solved => OK,
+            Answer::Infeasible(_) => INFEASIBLE,
+            Answer::Unknown(stopped) => of_stop(stopped.reason),
+        }
+    }
+
+    /// The code of a run that stopped before its answer.
+    pub fn of_stop(reason: StopReason) -> i32 {
+        match reason {
+            StopReason::TimeLimit(_) => UNKNOWN,
+            StopReason::Interrupted => INTERRUPTED,
+        }
+    }
 }
 
 /// The table of exit codes that every help ends with.
@@ -197,15 +216,68 @@ pub enum Command {
     Man(docs::ManArgs),
 }
 
-/// A failure that ends a command: reported once, as one line, by `main`.
+/// A failure that ends a command: reported once, as one line, by `main`, with the exit
+/// code [`Error::exit_code`] gives it.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A file could not be read or written.
+    /// A file could not be read or written, or is malformed.
     #[error(transparent)]
     Format(#[from] FormatError),
     /// Generation failed.
     #[error(transparent)]
     Generate(#[from] nqueens::generate::GenerateError),
+    /// A completion job failed.
+    #[error(transparent)]
+    Job(#[from] nqueens::complete::JobError),
+    /// A run stopped before its answer (`generate solution --random`).
+    #[error("stopped: {0}")]
+    Stopped(nqueens::complete::Stopped),
+    /// A CNF export failed, or its input is not a valid composition.
+    #[error(transparent)]
+    Dimacs(#[from] nqueens::dimacs::DimacsError),
+    /// An input is not a valid composition where one is required.
+    #[error("{}: not a valid composition ({why}); run `nqueens verify` for details", .path.display())]
+    Invalid {
+        /// The input.
+        path: std::path::PathBuf,
+        /// Its first problem.
+        why: String,
+    },
+    /// A count cannot be made as asked.
+    #[error("count: {0}")]
+    Count(#[from] nqueens::count::CountError),
+    /// The counting kernel forced through the environment cannot run.
+    #[error("count: {0}")]
+    Kernel(#[from] nqueens::count::KernelError),
+    /// A count checkpoint cannot be used.
+    #[error("{}: {source}", .path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        source: nqueens::count::checkpoint::CheckpointError,
+    },
+    /// A line given to `count merge` is not a result of `count --json`.
+    #[error("{}: line {line}: not a result of `count --json`: {source}", .path.display())]
+    NotACountRecord {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// What the JSON parser said.
+        source: serde_json::Error,
+    },
+    /// Shards that do not make one count.
+    #[error("count merge: {0}")]
+    Merge(#[from] nqueens::count::merge::MergeError),
+    /// The system refused a resource outside any file (threads, a directory).
+    #[error("{what}: {source}")]
+    System {
+        /// What was asked for.
+        what: String,
+        /// The system's answer.
+        source: std::io::Error,
+    },
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),
@@ -213,9 +285,6 @@ pub enum Error {
     /// (see [`Error::is_closed_pipe`]), anything else is reported.
     #[error("(standard output): cannot write: {0}")]
     Stdout(std::io::Error),
-    /// A completion job failed.
-    #[error(transparent)]
-    Job(#[from] nqueens::complete::JobError),
 }
 
 impl Error {
@@ -233,15 +302,19 @@ impl Error {
         io.kind() == std::io::ErrorKind::BrokenPipe
     }
 
-    /// The exit code for this failure.
+    /// The exit code for this failure: the README's table, in one place with [`exit`].
     pub fn exit_code(&self) -> i32 {
+        use nqueens::dimacs::DimacsError;
         match self {
             Error::Job(nqueens::complete::JobError::SelfCheck(_)) => exit::INTERNAL,
+            Error::Stopped(stopped) => exit::of_stop(stopped.reason),
             // A value off the board makes a file no composition, in every format.
-            Error::Format(FormatError {
-                problem: nqueens::format::Problem::OffBoard { .. },
-                ..
-            }) => exit::INVALID,
+            Error::Format(e) | Error::Dimacs(DimacsError::Format(e))
+                if matches!(e.problem, nqueens::format::Problem::OffBoard { .. }) =>
+            {
+                exit::INVALID
+            }
+            Error::Invalid { .. } | Error::Dimacs(DimacsError::Invalid(..)) => exit::INVALID,
             _ => exit::ERROR,
         }
     }
@@ -318,13 +391,6 @@ fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
         .clone()
 }
 
-/// Whether a signal asked the run to stop.
-fn interrupted() -> bool {
-    INTERRUPT
-        .get()
-        .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
-}
-
 /// Runs a parsed command line; returns the exit code for a command that ran to its end.
 pub fn run(cli: Cli) -> Result<i32, Error> {
     install_signal_handler();
@@ -333,7 +399,10 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(t)
             .build_global()
-            .map_err(|e| Error::Usage(format!("--threads {t}: cannot start the threads: {e}")))?;
+            .map_err(|e| Error::System {
+                what: format!("--threads {t}: cannot start the threads"),
+                source: std::io::Error::other(e),
+            })?;
     }
     match cli.command {
         Command::Complete(a) => complete::run(a),
@@ -367,19 +436,6 @@ fn checked_threads(threads: Option<usize>) -> Result<Option<usize>, Error> {
 fn print_json(record: &impl serde::Serialize) -> Result<(), Error> {
     let line = serde_json::to_string(record).expect("records serialize");
     outln!("{line}")
-}
-
-impl From<nqueens::dimacs::DimacsError> for Error {
-    fn from(e: nqueens::dimacs::DimacsError) -> Error {
-        match e {
-            nqueens::dimacs::DimacsError::Format(f) => f.into(),
-            nqueens::dimacs::DimacsError::Invalid(path, report) => Error::Usage(format!(
-                "{}: not a valid composition: {}",
-                path.display(),
-                report.first_problem().unwrap_or_default()
-            )),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -122,8 +122,40 @@ pub enum Answer {
     Solved,
     /// No completion exists, with the proof.
     Infeasible(Certificate),
-    /// The budget ran out first: which budget.
-    Unknown(String),
+    /// The run stopped first: why, and where it stood.
+    Unknown(Stopped),
+}
+
+/// Why a run stopped before it had an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The time limit (this long) ran out.
+    TimeLimit(Duration),
+    /// Asked to stop from outside ([`Options::interrupt`]: Ctrl-C, SIGTERM).
+    Interrupted,
+}
+
+/// A run that stopped without an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stopped {
+    /// Why it stopped.
+    pub reason: StopReason,
+    /// Where it stood, for people ("after 3 restarts").
+    pub during: String,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self.reason {
+            StopReason::Interrupted => write!(f, "interrupted {}", self.during),
+            StopReason::TimeLimit(limit) => write!(
+                f,
+                "time limit of {:.1} s ran out {}",
+                limit.as_secs_f64(),
+                self.during
+            ),
+        }
+    }
 }
 
 /// Time and queens of one phase.
@@ -199,15 +231,16 @@ impl Stop<'_> {
         self.interrupt.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Why the run stopped, followed by `what` (where it stood).
-    fn reason(&self, limit: Option<Duration>, what: &str) -> String {
-        if self.interrupt.load(Ordering::Relaxed) {
-            format!("interrupted {what}")
+    /// Why the run stopped, with `during`, where it stood.
+    fn stopped(&self, limit: Option<Duration>, during: &str) -> Stopped {
+        let reason = if self.interrupt.load(Ordering::Relaxed) {
+            StopReason::Interrupted
         } else {
-            format!(
-                "time limit of {:.1} s ran out {what}",
-                limit.unwrap_or_default().as_secs_f64()
-            )
+            StopReason::TimeLimit(limit.unwrap_or_default())
+        };
+        Stopped {
+            reason,
+            during: during.to_string(),
         }
     }
 }
@@ -302,7 +335,7 @@ fn run(
         return Ok(Answer::Solved);
     }
     let stop_now = || stop.now();
-    let unknown = |what: &str| Answer::Unknown(stop.reason(opts.time_limit, what));
+    let unknown = |what: &str| Answer::Unknown(stop.stopped(opts.time_limit, what));
 
     let (l2, l3) = stats.levels;
     // Few free rows: the exact search of the input decides.

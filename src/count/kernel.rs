@@ -21,6 +21,17 @@ pub enum Kernel {
 /// The environment variable that forces a kernel.
 pub(crate) const KERNEL_VAR: &str = "NQUEENS_KERNEL";
 
+/// Why the kernel named in the environment variable `NQUEENS_KERNEL` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    /// No kernel has this name.
+    #[error("NQUEENS_KERNEL={0}: unknown kernel (portable, avx2 or avx512)")]
+    Unknown(String),
+    /// This CPU lacks the instructions the kernel needs.
+    #[error("NQUEENS_KERNEL={0}: this CPU cannot run it")]
+    Unsupported(String),
+}
+
 impl Kernel {
     /// Every kernel, fastest first.
     pub const ALL: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
@@ -64,18 +75,14 @@ impl Kernel {
 
     /// The kernel to use: the one `NQUEENS_KERNEL` names, or the fastest this CPU runs.
     /// Errs when the variable names an unknown kernel or one this CPU lacks.
-    pub fn selected() -> Result<Kernel, String> {
-        static CHOSEN: OnceLock<Result<Kernel, String>> = OnceLock::new();
+    pub fn selected() -> Result<Kernel, KernelError> {
+        static CHOSEN: OnceLock<Result<Kernel, KernelError>> = OnceLock::new();
         CHOSEN
             .get_or_init(|| match std::env::var(KERNEL_VAR) {
                 Err(_) => Ok(Kernel::available()[0]),
                 Ok(name) => match Kernel::ALL.into_iter().find(|k| k.name() == name) {
-                    None => Err(format!(
-                        "{KERNEL_VAR}={name}: unknown kernel (portable, avx2 or avx512)"
-                    )),
-                    Some(k) if !k.supported() => {
-                        Err(format!("{KERNEL_VAR}={name}: this CPU cannot run it"))
-                    }
+                    None => Err(KernelError::Unknown(name)),
+                    Some(k) if !k.supported() => Err(KernelError::Unsupported(name)),
                     Some(k) => Ok(k),
                 },
             })

@@ -34,7 +34,7 @@ mod takaken;
 mod tests;
 
 pub use basic::count_queens as count_queens_basic;
-pub use kernel::Kernel;
+pub use kernel::{Kernel, KernelError};
 pub use rows::MAX_ROW_N;
 pub use rules::{Kind, Piece, Rules};
 pub use squares::MAX_SQUARES_N;
