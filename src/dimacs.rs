@@ -10,7 +10,7 @@
 use crate::complete::rows::RowStore;
 use crate::complete::{Prepared, prepare};
 use crate::exact::{Residual, ones};
-use crate::format::{AtomicFile, FormatError, Input, Problem};
+use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
 use crate::verify::{Report, Requirements, verify};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -53,7 +53,7 @@ pub enum DimacsError {
 /// The residual of `input`, or why there is none.
 fn residual_of(input: &Input) -> Result<Residual, DimacsError> {
     let store = RowStore::anonymous(input.n())
-        .map_err(|e| FormatError::new(input.path(), Problem::Read(e)))?;
+        .map_err(|e| FormatError::new(input.path(), ErrorKind::Read(e)))?;
     match prepare(input, store)? {
         Prepared::Invalid(report) => Err(DimacsError::Invalid(
             input.path().to_path_buf(),
@@ -64,7 +64,7 @@ fn residual_of(input: &Input) -> Result<Residual, DimacsError> {
             if free > MAX_FREE_ROWS as u64 {
                 return Err(FormatError::new(
                     input.path(),
-                    Problem::Dimacs(format!(
+                    ErrorKind::Dimacs(format!(
                         "{free} free rows: CNF export takes at most {MAX_FREE_ROWS} (its size grows with their square)"
                     )),
                 )
@@ -195,7 +195,7 @@ fn write_clauses(
 ) -> Result<(AtomicFile, CnfSummary), DimacsError> {
     let (n, m, cells) = (input.n(), summary.free_rows, summary.cells);
     let file = AtomicFile::create(dest)?;
-    let fail = |e| FormatError::new(dest, Problem::Write(e));
+    let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
     let mut out = BufWriter::with_capacity(1 << 16, file);
     writeln!(
         out,
@@ -225,7 +225,7 @@ pub enum Model {
 /// Reads the solver output at `model` (competition format: `s` and `v` lines; a bare list
 /// of literals ending in 0 is also accepted) for the instance `base`.
 pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
-    let fail = |detail: String| FormatError::new(model, Problem::Dimacs(detail));
+    let fail = |detail: String| FormatError::new(model, ErrorKind::Dimacs(detail));
     let text = crate::format::read_all(model)?;
     let text = String::from_utf8_lossy(&text);
     // Literals are checked against the instance's own variable count before anything is

@@ -1,4 +1,4 @@
-//! The Excluded Diagonals Problem (CSPLib 079) and its reduction to n-queens completion.
+//! The Excluded Diagonals problem (CSPLib 079) and its reduction to n-queens completion.
 //!
 //! An instance is an m-board on which some sum diagonals (row + col = d) and difference
 //! diagonals (row - col = d - (m - 1)) are excluded; a solution is m non-attacking queens,

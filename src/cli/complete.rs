@@ -166,7 +166,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         let doc = serde_json::to_value(&doc).expect("records serialize");
         let mut f = AtomicFile::create(path)?;
         writeln!(f, "{doc:#}").map_err(|e| {
-            nqueens::format::FormatError::new(path, nqueens::format::Problem::Write(e))
+            nqueens::format::FormatError::new(path, nqueens::format::ErrorKind::Write(e))
         })?;
         cnf.commit()?;
         f.commit()?;

@@ -7,7 +7,7 @@ use nqueens::dimacs::{self, Model};
 use nqueens::excluded::ExcludedDiagonals;
 use nqueens::format::csplib::{self, ParamFile};
 use nqueens::format::{
-    AtomicFile, Encoding, FormatError, Input, OutputFormat, Problem, RowWriter,
+    AtomicFile, Encoding, ErrorKind, FormatError, Input, OutputFormat, RowWriter,
     nqb::DEFAULT_FRAME_ROWS,
 };
 use std::path::{Path, PathBuf};
@@ -218,7 +218,7 @@ fn excluded_solution(
     let solution = map_back(&ed, &rows).map_err(|d| {
         FormatError::new(
             input,
-            Problem::Mismatch(format!("not a solution of {}'s board: {d}", base.display())),
+            ErrorKind::Mismatch(format!("not a solution of {}'s board: {d}", base.display())),
         )
     })?;
     write_rows(output, &solution, format)

@@ -344,7 +344,7 @@ fn preplaced(args: &Args) -> Result<(Option<u64>, Squares), Error> {
     let n = input.n();
     for (i, &q) in input.to_vec()?.iter().enumerate() {
         if q as u64 > n {
-            let problem = nqueens::format::Problem::OffBoard {
+            let problem = nqueens::format::ErrorKind::OffBoard {
                 row: i as u64 + 1,
                 value: q,
                 n,

@@ -179,7 +179,7 @@ fn excluded(a: ExcludedArgs) -> Result<i32, Error> {
         &mut f,
         nqueens::excluded::to_csplib(a.n, &series, numdiags).as_bytes(),
     )
-    .map_err(|e| nqueens::format::FormatError::new(&dest, nqueens::format::Problem::Write(e)))?;
+    .map_err(|e| nqueens::format::FormatError::new(&dest, nqueens::format::ErrorKind::Write(e)))?;
     f.commit()?;
     eprintln!(
         "excluded diagonals, n = {}: {numdiags} of a series of {} (seed {seed})",

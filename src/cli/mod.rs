@@ -294,7 +294,7 @@ impl Error {
         let io = match self {
             Error::Stdout(e) => e,
             Error::Format(FormatError {
-                problem: nqueens::format::Problem::Write(e),
+                problem: nqueens::format::ErrorKind::Write(e),
                 path,
             }) if nqueens::format::is_stdio(path) => e,
             _ => return false,
@@ -310,7 +310,7 @@ impl Error {
             Error::Stopped(stopped) => exit::of_stop(stopped.reason),
             // A value off the board makes a file no composition, in every format.
             Error::Format(e) | Error::Dimacs(DimacsError::Format(e))
-                if matches!(e.problem, nqueens::format::Problem::OffBoard { .. }) =>
+                if matches!(e.problem, nqueens::format::ErrorKind::OffBoard { .. }) =>
             {
                 exit::INVALID
             }

@@ -2,7 +2,7 @@
 //! stage, with its restarts and dead ends, sampled from the library's progress meter.
 
 use super::Error;
-use nqueens::format::{AtomicFile, FormatError, Problem};
+use nqueens::format::{AtomicFile, ErrorKind, FormatError};
 use nqueens::progress::{Stage, meter};
 use std::io::Write;
 use std::path::Path;
@@ -106,7 +106,7 @@ pub(crate) fn write_svg(path: &Path, samples: &[Sample], title: &str) -> Result<
     let svg = draw(samples, title).map_err(|e| {
         Error::Format(FormatError::new(
             path,
-            Problem::Mismatch(format!("cannot draw the plot: {e}")),
+            ErrorKind::Mismatch(format!("cannot draw the plot: {e}")),
         ))
     })?;
     publish(path, svg.as_bytes())
@@ -230,7 +230,7 @@ fn publish(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let mut f = AtomicFile::create(path)?;
     f.file()
         .write_all(bytes)
-        .map_err(|e| FormatError::new(path, Problem::Write(e)))?;
+        .map_err(|e| FormatError::new(path, ErrorKind::Write(e)))?;
     f.commit()?;
     Ok(())
 }

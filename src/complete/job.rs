@@ -8,7 +8,7 @@
 use super::rows::RowStore;
 use super::{Completion, Options, Prepared, Stats, complete, prepare};
 use crate::format::{
-    AtomicFile, Destination, Encoding, FormatError, Input, OutputFormat, Problem, RowWriter,
+    AtomicFile, Destination, Encoding, ErrorKind, FormatError, Input, OutputFormat, RowWriter,
 };
 use crate::verify::{Report, Requirements, Verdict, verify};
 use std::path::{Path, PathBuf};
@@ -87,7 +87,7 @@ pub fn run_job(
     if answer == super::Answer::Solved {
         state
             .seal()
-            .map_err(|e| FormatError::new(&store_path, Problem::Write(e)))?;
+            .map_err(|e| FormatError::new(&store_path, ErrorKind::Write(e)))?;
         drop(state);
         match (output, published) {
             (Some(_), Some(file)) => {
@@ -98,11 +98,11 @@ pub fn run_job(
                 let file = if format.is_mat73(n) {
                     // Straight from the row store: a spool would copy 4 n bytes once more.
                     let store = std::fs::File::open(&store_path)
-                        .map_err(|e| FormatError::new(&store_path, Problem::Read(e)))?;
+                        .map_err(|e| FormatError::new(&store_path, ErrorKind::Read(e)))?;
                     // SAFETY: the row store is this run's own work file, sealed and no
                     // longer changed.
                     let map = unsafe { memmap2::Mmap::map(&store) }
-                        .map_err(|e| FormatError::new(&store_path, Problem::Read(e)))?;
+                        .map_err(|e| FormatError::new(&store_path, ErrorKind::Read(e)))?;
                     crate::format::mat73::write_mapped(
                         dest,
                         std::sync::Arc::new(map),

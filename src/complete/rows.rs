@@ -3,7 +3,7 @@
 //! is the output file itself.
 
 use crate::format::nqb::{HEADER_LEN, Header, PayloadHasher};
-use crate::format::{FormatError, Problem};
+use crate::format::{ErrorKind, FormatError};
 use memmap2::MmapMut;
 use rayon::prelude::*;
 use std::fs::File;
@@ -18,7 +18,7 @@ pub struct RowStore {
 impl RowStore {
     /// Sizes `file` for an `n`-row raw NQB file and maps it (all rows empty).
     pub fn create(file: &File, n: u64, path: &Path) -> Result<Self, FormatError> {
-        let err = |e| FormatError::new(path, Problem::Write(e));
+        let err = |e| FormatError::new(path, ErrorKind::Write(e));
         // Reserved, not only sized: a full disk must fail here, not as SIGBUS on a store.
         crate::format::reserve(file, HEADER_LEN as u64 + 4 * n).map_err(err)?;
         // SAFETY: the file is a private temporary file of this process; nothing else maps

@@ -2,7 +2,7 @@
 //! `letting init = [[0,3],[5,1]]`, rows and columns 0-based) and Excluded Diagonals
 //! instances (`n = 10`, `numdiags = 12`, `diags = [[d,t],...]`). See `formats/csplib.md`.
 
-use super::{AtomicFile, FormatError, Problem};
+use super::{AtomicFile, ErrorKind, FormatError};
 use crate::excluded::{Diagonal, ExcludedDiagonals};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -66,7 +66,7 @@ pub fn read_file(path: &Path, diags: Option<u64>) -> Result<ParamFile, FormatErr
     if !sniff(&text[..text.len().min(512)]) {
         return Err(FormatError::new(
             path,
-            Problem::Csplib(
+            ErrorKind::Csplib(
                 "not a CSPLib parameter file (expected `n = ...` or `letting n = ...`)".into(),
             ),
         ));
@@ -76,8 +76,8 @@ pub fn read_file(path: &Path, diags: Option<u64>) -> Result<ParamFile, FormatErr
 
 /// Parses `text`; `diags` overrides `numdiags` of an Excluded Diagonals file.
 pub fn parse(path: &Path, text: &[u8], diags: Option<u64>) -> Result<ParamFile, FormatError> {
-    let fail = |line, detail| FormatError::new(path, Problem::Text { line, detail });
-    let whole = |detail: String| FormatError::new(path, Problem::Csplib(detail));
+    let fail = |line, detail| FormatError::new(path, ErrorKind::Text { line, detail });
+    let whole = |detail: String| FormatError::new(path, ErrorKind::Csplib(detail));
     let text = super::text::utf8(path, text)?;
     let statements = Parser::new(text)
         .statements()
@@ -397,7 +397,7 @@ impl CsplibWriter {
     }
 
     fn fail(&self, e: std::io::Error) -> FormatError {
-        FormatError::new(self.out.get_ref().dest(), Problem::Write(e))
+        FormatError::new(self.out.get_ref().dest(), ErrorKind::Write(e))
     }
 
     /// Closes the list; returns the complete file, still unpublished.

@@ -11,12 +11,12 @@ pub struct FormatError {
     /// The file concerned.
     pub path: PathBuf,
     /// What is wrong with it.
-    pub problem: Problem,
+    pub problem: ErrorKind,
 }
 
 impl FormatError {
     /// An error about `path`.
-    pub fn new(path: &Path, problem: Problem) -> Self {
+    pub fn new(path: &Path, problem: ErrorKind) -> Self {
         FormatError {
             path: path.to_path_buf(),
             problem,
@@ -24,9 +24,10 @@ impl FormatError {
     }
 }
 
-/// What can be wrong with an input or output file.
+/// What can be wrong with an input or output file (named `ErrorKind` after
+/// `std::io::ErrorKind`, and so as not to collide with [`crate::count::Problem`]).
 #[derive(Debug, thiserror::Error)]
-pub enum Problem {
+pub enum ErrorKind {
     /// The file could not be opened (missing, no permission, ...).
     #[error("cannot open: {0}")]
     Open(std::io::Error),

@@ -7,7 +7,7 @@
 //! (u32 type, u32 byte count, data padded to 8 bytes; elements of at most 4 bytes are packed
 //! into the tag), with miCOMPRESSED elements holding one zlib stream of a whole miMATRIX.
 
-use super::{AtomicFile, FormatError, Problem};
+use super::{AtomicFile, ErrorKind, FormatError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -439,7 +439,7 @@ fn parse_matrix(
 /// little-endian `u32` row bytes. Compressed variables are inflated twice: their headers
 /// first, then the chosen one's values step by step, so memory holds the rows only.
 pub(crate) fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u8>, FormatError> {
-    let fail = |m: String| FormatError::new(path, Problem::Mat(m));
+    let fail = |m: String| FormatError::new(path, ErrorKind::Mat(m));
     if bytes.len() < 128 {
         return Err(fail(format!(
             "truncated header: {} of 128 bytes",
@@ -560,7 +560,7 @@ impl MatWriter {
         let fail = |p| FormatError::new(dest, p);
         let data_bytes = 4 * n;
         if data_bytes + 64 > MAX_VARIABLE_BYTES {
-            return Err(fail(Problem::Mat(format!(
+            return Err(fail(ErrorKind::Mat(format!(
                 "n = {n} needs {data_bytes} bytes, more than a v5/v7 variable holds (2^31); write NQB instead"
             ))));
         }
@@ -591,20 +591,21 @@ impl MatWriter {
         let f = file
             .file()
             .try_clone()
-            .map_err(|e| fail(Problem::Write(e)))?;
+            .map_err(|e| fail(ErrorKind::Write(e)))?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
         out.write_all(&header)
-            .map_err(|e| fail(Problem::Write(e)))?;
+            .map_err(|e| fail(ErrorKind::Write(e)))?;
         let body = if compress {
             // Tag with the length patched in `finish`.
             out.write_all(&[0u8; 8])
-                .map_err(|e| fail(Problem::Write(e)))?;
+                .map_err(|e| fail(ErrorKind::Write(e)))?;
             let mut z = super::zlib::ZlibWriter::new(out);
-            z.write_all(&matrix).map_err(|e| fail(Problem::Write(e)))?;
+            z.write_all(&matrix)
+                .map_err(|e| fail(ErrorKind::Write(e)))?;
             Body::Compressed(z)
         } else {
             out.write_all(&matrix)
-                .map_err(|e| fail(Problem::Write(e)))?;
+                .map_err(|e| fail(ErrorKind::Write(e)))?;
             Body::Plain(out)
         };
         Ok(MatWriter {
@@ -623,17 +624,17 @@ impl MatWriter {
             Body::Plain(w) => w.write_all(&bytes),
             Body::Compressed(w) => w.write_all(&bytes),
         };
-        r.map_err(|e| FormatError::new(self.file.dest(), Problem::Write(e)))
+        r.map_err(|e| FormatError::new(self.file.dest(), ErrorKind::Write(e)))
     }
 
     /// Pads and closes the element; returns the file unpublished.
     pub fn finish(self) -> Result<AtomicFile, FormatError> {
         let dest = self.file.dest().to_path_buf();
-        let fail = |e| FormatError::new(&dest, Problem::Write(e));
+        let fail = |e| FormatError::new(&dest, ErrorKind::Write(e));
         if self.written != self.n {
             return Err(FormatError::new(
                 &dest,
-                Problem::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
+                ErrorKind::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
             ));
         }
         let pad = vec![0u8; ((4 * self.n).next_multiple_of(8) - 4 * self.n) as usize];

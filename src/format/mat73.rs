@@ -9,7 +9,7 @@
 //! bytes, or chunks undone through their filters (deflate, shuffle, Fletcher-32). Either
 //! way any n reads in bounded memory.
 
-use super::{AtomicFile, FormatError, Problem};
+use super::{AtomicFile, ErrorKind, FormatError};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
 use std::io::{Seek, SeekFrom, Write};
@@ -333,7 +333,7 @@ fn product(dims: &[u64]) -> Option<u64> {
 const MAX_SPARE_CHUNK_BYTES: u64 = 16 << 20;
 
 fn mat_err(path: &Path, detail: String) -> FormatError {
-    FormatError::new(path, Problem::Mat(detail))
+    FormatError::new(path, ErrorKind::Mat(detail))
 }
 
 /// The MATLAB class of a dataset, from its `MATLAB_class` attribute.
@@ -388,7 +388,7 @@ impl Mat73File {
         });
         let fail = |d: String| {
             if plain {
-                FormatError::new(path, Problem::Hdf5(d))
+                FormatError::new(path, ErrorKind::Hdf5(d))
             } else {
                 mat_err(path, format!("v7.3: {d}"))
             }
@@ -511,7 +511,7 @@ impl Mat73File {
             return Err(fail(format!("variable {var} is empty")));
         }
         if n > crate::board::MAX_N {
-            return Err(FormatError::new(path, Problem::TooLarge(n)));
+            return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
         stored_size_covers(path, &ds, &shape, n).map_err(|e| fail(format!("{var}: {e}")))?;
         let column = if shape[0] == n {
@@ -702,17 +702,17 @@ impl Mat73Writer {
         let bytes = super::le::to_bytes(rows);
         self.spool
             .write_all(&bytes)
-            .map_err(|e| FormatError::new(&self.dest, Problem::Write(e)))
+            .map_err(|e| FormatError::new(&self.dest, ErrorKind::Write(e)))
     }
 
     /// Writes the MAT file from the spooled rows; returns it unpublished.
     pub fn finish(self) -> Result<AtomicFile, FormatError> {
         let dest = self.dest.clone();
-        let fail = |e: std::io::Error| FormatError::new(&dest, Problem::Write(e));
+        let fail = |e: std::io::Error| FormatError::new(&dest, ErrorKind::Write(e));
         if self.written != self.n {
             return Err(FormatError::new(
                 &dest,
-                Problem::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
+                ErrorKind::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
             ));
         }
         let spool = self.spool.into_inner().map_err(|e| fail(e.into_error()))?;
@@ -732,7 +732,7 @@ pub(crate) fn write_mapped(
     offset: usize,
     n: u64,
 ) -> Result<AtomicFile, FormatError> {
-    let fail = |e: std::io::Error| FormatError::new(dest, Problem::Write(e));
+    let fail = |e: std::io::Error| FormatError::new(dest, ErrorKind::Write(e));
     assert!(
         map.len() >= offset + 4 * n as usize,
         "the map holds the rows"
@@ -740,7 +740,7 @@ pub(crate) fn write_mapped(
     let mut options = Options::default();
     options.compression = hdf5_pure::mat::Compression::None;
     let mut mb = MatBuilder::new(options);
-    let mat = |e: MatError| FormatError::new(dest, Problem::Mat(format!("v7.3: {e}")));
+    let mat = |e: MatError| FormatError::new(dest, ErrorKind::Mat(format!("v7.3: {e}")));
     mb.write_blocks::<u32>("Q", &[1, n as usize], Box::new(Mapped { map, offset }))
         .map_err(mat)?;
     let mut file = AtomicFile::create(dest)?;

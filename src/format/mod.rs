@@ -15,7 +15,7 @@ mod source;
 pub mod text;
 mod zlib;
 
-pub use error::{FormatError, Problem};
+pub use error::{ErrorKind, FormatError};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
 pub use output::{AtomicFile, Destination, STDIO, Scratch, is_stdio, refuse_overwrite, reserve};
 pub use source::MmapChoice;
@@ -100,19 +100,19 @@ impl Input {
         if is_stdio(path) {
             return Self::open_spooled(path, &mut std::io::stdin().lock(), opts);
         }
-        let meta = std::fs::metadata(path).map_err(|e| fail(Problem::Open(e)))?;
+        let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Open(e)))?;
         if meta.is_dir() {
-            return Err(fail(Problem::Directory));
+            return Err(fail(ErrorKind::Directory));
         }
-        let mut file = File::open(path).map_err(|e| fail(Problem::Open(e)))?;
+        let mut file = File::open(path).map_err(|e| fail(ErrorKind::Open(e)))?;
         if !meta.is_file() {
             return Self::open_spooled(path, &mut file, opts);
         }
         let mut head = [0u8; 512];
-        let got = read_up_to(&mut file, &mut head).map_err(|e| fail(Problem::Read(e)))?;
+        let got = read_up_to(&mut file, &mut head).map_err(|e| fail(ErrorKind::Read(e)))?;
         let head = &head[..got];
         if head.is_empty() {
-            return Err(fail(Problem::Empty));
+            return Err(fail(ErrorKind::Empty));
         }
         if nqb::sniff(head) {
             return Ok(Input::Nqb(NqbFile::open(path, &file, opts.mmap)?));
@@ -129,11 +129,11 @@ impl Input {
             mat5::Sniff::Level5 => {
                 // Mapped when allowed: then only the rows are held in memory.
                 let file = source::FileBytes::open(&file, opts.mmap)
-                    .map_err(|e| fail(Problem::Read(e)))?;
+                    .map_err(|e| fail(ErrorKind::Read(e)))?;
                 let mut whole = Vec::new();
                 let whole = file
                     .get(0, file.len() as usize, &mut whole)
-                    .map_err(|e| fail(Problem::Read(e)))?;
+                    .map_err(|e| fail(ErrorKind::Read(e)))?;
                 let bytes = mat5::read(path, whole, opts.var.as_deref())?;
                 return Ok(Input::Memory {
                     path: path.to_path_buf(),
@@ -146,7 +146,7 @@ impl Input {
                 return Ok(Input::Mat73(Box::new(f)));
             }
             mat5::Sniff::Truncated => {
-                return Err(fail(Problem::Mat(format!(
+                return Err(fail(ErrorKind::Mat(format!(
                     "truncated header: {} of 128 bytes",
                     head.len()
                 ))));
@@ -154,7 +154,7 @@ impl Input {
             mat5::Sniff::No => {}
         }
         if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat" | "npy")) {
-            return Err(fail(Problem::BadMagic(hex(&head[..head.len().min(8)]))));
+            return Err(fail(ErrorKind::BadMagic(hex(&head[..head.len().min(8)]))));
         }
         if head
             .iter()
@@ -162,7 +162,7 @@ impl Input {
         {
             let mut text = head.to_vec();
             file.read_to_end(&mut text)
-                .map_err(|e| fail(Problem::Read(e)))?;
+                .map_err(|e| fail(ErrorKind::Read(e)))?;
             if octave::sniff(head) {
                 let rows = octave::parse(path, &text, opts.var.as_deref())?;
                 return Self::from_rows(path, OCTAVE, &rows);
@@ -181,7 +181,9 @@ impl Input {
             let rows = text::parse(path, &text)?;
             return Self::from_rows(path, "text", &rows);
         }
-        Err(fail(Problem::Unrecognized(hex(&head[..head.len().min(8)]))))
+        Err(fail(ErrorKind::Unrecognized(hex(
+            &head[..head.len().min(8)]
+        ))))
     }
 
     /// Copies `source` to a temporary file, opens that, and names the input `path` in every
@@ -192,7 +194,8 @@ impl Input {
         opts: &OpenOptions,
     ) -> Result<Input, FormatError> {
         let mut spool = Destination::temp(path).scratch(".nqueens-stdin-", "")?;
-        std::io::copy(source, &mut spool).map_err(|e| FormatError::new(path, Problem::Read(e)))?;
+        std::io::copy(source, &mut spool)
+            .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
         let mut input = Self::open_with(spool.path(), opts).map_err(|mut e| {
             e.path = path.to_path_buf();
             e
@@ -220,7 +223,10 @@ impl Input {
         rows: &[u32],
     ) -> Result<Input, FormatError> {
         if rows.len() as u64 > crate::board::MAX_N {
-            return Err(FormatError::new(path, Problem::TooLarge(rows.len() as u64)));
+            return Err(FormatError::new(
+                path,
+                ErrorKind::TooLarge(rows.len() as u64),
+            ));
         }
         let bytes = le::to_bytes(rows);
         Ok(Input::Memory {
@@ -436,7 +442,7 @@ impl Input {
         if computed != h.payload_checksum {
             return Err(FormatError::new(
                 self.path(),
-                Problem::Checksum {
+                ErrorKind::Checksum {
                     stored: h.payload_checksum,
                     computed,
                 },
@@ -445,7 +451,7 @@ impl Input {
         if k != h.k {
             return Err(FormatError::new(
                 self.path(),
-                Problem::QueenCount {
+                ErrorKind::QueenCount {
                     declared: h.k,
                     counted: k,
                 },
@@ -478,7 +484,7 @@ impl SegmentSum {
 /// The whole of a small input file (a SAT model, a CSPLib file, a count result), `-` being
 /// standard input.
 pub fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
-    let fail = |e| FormatError::new(path, Problem::Open(e));
+    let fail = |e| FormatError::new(path, ErrorKind::Open(e));
     if is_stdio(path) {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -711,7 +717,7 @@ impl RowWriter {
             if let Some((row, value)) = current.iter().find_map(|d| d.2) {
                 return Err(FormatError::new(
                     input.path(),
-                    Problem::OffBoard { row, value, n },
+                    ErrorKind::OffBoard { row, value, n },
                 ));
             }
             let next_first = first + batch;

@@ -7,7 +7,7 @@
 //! Written: `<u4`, shape `(n,)`, streamed.
 
 use super::source::{FileBytes, MmapChoice};
-use super::{FormatError, Problem, output::AtomicFile};
+use super::{ErrorKind, FormatError, output::AtomicFile};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -48,8 +48,8 @@ impl NpyFile {
         file: &std::fs::File,
         mmap: MmapChoice,
     ) -> Result<NpyFile, FormatError> {
-        let fail = |what: String| FormatError::new(path, Problem::Npy(what));
-        let read = |e| FormatError::new(path, Problem::Read(e));
+        let fail = |what: String| FormatError::new(path, ErrorKind::Npy(what));
+        let read = |e| FormatError::new(path, ErrorKind::Read(e));
         let bytes = FileBytes::open(file, mmap).map_err(read)?;
         let file_len = bytes.len();
         let map = bytes.to_vec(0, file_len.min(12) as usize).map_err(read)?;
@@ -123,14 +123,14 @@ impl NpyFile {
             return Err(fail("no values: a board has at least one row".into()));
         }
         if n > crate::board::MAX_N {
-            return Err(FormatError::new(path, Problem::TooLarge(n)));
+            return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
         let need = n.checked_mul(size as u64).expect("n <= MAX_N");
         let have = file_len - offset as u64;
         if have != need {
             return Err(FormatError::new(
                 path,
-                Problem::PayloadSize {
+                ErrorKind::PayloadSize {
                     actual: have,
                     offset: offset as u64,
                     n,
@@ -192,7 +192,7 @@ impl NpyFile {
     ) -> Result<&'a [u8], FormatError> {
         let start = self.offset as u64 + first * self.size as u64;
         let len = count as usize * self.size;
-        let read = |e| FormatError::new(&self.path, Problem::Read(e));
+        let read = |e| FormatError::new(&self.path, ErrorKind::Read(e));
         if self.kind == Kind::Unsigned && self.size == 4 && !self.big_endian {
             return self.bytes.get(start, len, scratch).map_err(read);
         }
@@ -204,7 +204,7 @@ impl NpyFile {
             let value = self.value(v).map_err(|what| {
                 FormatError::new(
                     &self.path,
-                    Problem::Npy(format!("row {}: value {what}", first + i as u64 + 1)),
+                    ErrorKind::Npy(format!("row {}: value {what}", first + i as u64 + 1)),
                 )
             })?;
             scratch.extend_from_slice(&value.to_le_bytes());
@@ -288,7 +288,7 @@ pub struct NpyWriter {
 impl NpyWriter {
     /// Starts a file at `dest` for `n` rows.
     pub fn create(dest: &Path, n: u64) -> Result<NpyWriter, FormatError> {
-        let fail = |e| FormatError::new(dest, Problem::Write(e));
+        let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
         let mut file = AtomicFile::create(dest)?;
         let mut out =
             std::io::BufWriter::with_capacity(1 << 20, file.file().try_clone().map_err(fail)?);
@@ -307,7 +307,7 @@ impl NpyWriter {
         let bytes = super::le::to_bytes(rows);
         self.out
             .write_all(&bytes)
-            .map_err(|e| FormatError::new(self.file.dest(), Problem::Write(e)))
+            .map_err(|e| FormatError::new(self.file.dest(), ErrorKind::Write(e)))
     }
 
     /// Completes the file; returns it unpublished.
@@ -316,12 +316,12 @@ impl NpyWriter {
         if self.written != self.n {
             return Err(FormatError::new(
                 &dest,
-                Problem::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
+                ErrorKind::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
             ));
         }
         self.out
             .flush()
-            .map_err(|e| FormatError::new(&dest, Problem::Write(e)))?;
+            .map_err(|e| FormatError::new(&dest, ErrorKind::Write(e)))?;
         Ok(self.file)
     }
 }

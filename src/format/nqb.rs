@@ -8,7 +8,7 @@
 //!   file and frames decode in parallel.
 
 use super::source::{FileBytes, MmapChoice};
-use super::{AtomicFile, FormatError, Problem};
+use super::{AtomicFile, ErrorKind, FormatError};
 use crate::board::MAX_N;
 use rayon::prelude::*;
 use std::fs::File;
@@ -89,44 +89,44 @@ impl Header {
     }
 
     /// Decodes and checks header bytes (at least 64 of them).
-    pub fn parse(b: &[u8]) -> Result<Header, Problem> {
+    pub fn parse(b: &[u8]) -> Result<Header, ErrorKind> {
         if b.len() < HEADER_LEN {
-            return Err(Problem::TruncatedHeader {
+            return Err(ErrorKind::TruncatedHeader {
                 got: b.len() as u64,
                 need: HEADER_LEN as u64,
             });
         }
         if b[0..8] != MAGIC {
-            return Err(Problem::BadMagic(super::hex(&b[..8])));
+            return Err(ErrorKind::BadMagic(super::hex(&b[..8])));
         }
         let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
         let version = u16_at(8);
         if version != VERSION {
-            return Err(Problem::Version(version));
+            return Err(ErrorKind::Version(version));
         }
         if u64_at(56) != xxh3_64(&b[..56]) {
-            return Err(Problem::HeaderChecksum);
+            return Err(ErrorKind::HeaderChecksum);
         }
         let encoding = u16_at(10);
         if encoding != ROW_ENCODING_U32LE {
-            return Err(Problem::Encoding(encoding));
+            return Err(ErrorKind::Encoding(encoding));
         }
         if b[12..16] != [0; 4] || b[40..56] != [0; 16] {
-            return Err(Problem::BadHeader(
+            return Err(ErrorKind::BadHeader(
                 "reserved bytes 12..16 or 40..56 are not zero".into(),
             ));
         }
         let n = u64_at(16);
         let k = u64_at(24);
         if n == 0 {
-            return Err(Problem::ZeroN);
+            return Err(ErrorKind::ZeroN);
         }
         if n > MAX_N {
-            return Err(Problem::TooLarge(n));
+            return Err(ErrorKind::TooLarge(n));
         }
         if k > n {
-            return Err(Problem::BadHeader(format!(
+            return Err(ErrorKind::BadHeader(format!(
                 "k = {k} queens on n = {n} rows"
             )));
         }
@@ -222,7 +222,7 @@ impl NqbFile {
     /// the payload size and, for compressed files, the seek table.
     pub fn open(path: &Path, file: &File, mmap: MmapChoice) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
-        let read = |e| fail(Problem::Read(e));
+        let read = |e| fail(ErrorKind::Read(e));
         let bytes = FileBytes::open(file, mmap).map_err(read)?;
         let head = bytes
             .to_vec(0, bytes.len().min(HEADER_LEN as u64) as usize)
@@ -233,7 +233,7 @@ impl NqbFile {
         let header = Header::parse(&head).map_err(fail)?;
         let actual = bytes.len() - HEADER_LEN as u64;
         if actual != 4 * header.n {
-            return Err(fail(Problem::PayloadSize {
+            return Err(fail(ErrorKind::PayloadSize {
                 offset: HEADER_LEN as u64,
                 actual,
                 expected: 4 * header.n,
@@ -252,7 +252,7 @@ impl NqbFile {
 
     fn open_zstd(path: &Path, bytes: FileBytes) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
-        let read = |e| fail(Problem::Read(e));
+        let read = |e| fail(ErrorKind::Read(e));
         let file_len = bytes.len();
         // The seek table's frame count is checked against the file before the table is
         // parsed (the parser sizes its table from that count). The table is parsed from the
@@ -265,7 +265,7 @@ impl NqbFile {
             let entry = if foot[4] & 0x80 != 0 { 12 } else { 8 };
             let table = 8 + frames * entry + 9;
             if table > file_len {
-                return Err(fail(Problem::SeekTable(format!(
+                return Err(fail(ErrorKind::SeekTable(format!(
                     "the footer claims {frames} frames, a table of {table} bytes, but the file has {file_len}"
                 ))));
             }
@@ -276,18 +276,18 @@ impl NqbFile {
             .map_err(read)?;
         let table = zeekstd::SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&tail))
             .map_err(|e| {
-                fail(Problem::SeekTable(format!(
+                fail(ErrorKind::SeekTable(format!(
                     "{e} (the file may be truncated, or compressed without a seek table)"
                 )))
             })?;
         let frames = table.num_frames();
         let entry = |i: u32| -> Result<(FrameEntry, u64), FormatError> {
-            let bad = |e: zeekstd::Error| fail(Problem::SeekTable(e.to_string()));
+            let bad = |e: zeekstd::Error| fail(ErrorKind::SeekTable(e.to_string()));
             let offset = table.frame_start_comp(i).map_err(bad)?;
             let len = table.frame_size_comp(i).map_err(bad)?;
             let dlen = table.frame_size_decomp(i).map_err(bad)?;
             if offset.saturating_add(len) > file_len - tail_len {
-                return Err(fail(Problem::SeekTable(format!(
+                return Err(fail(ErrorKind::SeekTable(format!(
                     "frame {i} ends at byte {} past the end of the file's frames ({} bytes)",
                     offset.saturating_add(len),
                     file_len - tail_len
@@ -296,23 +296,23 @@ impl NqbFile {
             // No zstd frame expands more than MAX_ZSTD_RATIO times (one 4-byte RLE block
             // per 128 KiB), so a larger claim is a lie and nothing is sized from it.
             if dlen > len.saturating_mul(MAX_ZSTD_RATIO) {
-                return Err(fail(Problem::SeekTable(format!(
+                return Err(fail(ErrorKind::SeekTable(format!(
                     "frame {i} claims {dlen} bytes from {len} compressed: more than zstd can expand"
                 ))));
             }
             Ok((FrameEntry { offset, len }, dlen))
         };
         if frames == 0 {
-            return Err(fail(Problem::SeekTable("no frames".into())));
+            return Err(fail(ErrorKind::SeekTable("no frames".into())));
         }
         let (first, first_dlen) = entry(0)?;
         if first_dlen != HEADER_LEN as u64 {
-            return Err(fail(Problem::SeekTable(format!(
+            return Err(fail(ErrorKind::SeekTable(format!(
                 "frame 0 holds {first_dlen} bytes, an NQB header frame holds {HEADER_LEN}"
             ))));
         }
         let header_bytes = decompress(&bytes, first, HEADER_LEN).map_err(|detail| {
-            fail(Problem::CorruptFrame {
+            fail(ErrorKind::CorruptFrame {
                 frame: 0,
                 first_row: 0,
                 last_row: 0,
@@ -327,7 +327,7 @@ impl NqbFile {
         let frame_rows = match frames {
             1 => 0,
             2 if n > MAX_FRAME_ROWS => {
-                return Err(fail(Problem::SeekTable(format!(
+                return Err(fail(ErrorKind::SeekTable(format!(
                     "one row frame of {n} rows: a frame holds at most {MAX_FRAME_ROWS}"
                 ))));
             }
@@ -335,7 +335,7 @@ impl NqbFile {
             _ => {
                 let rows = entry(1)?.1 / 4;
                 if rows == 0 || rows % CHECKSUM_BLOCK_ROWS != 0 || rows > MAX_FRAME_ROWS {
-                    return Err(fail(Problem::SeekTable(format!(
+                    return Err(fail(ErrorKind::SeekTable(format!(
                         "frames of {rows} rows: not a multiple of {CHECKSUM_BLOCK_ROWS} rows up to {MAX_FRAME_ROWS}"
                     ))));
                 }
@@ -343,11 +343,11 @@ impl NqbFile {
             }
         };
         if frame_rows == 0 {
-            return Err(fail(Problem::SeekTable("no row frames".into())));
+            return Err(fail(ErrorKind::SeekTable("no row frames".into())));
         }
         let expected_frames = n.div_ceil(frame_rows);
         if frames as u64 != expected_frames + 1 {
-            return Err(fail(Problem::SeekTable(format!(
+            return Err(fail(ErrorKind::SeekTable(format!(
                 "{} row frames, but n = {n} in frames of {frame_rows} rows needs {expected_frames}",
                 frames - 1
             ))));
@@ -358,7 +358,7 @@ impl NqbFile {
             let first_row = (i as u64 - 1) * frame_rows;
             let rows = frame_rows.min(n - first_row);
             if dlen != rows * 4 {
-                return Err(fail(Problem::SeekTable(format!(
+                return Err(fail(ErrorKind::SeekTable(format!(
                     "frame {i} holds {dlen} bytes, expected {} for rows {}..={}",
                     rows * 4,
                     first_row + 1,
@@ -418,13 +418,13 @@ impl NqbFile {
             Layout::Raw => self
                 .bytes
                 .get(HEADER_LEN as u64 + 4 * first, 4 * rows as usize, scratch)
-                .map_err(|e| FormatError::new(&self.path, Problem::Read(e))),
+                .map_err(|e| FormatError::new(&self.path, ErrorKind::Read(e))),
             Layout::Zstd(frames) => {
                 let e = frames[i as usize];
                 *scratch = decompress(&self.bytes, e, 4 * rows as usize).map_err(|detail| {
                     FormatError::new(
                         &self.path,
-                        Problem::CorruptFrame {
+                        ErrorKind::CorruptFrame {
                             frame: i + 1,
                             first_row: first + 1,
                             last_row: first + rows,
@@ -514,10 +514,10 @@ impl NqbWriter {
     pub fn create(dest: &Path, n: u64, encoding: Encoding) -> Result<Self, FormatError> {
         let fail = |p| FormatError::new(dest, p);
         if n == 0 {
-            return Err(fail(Problem::ZeroN));
+            return Err(fail(ErrorKind::ZeroN));
         }
         if n > MAX_N {
-            return Err(fail(Problem::TooLarge(n)));
+            return Err(fail(ErrorKind::TooLarge(n)));
         }
         let mut out = BufWriter::with_capacity(1 << 20, AtomicFile::create(dest)?);
         let mut seek_table = zeekstd::SeekTable::new();
@@ -537,7 +537,7 @@ impl NqbWriter {
                 out.write_all(&header_frame(&placeholder))
             }
         };
-        w.map_err(|e| fail(Problem::Write(e)))?;
+        w.map_err(|e| fail(ErrorKind::Write(e)))?;
         Ok(NqbWriter {
             out,
             n,
@@ -553,14 +553,14 @@ impl NqbWriter {
         })
     }
 
-    fn fail(&self, p: Problem) -> FormatError {
+    fn fail(&self, p: ErrorKind) -> FormatError {
         FormatError::new(self.out.get_ref().dest(), p)
     }
 
     /// Appends rows (0 = empty row, else the 1-based column).
     pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
         if self.rows + rows.len() as u64 > self.n {
-            return Err(self.fail(Problem::Mismatch(format!(
+            return Err(self.fail(ErrorKind::Mismatch(format!(
                 "more than n = {} rows written",
                 self.n
             ))));
@@ -576,7 +576,7 @@ impl NqbWriter {
                 self.hash_streaming(&bytes);
                 self.out
                     .write_all(&bytes)
-                    .map_err(|e| self.fail(Problem::Write(e)))
+                    .map_err(|e| self.fail(ErrorKind::Write(e)))
             }
             Encoding::Zstd { frame_rows } => {
                 for v in rows {
@@ -629,16 +629,16 @@ impl NqbWriter {
             })
             .collect();
         for r in results {
-            let (frame, hashes, raw_len) = r.map_err(|e| self.fail(Problem::Write(e)))?;
+            let (frame, hashes, raw_len) = r.map_err(|e| self.fail(ErrorKind::Write(e)))?;
             for h in hashes {
                 self.hasher.push(h);
             }
             self.seek_table
                 .log_frame(frame.len() as u32, raw_len as u32)
-                .map_err(|e| self.fail(Problem::Write(std::io::Error::other(e.to_string()))))?;
+                .map_err(|e| self.fail(ErrorKind::Write(std::io::Error::other(e.to_string()))))?;
             self.out
                 .write_all(&frame)
-                .map_err(|e| self.fail(Problem::Write(e)))?;
+                .map_err(|e| self.fail(ErrorKind::Write(e)))?;
         }
         Ok(())
     }
@@ -647,7 +647,7 @@ impl NqbWriter {
     /// still unpublished: [`AtomicFile::commit`] moves it into place.
     pub fn finish(mut self) -> Result<(Header, AtomicFile), FormatError> {
         if self.rows != self.n {
-            return Err(self.fail(Problem::Mismatch(format!(
+            return Err(self.fail(ErrorKind::Mismatch(format!(
                 "{} rows written for n = {}",
                 self.rows, self.n
             ))));
@@ -665,7 +665,7 @@ impl NqbWriter {
         };
         let bytes = header.to_bytes();
         let dest = self.out.get_ref().dest().to_path_buf();
-        let io = |e| FormatError::new(&dest, Problem::Write(e));
+        let io = |e| FormatError::new(&dest, ErrorKind::Write(e));
         if matches!(self.encoding, Encoding::Zstd { .. }) {
             let table = std::mem::take(&mut self.seek_table);
             let mut ser = table.into_serializer();
@@ -707,7 +707,7 @@ mod tests {
         };
         let mut b = h.to_bytes();
         b[17] ^= 1;
-        assert!(matches!(Header::parse(&b), Err(Problem::HeaderChecksum)));
+        assert!(matches!(Header::parse(&b), Err(ErrorKind::HeaderChecksum)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! The dimensions line is part of the header, not data: reading it as rows was the bug
 //! that made an 8-queens solution look like a 10-row board.
 
-use super::{FormatError, Problem};
+use super::{ErrorKind, FormatError};
 use std::path::Path;
 
 /// Whether `head` (the start of a file) is Octave's text format: its first line is
@@ -32,8 +32,8 @@ struct Variable<'a> {
 /// else the only numeric vector).
 pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
     let text = super::text::utf8(path, bytes)?;
-    let fail = |line: u64, detail: String| FormatError::new(path, Problem::Text { line, detail });
-    let whole = |detail: String| FormatError::new(path, Problem::Octave(detail));
+    let fail = |line: u64, detail: String| FormatError::new(path, ErrorKind::Text { line, detail });
+    let whole = |detail: String| FormatError::new(path, ErrorKind::Octave(detail));
     let vars = variables(text).map_err(|(line, d)| fail(line, d))?;
     let numeric = |v: &Variable| is_numeric(v.kind);
     let is_vector = |v: &Variable| v.dims.iter().filter(|&&d| d != 1).count() <= 1;

@@ -12,7 +12,7 @@
 //! - `-` is standard output, staged the same way, so that nothing is printed unless the
 //!   whole result was made.
 
-use super::{FormatError, Problem};
+use super::{ErrorKind, FormatError};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,7 +47,7 @@ impl Destination {
             return Ok(Destination::temp(dest));
         }
         let target = match std::fs::metadata(dest) {
-            Ok(m) if m.is_dir() => return Err(fail(Problem::Directory)),
+            Ok(m) if m.is_dir() => return Err(fail(ErrorKind::Directory)),
             // Devices, pipes, and /proc/self/fd links to them: opened through the path as
             // given, which the kernel resolves (their link text is no path).
             Ok(m) if !m.is_file() => {
@@ -58,8 +58,8 @@ impl Destination {
                     stream: true,
                 });
             }
-            Ok(_) => std::fs::canonicalize(dest).map_err(|e| fail(Problem::Write(e)))?,
-            Err(_) => dangling_target(dest).map_err(|e| fail(Problem::Write(e)))?,
+            Ok(_) => std::fs::canonicalize(dest).map_err(|e| fail(ErrorKind::Write(e)))?,
+            Err(_) => dangling_target(dest).map_err(|e| fail(ErrorKind::Write(e)))?,
         };
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -91,7 +91,7 @@ impl Destination {
             .prefix(prefix)
             .suffix(suffix)
             .tempfile_in(&self.dir)
-            .map_err(|e| FormatError::new(&self.given, Problem::Write(e)))?;
+            .map_err(|e| FormatError::new(&self.given, ErrorKind::Write(e)))?;
         Ok(Scratch {
             _tracked: crate::cleanup::track(file.path()),
             file,
@@ -195,7 +195,7 @@ impl AtomicFile {
     pub fn unbuffer(out: std::io::BufWriter<AtomicFile>) -> Result<AtomicFile, FormatError> {
         let dest = out.get_ref().dest().to_path_buf();
         out.into_inner()
-            .map_err(|e| FormatError::new(&dest, Problem::Write(e.into_error())))
+            .map_err(|e| FormatError::new(&dest, ErrorKind::Write(e.into_error())))
     }
 
     /// Where the data is until `commit`: a complete file can be read back from here first.
@@ -211,7 +211,7 @@ impl AtomicFile {
     /// Flushes to disk and renames the temporary file onto the destination (or, for a
     /// device, a pipe or standard output, copies it into the destination).
     pub fn commit(mut self) -> Result<(), FormatError> {
-        let err = |e| FormatError::new(&self.dest.given, Problem::Write(e));
+        let err = |e| FormatError::new(&self.dest.given, ErrorKind::Write(e));
         if self.dest.stream {
             use std::io::{Seek, SeekFrom};
             let staged = self.tmp.as_file_mut();
@@ -299,7 +299,7 @@ pub fn refuse_overwrite<'a>(
             if let Some((_, input)) = ins.iter().find(|(i, _)| *i == Some(o)) {
                 return Err(FormatError::new(
                     out,
-                    Problem::OverwritesInput(input.to_path_buf()),
+                    ErrorKind::OverwritesInput(input.to_path_buf()),
                 ));
             }
         }

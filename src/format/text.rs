@@ -2,7 +2,7 @@
 //! spaces, tabs or commas (as MATLAB's `dlmwrite`/`writematrix` and NumPy's `savetxt`
 //! write them); lines starting with `#` are comments. Meant for small boards.
 
-use super::{AtomicFile, FormatError, Problem};
+use super::{AtomicFile, ErrorKind, FormatError};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -16,7 +16,7 @@ pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, FormatError> {
             + 1;
         FormatError::new(
             path,
-            Problem::Text {
+            ErrorKind::Text {
                 line,
                 detail: "not UTF-8 text".into(),
             },
@@ -26,7 +26,7 @@ pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, FormatError> {
 
 /// Parses the row values of a text file.
 pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
-    let fail = |line, detail| FormatError::new(path, Problem::Text { line, detail });
+    let fail = |line, detail| FormatError::new(path, ErrorKind::Text { line, detail });
     let text = utf8(path, text)?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -42,7 +42,7 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
         }
     }
     if rows.is_empty() {
-        return Err(FormatError::new(path, Problem::Empty));
+        return Err(FormatError::new(path, ErrorKind::Empty));
     }
     Ok(rows)
 }
@@ -87,7 +87,7 @@ impl TextWriter {
     }
 
     fn fail(&self, e: std::io::Error) -> FormatError {
-        FormatError::new(self.out.get_ref().dest(), Problem::Write(e))
+        FormatError::new(self.out.get_ref().dest(), ErrorKind::Write(e))
     }
 
     /// Flushes; returns the complete file, still unpublished.
@@ -126,7 +126,7 @@ mod tests {
         assert!(parse(p, b"4294967296").is_err());
         assert!(matches!(
             parse(p, b"\n# c\n").unwrap_err().problem,
-            Problem::Empty
+            ErrorKind::Empty
         ));
     }
 }

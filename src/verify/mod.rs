@@ -7,7 +7,7 @@
 //! [`first_conflicts`]).
 
 use crate::board::{AtomicBitmap, Bitmap, LineBitmaps, LineKind, lines_through};
-use crate::format::{FormatError, Input, Problem, SegmentCache, SegmentSum, nqb::PayloadHasher};
+use crate::format::{ErrorKind, FormatError, Input, SegmentCache, SegmentSum, nqb::PayloadHasher};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -176,7 +176,7 @@ fn verify_pass(
     {
         return Err(FormatError::new(
             input.path(),
-            Problem::Mismatch(format!(
+            ErrorKind::Mismatch(format!(
                 "n = {n}, but the base {} has n = {}",
                 base.path().display(),
                 base.n()
