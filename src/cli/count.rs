@@ -40,10 +40,10 @@ pub struct Args {
     n: Option<u32>,
     /// The piece.
     #[arg(long, value_enum, default_value = "queen")]
-    piece: Piece,
+    piece: PieceArg,
     /// Regular moves, or plus a knight leap (super), or plus nightrider rays (awesome).
     #[arg(long, value_enum, default_value = "regular")]
-    kind: Kind,
+    kind: KindArg,
     /// Also count placements distinct up to rotation and reflection.
     #[arg(long)]
     distinct: bool,
@@ -117,6 +117,49 @@ enum Algorithm {
     Basic,
 }
 
+/// `--piece`: [`Piece`] as the command line spells it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum PieceArg {
+    /// Rook plus bishop lines.
+    Queen,
+    /// Rows and columns.
+    Rook,
+    /// Diagonals.
+    Bishop,
+}
+
+impl From<PieceArg> for Piece {
+    fn from(p: PieceArg) -> Piece {
+        match p {
+            PieceArg::Queen => Piece::Queen,
+            PieceArg::Rook => Piece::Rook,
+            PieceArg::Bishop => Piece::Bishop,
+        }
+    }
+}
+
+/// `--kind`: [`Kind`] as the command line spells it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum KindArg {
+    /// The piece's own lines only.
+    Regular,
+    /// Plus the eight single knight leaps.
+    Super,
+    /// Plus the eight nightrider rays: knight leaps repeated in one direction up to the edge
+    /// (never wrapping around it).
+    Awesome,
+}
+
+impl From<KindArg> for Kind {
+    fn from(k: KindArg) -> Kind {
+        match k {
+            KindArg::Regular => Kind::Regular,
+            KindArg::Super => Kind::Super,
+            KindArg::Awesome => Kind::Awesome,
+        }
+    }
+}
+
 /// Runs `count`.
 pub fn run(args: Args) -> Result<i32, Error> {
     if let Some(MergeCommand::Merge { files, json }) = &args.merge {
@@ -136,7 +179,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     }
     let args = &args;
     count::Kernel::selected()?;
-    let rules = Rules::new(args.piece, args.kind);
+    let rules = Rules::new(args.piece.into(), args.kind.into());
     let (from_n, mut placed) = preplaced(args)?;
     let sizes: Vec<u32> = match (
         &args.range,

@@ -13,7 +13,6 @@ use std::collections::HashMap;
     Hash,
     Serialize,
     Deserialize,
-    clap::ValueEnum,
     schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
@@ -36,7 +35,6 @@ pub enum Piece {
     Hash,
     Serialize,
     Deserialize,
-    clap::ValueEnum,
     schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
