@@ -1,6 +1,7 @@
 //! Tests of the format layer as a whole.
 
 use super::*;
+use std::path::{Path, PathBuf};
 
 /// Every input opened twice, mapped and read, gives the same rows or the same error.
 fn open_both(path: &Path) -> [Result<Vec<u32>, String>; 2] {

@@ -1,0 +1,496 @@
+//! Reading any input: recognising a file's format, then its rows segment by segment.
+
+use super::*;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// An opened composition or solution file, read segment by segment.
+pub enum Input {
+    /// An NQB file, raw or compressed, memory-mapped.
+    Nqb(NqbFile),
+    /// A small file parsed into memory (text), held as little-endian row bytes.
+    Memory {
+        /// Where it came from.
+        path: PathBuf,
+        /// Format name for reports.
+        format: &'static str,
+        /// Payload as little-endian `u32` rows.
+        bytes: Vec<u8>,
+    },
+    /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
+    Mat73(Box<mat73::Mat73File>),
+    /// A NumPy `.npy` vector, memory-mapped.
+    Npy(Box<npy::NpyFile>),
+    /// A board given by its queens alone (CSPLib completion files): rows are made on the
+    /// fly, so memory grows with the queens, not with n.
+    Sparse {
+        /// Where it came from.
+        path: PathBuf,
+        /// The queens and n.
+        placed: csplib::Placed,
+    },
+    /// The empty n-board (no queens), read as zeros without storage.
+    Empty {
+        /// Board size.
+        n: u64,
+    },
+}
+
+/// The format name of inputs read from Level 5 MAT files.
+pub(super) const MAT5: &str = "MAT v5";
+/// The format name of inputs read from MAT v7.3 files.
+pub(super) const MAT73: &str = "MAT v7.3";
+/// The format name of NumPy files (followed by the dtype).
+pub(super) const NPY: &str = "NumPy .npy";
+/// The format name of Octave's text format (plain `save`).
+pub(super) const OCTAVE: &str = "Octave text";
+/// The format name of CSPLib completion instances.
+pub(super) const CSPLIB: &str = "CSPLib";
+/// The format name of CSPLib Excluded Diagonals instances (read through the reduction).
+pub const EXCLUDED: &str = "CSPLib excluded diagonals";
+
+/// How to read an input: which MAT variable, how many diagonals of an Excluded Diagonals
+/// file, and whether the file may be memory-mapped.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// The MAT variable to read (default: the only numeric vector).
+    pub var: Option<String>,
+    /// Excluded diagonals to take from the front of `diags` (default: `numdiags`).
+    pub diags: Option<u64>,
+    /// Whether the file may be mapped (default: never; see [`MmapChoice::auto`]).
+    pub mmap: MmapChoice,
+}
+
+/// Rows per segment of in-memory inputs.
+const MEMORY_SEGMENT_ROWS: u64 = nqb::DEFAULT_FRAME_ROWS;
+
+impl Input {
+    /// Opens `path`, detecting the format from its first bytes, then its extension, and
+    /// reading it without memory maps ([`MmapChoice::never`]; choose with [`Input::open_with`]).
+    pub fn open(path: &Path) -> Result<Input, FormatError> {
+        Self::open_with(path, &OpenOptions::default())
+    }
+
+    /// Opens `path` like [`Input::open`], with the choices in `opts`.
+    /// `-` is standard input; it and every other input that is not a regular file (a pipe,
+    /// `/dev/stdin`, `<(...)`) is first spooled to a temporary file, so that binary formats
+    /// can be mapped and read in any order: bounded by the disk, not by memory.
+    pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<Input, FormatError> {
+        let fail = |p| FormatError::new(path, p);
+        if is_stdio(path) {
+            return Self::open_spooled(path, &mut std::io::stdin().lock(), opts);
+        }
+        let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Open(e)))?;
+        if meta.is_dir() {
+            return Err(fail(ErrorKind::Directory));
+        }
+        let mut file = File::open(path).map_err(|e| fail(ErrorKind::Open(e)))?;
+        if !meta.is_file() {
+            return Self::open_spooled(path, &mut file, opts);
+        }
+        let mut head = [0u8; 512];
+        let got = read_up_to(&mut file, &mut head).map_err(|e| fail(ErrorKind::Read(e)))?;
+        let head = &head[..got];
+        if head.is_empty() {
+            return Err(fail(ErrorKind::Empty));
+        }
+        if nqb::sniff(head) {
+            return Ok(Input::Nqb(NqbFile::open(path, &file, opts.mmap)?));
+        }
+        if npy::sniff(head) {
+            let npy = npy::NpyFile::open(path, &file, opts.mmap)?;
+            return Ok(Input::Npy(Box::new(npy)));
+        }
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match mat5::sniff(head) {
+            mat5::Sniff::Level5 => {
+                // Mapped when allowed: then only the rows are held in memory.
+                let file = source::FileBytes::open(&file, opts.mmap)
+                    .map_err(|e| fail(ErrorKind::Read(e)))?;
+                let mut whole = Vec::new();
+                let whole = file
+                    .get(0, file.len() as usize, &mut whole)
+                    .map_err(|e| fail(ErrorKind::Read(e)))?;
+                let bytes = mat5::read(path, whole, opts.var.as_deref())?;
+                return Ok(Input::Memory {
+                    path: path.to_path_buf(),
+                    format: MAT5,
+                    bytes,
+                });
+            }
+            mat5::Sniff::V73 => {
+                let f = mat73::Mat73File::open(path, opts.var.as_deref())?;
+                return Ok(Input::Mat73(Box::new(f)));
+            }
+            mat5::Sniff::Truncated => {
+                return Err(fail(ErrorKind::Mat(format!(
+                    "truncated header: {} of 128 bytes",
+                    head.len()
+                ))));
+            }
+            mat5::Sniff::No => {}
+        }
+        if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat" | "npy")) {
+            return Err(fail(ErrorKind::BadMagic(hex(&head[..head.len().min(8)]))));
+        }
+        if head
+            .iter()
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace() || b >= 0x80)
+        {
+            let mut text = head.to_vec();
+            file.read_to_end(&mut text)
+                .map_err(|e| fail(ErrorKind::Read(e)))?;
+            if octave::sniff(head) {
+                let rows = octave::parse(path, &text, opts.var.as_deref())?;
+                return Self::from_rows(path, OCTAVE, &rows);
+            }
+            if csplib::sniff(head) {
+                return match csplib::parse(path, &text, opts.diags)? {
+                    csplib::ParamFile::Completion(placed) => Ok(Input::Sparse {
+                        path: path.to_path_buf(),
+                        placed,
+                    }),
+                    csplib::ParamFile::Excluded(ed) => {
+                        Self::from_rows(path, EXCLUDED, &ed.reduce().rows)
+                    }
+                };
+            }
+            let rows = text::parse(path, &text)?;
+            return Self::from_rows(path, "text", &rows);
+        }
+        Err(fail(ErrorKind::Unrecognized(hex(
+            &head[..head.len().min(8)]
+        ))))
+    }
+
+    /// Copies `source` to a temporary file, opens that, and names the input `path` in every
+    /// message. The temporary file is removed at once: the open input keeps its data.
+    fn open_spooled(
+        path: &Path,
+        source: &mut dyn Read,
+        opts: &OpenOptions,
+    ) -> Result<Input, FormatError> {
+        let mut spool = Destination::temp(path).scratch(".nqueens-stdin-", "")?;
+        std::io::copy(source, &mut spool)
+            .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+        let mut input = Self::open_with(spool.path(), opts).map_err(|mut e| {
+            e.path = path.to_path_buf();
+            e
+        })?;
+        input.set_path(path);
+        Ok(input)
+    }
+
+    /// Names the input `path` in messages.
+    fn set_path(&mut self, path: &Path) {
+        match self {
+            Input::Nqb(f) => f.set_path(path),
+            Input::Memory { path: p, .. } => *p = path.to_path_buf(),
+            Input::Mat73(f) => f.set_path(path),
+            Input::Npy(f) => f.set_path(path),
+            Input::Sparse { path: p, .. } => *p = path.to_path_buf(),
+            Input::Empty { .. } => {}
+        }
+    }
+
+    /// An input held in memory, for formats parsed whole.
+    pub fn from_rows(
+        path: &Path,
+        format: &'static str,
+        rows: &[u32],
+    ) -> Result<Input, FormatError> {
+        if rows.len() as u64 > crate::board::MAX_N {
+            return Err(FormatError::new(
+                path,
+                ErrorKind::TooLarge(rows.len() as u64),
+            ));
+        }
+        let bytes = le::to_bytes(rows);
+        Ok(Input::Memory {
+            path: path.to_path_buf(),
+            format,
+            bytes,
+        })
+    }
+
+    /// The file this input was read from.
+    pub fn path(&self) -> &Path {
+        match self {
+            Input::Nqb(f) => f.path(),
+            Input::Memory { path, .. } => path,
+            Input::Mat73(f) => f.path(),
+            Input::Npy(f) => f.path(),
+            Input::Sparse { path, .. } => path,
+            Input::Empty { .. } => Path::new("(empty board)"),
+        }
+    }
+
+    /// Board size.
+    pub fn n(&self) -> u64 {
+        match self {
+            Input::Nqb(f) => f.header().n,
+            Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
+            Input::Mat73(f) => f.n(),
+            Input::Npy(f) => f.n(),
+            Input::Sparse { placed, .. } => placed.n,
+            Input::Empty { n } => *n,
+        }
+    }
+
+    /// The NQB header, when the input has one.
+    pub fn header(&self) -> Option<&Header> {
+        match self {
+            Input::Nqb(f) => Some(f.header()),
+            _ => None,
+        }
+    }
+
+    /// How an NQB input stores its rows.
+    pub fn encoding(&self) -> Option<Encoding> {
+        match self {
+            Input::Nqb(f) => Some(f.encoding()),
+            _ => None,
+        }
+    }
+
+    /// A short name of the format and encoding, e.g. `NQB raw`, `NQB zstd`, `text`.
+    pub fn format_name(&self) -> String {
+        match self {
+            Input::Nqb(f) => format!("NQB {}", f.encoding()),
+            Input::Memory { format, .. } => format.to_string(),
+            Input::Mat73(_) => MAT73.to_string(),
+            Input::Npy(f) => format!("{NPY} {}", f.dtype()),
+            Input::Sparse { .. } => CSPLIB.to_string(),
+            Input::Empty { .. } => "empty board".to_string(),
+        }
+    }
+
+    /// Rows per segment; every segment but the last has this many.
+    pub fn segment_rows(&self) -> u64 {
+        match self {
+            Input::Nqb(f) => f.segment_rows(),
+            _ => MEMORY_SEGMENT_ROWS,
+        }
+    }
+
+    /// Number of segments.
+    pub fn segment_count(&self) -> u64 {
+        self.n().div_ceil(self.segment_rows())
+    }
+
+    /// The little-endian row bytes of segment `i`, borrowed where possible, else decoded
+    /// into `scratch`.
+    pub fn segment<'a>(
+        &'a self,
+        i: u64,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8], FormatError> {
+        match self {
+            Input::Nqb(f) => f.segment(i, scratch),
+            Input::Memory { bytes, .. } => {
+                let seg = MEMORY_SEGMENT_ROWS as usize * 4;
+                let start = i as usize * seg;
+                Ok(&bytes[start..(start + seg).min(bytes.len())])
+            }
+            Input::Npy(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)
+            }
+            Input::Mat73(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                let rows = f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first))?;
+                scratch.clear();
+                le::extend_bytes(scratch, &rows);
+                Ok(scratch)
+            }
+            Input::Empty { n } => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                let rows = MEMORY_SEGMENT_ROWS.min(n - first) as usize;
+                scratch.clear();
+                scratch.resize(4 * rows, 0);
+                Ok(scratch)
+            }
+            Input::Sparse { placed, .. } => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                let end = (first + MEMORY_SEGMENT_ROWS).min(placed.n);
+                scratch.clear();
+                scratch.resize(4 * (end - first) as usize, 0);
+                let from = placed.queens.partition_point(|q| q.0 < first);
+                for &(r, c) in placed.queens[from..].iter().take_while(|q| q.0 < end) {
+                    let at = 4 * (r - first) as usize;
+                    scratch[at..at + 4].copy_from_slice(&c.to_le_bytes());
+                }
+                Ok(scratch)
+            }
+        }
+    }
+
+    /// Tells the input that segment `i` will not be read again soon (see
+    /// [`NqbFile::release`]); a no-op for inputs held in memory.
+    /// Rows released count as read for the process's [`crate::progress::meter`].
+    pub fn release(&self, i: u64) {
+        let first = i * self.segment_rows();
+        crate::progress::meter().add_read(self.segment_rows().min(self.n().saturating_sub(first)));
+        match self {
+            Input::Nqb(f) => f.release(i),
+            Input::Npy(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                f.release(first, MEMORY_SEGMENT_ROWS.min(f.n() - first));
+            }
+            _ => {}
+        }
+    }
+
+    /// Rows `first .. first + out.len()` (0-based) into `out`, through a one-segment cache
+    /// that the caller keeps between calls.
+    pub fn read_rows(
+        &self,
+        first: u64,
+        out: &mut [u32],
+        cache: &mut SegmentCache,
+    ) -> Result<(), FormatError> {
+        let seg = self.segment_rows();
+        let mut row = first;
+        let mut done = 0;
+        while done < out.len() {
+            let s = row / seg;
+            if cache.index != Some(s) {
+                let mut scratch = Vec::new();
+                let bytes = self.segment(s, &mut scratch)?;
+                cache.rows = le::to_rows(bytes);
+                cache.index = Some(s);
+            }
+            let offset = (row - s * seg) as usize;
+            let take = (cache.rows.len() - offset).min(out.len() - done);
+            out[done..done + take].copy_from_slice(&cache.rows[offset..offset + take]);
+            done += take;
+            row += take as u64;
+        }
+        Ok(())
+    }
+
+    /// All rows in memory, checked against the header's checksum and queen count: for
+    /// small boards and tests only.
+    pub fn to_vec(&self) -> Result<Vec<u32>, FormatError> {
+        let mut rows = vec![0; self.n() as usize];
+        self.read_rows(0, &mut rows, &mut SegmentCache::default())?;
+        if self.header().is_some() {
+            let bytes = le::to_bytes(&rows);
+            self.check_sums([SegmentSum::of(&bytes)])?;
+        }
+        Ok(rows)
+    }
+
+    /// Reads every segment (in parallel) and checks the payload against the NQB header's
+    /// checksum and queen count; inputs without a header pass.
+    pub fn check_integrity(&self) -> Result<(), FormatError> {
+        use rayon::prelude::*;
+        if self.header().is_none() {
+            return Ok(());
+        }
+        let sums: Vec<SegmentSum> = (0..self.segment_count())
+            .into_par_iter()
+            .map_init(Vec::new, |scratch, s| {
+                let sum = SegmentSum::of(self.segment(s, scratch)?);
+                self.release(s);
+                Ok(sum)
+            })
+            .collect::<Result<_, FormatError>>()?;
+        self.check_sums(sums)
+    }
+
+    /// Checks the summaries of every segment, in order, against the NQB header (a no-op
+    /// for inputs without one): the one place a payload checksum or a queen count is
+    /// compared, so that no reader forgets to.
+    pub fn check_sums(
+        &self,
+        sums: impl IntoIterator<Item = SegmentSum>,
+    ) -> Result<(), FormatError> {
+        let Some(h) = self.header() else {
+            return Ok(());
+        };
+        let mut hasher = nqb::PayloadHasher::new();
+        let mut k = 0;
+        for s in sums {
+            k += s.k;
+            s.block_hashes.into_iter().for_each(|b| hasher.push(b));
+        }
+        let computed = hasher.finish();
+        if computed != h.payload_checksum {
+            return Err(FormatError::new(
+                self.path(),
+                ErrorKind::Checksum {
+                    stored: h.payload_checksum,
+                    computed,
+                },
+            ));
+        }
+        if k != h.k {
+            return Err(FormatError::new(
+                self.path(),
+                ErrorKind::QueenCount {
+                    declared: h.k,
+                    counted: k,
+                },
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a segment contributes to the header's checks: its queens and the hashes of its
+/// checksum blocks (segments start on block boundaries).
+#[derive(Debug, Default)]
+pub struct SegmentSum {
+    /// Non-zero rows.
+    pub k: u64,
+    /// [`nqb::PayloadHasher::block_hashes`] of the segment's bytes.
+    pub block_hashes: Vec<u64>,
+}
+
+impl SegmentSum {
+    /// The summary of one segment's little-endian row bytes.
+    pub fn of(bytes: &[u8]) -> SegmentSum {
+        SegmentSum {
+            k: bytes.chunks_exact(4).filter(|c| c != &[0; 4]).count() as u64,
+            block_hashes: nqb::PayloadHasher::block_hashes(bytes),
+        }
+    }
+}
+
+/// The whole of a small input file (a SAT model, a CSPLib file, a count result), `-` being
+/// standard input.
+pub fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
+    let fail = |e| FormatError::new(path, ErrorKind::Open(e));
+    if is_stdio(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(fail)?;
+        return Ok(bytes);
+    }
+    std::fs::read(path).map_err(fail)
+}
+
+/// The last segment decoded by [`Input::read_rows`].
+#[derive(Default)]
+pub struct SegmentCache {
+    index: Option<u64>,
+    rows: Vec<u32>,
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..])? {
+            0 => break,
+            r => got += r,
+        }
+    }
+    Ok(got)
+}

@@ -1,0 +1,285 @@
+//! Opening an NQB file, raw or compressed, and reading its rows.
+
+use super::*;
+
+/// An NQB file opened for reading: header checked, payload mapped or read as the caller
+/// chose ([`MmapChoice`]).
+pub struct NqbFile {
+    path: PathBuf,
+    header: Header,
+    encoding: Encoding,
+    bytes: FileBytes,
+    layout: Layout,
+}
+
+enum Layout {
+    Raw,
+    Zstd(Vec<FrameEntry>),
+}
+
+/// Where one row frame of a compressed file lies.
+#[derive(Debug, Clone, Copy)]
+struct FrameEntry {
+    offset: u64,
+    len: u64,
+}
+
+impl NqbFile {
+    /// Opens `path` (already known to start like NQB, see [`sniff`]) and checks the header,
+    /// the payload size and, for compressed files, the seek table.
+    pub fn open(path: &Path, file: &File, mmap: MmapChoice) -> Result<NqbFile, FormatError> {
+        let fail = |p| FormatError::new(path, p);
+        let read = |e| fail(ErrorKind::Read(e));
+        let bytes = FileBytes::open(file, mmap).map_err(read)?;
+        let head = bytes
+            .to_vec(0, bytes.len().min(HEADER_LEN as u64) as usize)
+            .map_err(read)?;
+        if head.len() >= 4 && head[..4] == ZSTD_MAGIC {
+            return Self::open_zstd(path, bytes);
+        }
+        let header = Header::parse(&head).map_err(fail)?;
+        let actual = bytes.len() - HEADER_LEN as u64;
+        if actual != 4 * header.n {
+            return Err(fail(ErrorKind::PayloadSize {
+                offset: HEADER_LEN as u64,
+                actual,
+                expected: 4 * header.n,
+                n: header.n,
+            }));
+        }
+        bytes.advise_sequential();
+        Ok(NqbFile {
+            path: path.to_path_buf(),
+            header,
+            encoding: Encoding::Raw,
+            bytes,
+            layout: Layout::Raw,
+        })
+    }
+
+    fn open_zstd(path: &Path, bytes: FileBytes) -> Result<NqbFile, FormatError> {
+        let fail = |p| FormatError::new(path, p);
+        let read = |e| fail(ErrorKind::Read(e));
+        let file_len = bytes.len();
+        // The seek table's frame count is checked against the file before the table is
+        // parsed (the parser sizes its table from that count). The table is parsed from the
+        // file's tail alone: it is the last thing in the file, and frame offsets are sums of
+        // the sizes it lists.
+        let mut tail_len = file_len;
+        if file_len >= 9 {
+            let foot = bytes.to_vec(file_len - 9, 9).map_err(read)?;
+            let frames = u32::from_le_bytes(foot[..4].try_into().unwrap()) as u64;
+            let entry = if foot[4] & 0x80 != 0 { 12 } else { 8 };
+            let table = 8 + frames * entry + 9;
+            if table > file_len {
+                return Err(fail(ErrorKind::SeekTable(format!(
+                    "the footer claims {frames} frames, a table of {table} bytes, but the file has {file_len}"
+                ))));
+            }
+            tail_len = table;
+        }
+        let tail = bytes
+            .to_vec(file_len - tail_len, tail_len as usize)
+            .map_err(read)?;
+        let table = zeekstd::SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&tail))
+            .map_err(|e| {
+                fail(ErrorKind::SeekTable(format!(
+                    "{e} (the file may be truncated, or compressed without a seek table)"
+                )))
+            })?;
+        let frames = table.num_frames();
+        let entry = |i: u32| -> Result<(FrameEntry, u64), FormatError> {
+            let bad = |e: zeekstd::Error| fail(ErrorKind::SeekTable(e.to_string()));
+            let offset = table.frame_start_comp(i).map_err(bad)?;
+            let len = table.frame_size_comp(i).map_err(bad)?;
+            let dlen = table.frame_size_decomp(i).map_err(bad)?;
+            if offset.saturating_add(len) > file_len - tail_len {
+                return Err(fail(ErrorKind::SeekTable(format!(
+                    "frame {i} ends at byte {} past the end of the file's frames ({} bytes)",
+                    offset.saturating_add(len),
+                    file_len - tail_len
+                ))));
+            }
+            // No zstd frame expands more than MAX_ZSTD_RATIO times (one 4-byte RLE block
+            // per 128 KiB), so a larger claim is a lie and nothing is sized from it.
+            if dlen > len.saturating_mul(MAX_ZSTD_RATIO) {
+                return Err(fail(ErrorKind::SeekTable(format!(
+                    "frame {i} claims {dlen} bytes from {len} compressed: more than zstd can expand"
+                ))));
+            }
+            Ok((FrameEntry { offset, len }, dlen))
+        };
+        if frames == 0 {
+            return Err(fail(ErrorKind::SeekTable("no frames".into())));
+        }
+        let (first, first_dlen) = entry(0)?;
+        if first_dlen != HEADER_LEN as u64 {
+            return Err(fail(ErrorKind::SeekTable(format!(
+                "frame 0 holds {first_dlen} bytes, an NQB header frame holds {HEADER_LEN}"
+            ))));
+        }
+        let header_bytes = decompress(&bytes, first, HEADER_LEN).map_err(|detail| {
+            fail(ErrorKind::CorruptFrame {
+                frame: 0,
+                first_row: 0,
+                last_row: 0,
+                offset: 0,
+                detail,
+            })
+        })?;
+        let header = Header::parse(&header_bytes).map_err(fail)?;
+        let n = header.n;
+        // All row frames but the last hold the same number of rows, read from frame 1; a
+        // single row frame may hold any number.
+        let frame_rows = match frames {
+            1 => 0,
+            2 if n > MAX_FRAME_ROWS => {
+                return Err(fail(ErrorKind::SeekTable(format!(
+                    "one row frame of {n} rows: a frame holds at most {MAX_FRAME_ROWS}"
+                ))));
+            }
+            2 => n.next_multiple_of(CHECKSUM_BLOCK_ROWS),
+            _ => {
+                let rows = entry(1)?.1 / 4;
+                if rows == 0 || rows % CHECKSUM_BLOCK_ROWS != 0 || rows > MAX_FRAME_ROWS {
+                    return Err(fail(ErrorKind::SeekTable(format!(
+                        "frames of {rows} rows: not a multiple of {CHECKSUM_BLOCK_ROWS} rows up to {MAX_FRAME_ROWS}"
+                    ))));
+                }
+                rows
+            }
+        };
+        if frame_rows == 0 {
+            return Err(fail(ErrorKind::SeekTable("no row frames".into())));
+        }
+        let expected_frames = n.div_ceil(frame_rows);
+        if frames as u64 != expected_frames + 1 {
+            return Err(fail(ErrorKind::SeekTable(format!(
+                "{} row frames, but n = {n} in frames of {frame_rows} rows needs {expected_frames}",
+                frames - 1
+            ))));
+        }
+        let mut entries = Vec::with_capacity(frames as usize - 1);
+        for i in 1..frames {
+            let (e, dlen) = entry(i)?;
+            let first_row = (i as u64 - 1) * frame_rows;
+            let rows = frame_rows.min(n - first_row);
+            if dlen != rows * 4 {
+                return Err(fail(ErrorKind::SeekTable(format!(
+                    "frame {i} holds {dlen} bytes, expected {} for rows {}..={}",
+                    rows * 4,
+                    first_row + 1,
+                    first_row + rows
+                ))));
+            }
+            entries.push(e);
+        }
+        Ok(NqbFile {
+            path: path.to_path_buf(),
+            header,
+            encoding: Encoding::Zstd { frame_rows },
+            bytes,
+            layout: Layout::Zstd(entries),
+        })
+    }
+
+    /// Names the file `path` in messages (for a spooled copy of standard input).
+    pub(crate) fn set_path(&mut self, path: &Path) {
+        self.path = path.to_path_buf();
+    }
+
+    /// The file this was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The checked header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// How the rows are stored in this file.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Rows per segment, the unit of parallel work; every segment but the last has this many.
+    pub fn segment_rows(&self) -> u64 {
+        match self.encoding {
+            Encoding::Raw => DEFAULT_FRAME_ROWS,
+            Encoding::Zstd { frame_rows } => frame_rows,
+        }
+    }
+
+    /// The payload bytes of segment `i` (rows `i * segment_rows ..`): for raw files borrowed
+    /// from the map or read into `scratch`, for compressed ones decoded into `scratch`.
+    pub fn segment<'a>(
+        &'a self,
+        i: u64,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8], FormatError> {
+        let seg = self.segment_rows();
+        let first = i * seg;
+        let rows = seg.min(self.header.n - first);
+        match &self.layout {
+            Layout::Raw => self
+                .bytes
+                .get(HEADER_LEN as u64 + 4 * first, 4 * rows as usize, scratch)
+                .map_err(|e| FormatError::new(&self.path, ErrorKind::Read(e))),
+            Layout::Zstd(frames) => {
+                let e = frames[i as usize];
+                *scratch = decompress(&self.bytes, e, 4 * rows as usize).map_err(|detail| {
+                    FormatError::new(
+                        &self.path,
+                        ErrorKind::CorruptFrame {
+                            frame: i + 1,
+                            first_row: first + 1,
+                            last_row: first + rows,
+                            offset: e.offset,
+                            detail,
+                        },
+                    )
+                })?;
+                Ok(scratch)
+            }
+        }
+    }
+
+    /// Drops this process's mapping of the pages wholly inside segment `i`'s stored bytes,
+    /// so that the resident set of a pass over a huge file stays bounded. The data stays in
+    /// the page cache and the file is unchanged; a later read maps the same bytes again.
+    pub fn release(&self, i: u64) {
+        let (start, len) = match &self.layout {
+            Layout::Raw => {
+                let seg = self.segment_rows();
+                let first = i * seg;
+                let rows = seg.min(self.header.n - first);
+                (HEADER_LEN as u64 + 4 * first, 4 * rows)
+            }
+            Layout::Zstd(frames) => (frames[i as usize].offset, frames[i as usize].len),
+        };
+        self.bytes.release(start, len);
+    }
+}
+
+/// Decodes one zstd frame that must hold exactly `len` bytes. Memory grows with what the
+/// frame really decodes to, not with the length the seek table claims.
+fn decompress(bytes: &FileBytes, e: FrameEntry, len: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut compressed = Vec::new();
+    let src = bytes
+        .get(e.offset, e.len as usize, &mut compressed)
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(len.min(DECODE_RESERVE));
+    zstd::stream::read::Decoder::with_buffer(src)
+        .map_err(|e| e.to_string())?
+        .single_frame()
+        .take(len as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    let got = out.len();
+    if got != len {
+        return Err(format!("decodes to {got} bytes, expected {len}"));
+    }
+    Ok(out)
+}

@@ -1,0 +1,228 @@
+//! Writing any output format through one atomic row writer.
+
+use super::input::{CSPLIB, MAT5, MAT73, NPY};
+use super::*;
+use std::path::Path;
+
+/// The formats a composition can be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// NQB with the given encoding.
+    Nqb(Encoding),
+    /// One value per line.
+    Text,
+    /// A Level 5 MAT file with one `uint32` vector `Q`, zlib-compressed (MATLAB `-v7`) or not.
+    Mat {
+        /// Whether the variable is one miCOMPRESSED element.
+        compressed: bool,
+    },
+    /// A MAT v7.3 (HDF5) file with one `uint32` 1xN vector `Q`, for any n.
+    Mat73,
+    /// A CSPLib 079 completion parameter file.
+    Csplib,
+    /// A NumPy `.npy` vector of `<u4`.
+    Npy,
+}
+
+impl OutputFormat {
+    /// The format an input is in, for writing results like it.
+    pub fn like(input: &Input) -> OutputFormat {
+        match input.encoding() {
+            Some(e) => OutputFormat::Nqb(match e {
+                Encoding::Raw => Encoding::Raw,
+                Encoding::Zstd { .. } => Encoding::Zstd {
+                    frame_rows: nqb::DEFAULT_FRAME_ROWS,
+                },
+            }),
+            None if input.format_name() == MAT5 => OutputFormat::Mat { compressed: true },
+            None if input.format_name() == MAT73 => OutputFormat::Mat73,
+            None if input.format_name().starts_with(NPY) => OutputFormat::Npy,
+            None if input.format_name().starts_with(CSPLIB) => OutputFormat::Csplib,
+            None => OutputFormat::Text,
+        }
+    }
+
+    /// Whether an `n`-row result in this format is a MAT v7.3 file (asked for, or a `.mat`
+    /// too large for Level 5).
+    pub fn is_mat73(self, n: u64) -> bool {
+        match self {
+            OutputFormat::Mat73 => true,
+            OutputFormat::Mat { .. } => !mat5::fits(n),
+            _ => false,
+        }
+    }
+
+    /// The format a path's extension names, when it names one: `.txt`, `.csv`, `.dat`
+    /// text, `.mat` MAT v7, `.param` and `.essence` CSPLib, `.npy` NumPy, `.zst` and `.nqbz` compressed NQB,
+    /// `.nqb` raw NQB.
+    pub fn from_extension(path: &Path) -> Option<OutputFormat> {
+        Some(
+            match path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase)
+                .as_deref()?
+            {
+                "txt" | "csv" | "dat" => OutputFormat::Text,
+                "mat" => OutputFormat::Mat { compressed: true },
+                "param" | "essence" => OutputFormat::Csplib,
+                "npy" => OutputFormat::Npy,
+                "zst" | "nqbz" => OutputFormat::Nqb(Encoding::Zstd {
+                    frame_rows: nqb::DEFAULT_FRAME_ROWS,
+                }),
+                "nqb" => OutputFormat::Nqb(Encoding::Raw),
+                _ => return None,
+            },
+        )
+    }
+
+    /// The format a path's extension asks for ([`OutputFormat::from_extension`]), raw NQB
+    /// when it names none.
+    pub fn from_path(path: &Path) -> OutputFormat {
+        if is_stdio(path) {
+            return OutputFormat::Text;
+        }
+        Self::from_extension(path).unwrap_or(OutputFormat::Nqb(Encoding::Raw))
+    }
+
+    /// The format of a result of `input` written to `path`: the input's own, unless the
+    /// extension names another format (`.nqb` keeps an NQB input's encoding, `.mat` a MAT
+    /// input's version).
+    pub fn for_result(path: &Path, input: &Input) -> OutputFormat {
+        let like = Self::like(input);
+        match Self::from_extension(path) {
+            Some(OutputFormat::Nqb(Encoding::Raw)) if matches!(like, OutputFormat::Nqb(_)) => like,
+            Some(OutputFormat::Mat { .. }) if like == OutputFormat::Mat73 => like,
+            Some(f) => f,
+            None => like,
+        }
+    }
+}
+
+/// A composition being written in any output format; the file appears only on `finish`.
+pub enum RowWriter {
+    /// NQB output.
+    Nqb(Box<NqbWriter>),
+    /// Text output.
+    Text(text::TextWriter),
+    /// MAT v5 output.
+    Mat(mat5::MatWriter),
+    /// MAT v7.3 output.
+    Mat73(mat73::Mat73Writer),
+    /// CSPLib completion parameter file.
+    Csplib(csplib::CsplibWriter),
+    /// NumPy `.npy` output.
+    Npy(npy::NpyWriter),
+}
+
+impl RowWriter {
+    /// Starts writing an `n`-row composition to `dest`.
+    pub fn create(dest: &Path, n: u64, format: OutputFormat) -> Result<Self, FormatError> {
+        Ok(match format {
+            OutputFormat::Nqb(e) => RowWriter::Nqb(Box::new(NqbWriter::create(dest, n, e)?)),
+            OutputFormat::Text => RowWriter::Text(text::TextWriter::create(dest)?),
+            // Level 5 variables end at 2^31 bytes; MATLAB saves larger ones as v7.3 too.
+            format if format.is_mat73(n) => RowWriter::Mat73(mat73::Mat73Writer::create(dest, n)?),
+            OutputFormat::Mat { compressed } => {
+                RowWriter::Mat(mat5::MatWriter::create(dest, n, "Q", compressed)?)
+            }
+            OutputFormat::Mat73 => unreachable!("matched above"),
+            OutputFormat::Csplib => RowWriter::Csplib(csplib::CsplibWriter::create(dest, n)?),
+            OutputFormat::Npy => RowWriter::Npy(npy::NpyWriter::create(dest, n)?),
+        })
+    }
+
+    /// Appends rows.
+    pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
+        crate::progress::meter().add_written(rows.len() as u64);
+        match self {
+            RowWriter::Nqb(w) => w.write_rows(rows),
+            RowWriter::Text(w) => w.write_rows(rows),
+            RowWriter::Mat(w) => w.write_rows(rows),
+            RowWriter::Mat73(w) => w.write_rows(rows),
+            RowWriter::Csplib(w) => w.write_rows(rows),
+            RowWriter::Npy(w) => w.write_rows(rows),
+        }
+    }
+
+    /// Completes the file; returns it still unpublished ([`AtomicFile::commit`] publishes).
+    pub fn finish(self) -> Result<AtomicFile, FormatError> {
+        match self {
+            RowWriter::Nqb(w) => w.finish().map(|(_, f)| f),
+            RowWriter::Text(w) => w.finish(),
+            RowWriter::Mat(w) => w.finish(),
+            RowWriter::Mat73(w) => w.finish(),
+            RowWriter::Csplib(w) => w.finish(),
+            RowWriter::Npy(w) => w.finish(),
+        }
+    }
+
+    /// Streams every row of `input` into a new file at `dest`; returns it unpublished.
+    /// Segments are decoded a batch at a time on all threads while the previous batch is
+    /// written, so decoding (zstd frames, MAT windows) does not hold back the writer.
+    pub fn copy(
+        input: &Input,
+        dest: &Path,
+        format: OutputFormat,
+    ) -> Result<AtomicFile, FormatError> {
+        use rayon::prelude::*;
+        let mut w = RowWriter::create(dest, input.n(), format)?;
+        let count = input.segment_count();
+        let batch = 2 * rayon::current_num_threads() as u64;
+        let n = input.n();
+        // Each segment's rows, its summary for the header's checks, and the first row
+        // whose value is off the board.
+        type Decoded = (Vec<u32>, SegmentSum, Option<(u64, u32)>);
+        let decode = |first: u64| -> Result<Vec<Decoded>, FormatError> {
+            (first..(first + batch).min(count))
+                .into_par_iter()
+                .map(|s| {
+                    let mut scratch = Vec::new();
+                    let bytes = input.segment(s, &mut scratch)?;
+                    let rows = le::to_rows(bytes);
+                    let off = rows
+                        .iter()
+                        .position(|&v| v as u64 > n)
+                        .map(|i| (s * input.segment_rows() + i as u64 + 1, rows[i]));
+                    let sum = SegmentSum::of(bytes);
+                    input.release(s);
+                    Ok((rows, sum, off))
+                })
+                .collect()
+        };
+        let mut sums = Vec::with_capacity(count as usize);
+        let mut first = 0;
+        let mut current = decode(0)?;
+        loop {
+            // A value off the board is refused before it is written: no format we write
+            // would be read back as the same composition by our own readers.
+            if let Some((row, value)) = current.iter().find_map(|d| d.2) {
+                return Err(FormatError::new(
+                    input.path(),
+                    ErrorKind::OffBoard { row, value, n },
+                ));
+            }
+            let next_first = first + batch;
+            let (written, next) = rayon::join(
+                || {
+                    current
+                        .iter()
+                        .try_for_each(|(rows, _, _)| w.write_rows(rows))
+                },
+                || (next_first < count).then(|| decode(next_first)),
+            );
+            written?;
+            sums.extend(current.drain(..).map(|d| d.1));
+            match next {
+                None => break,
+                Some(next) => {
+                    current = next?;
+                    first = next_first;
+                }
+            }
+        }
+        // Nothing is published from a payload that fails its checksum or queen count.
+        input.check_sums(sums)?;
+        w.finish()
+    }
+}
