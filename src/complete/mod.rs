@@ -334,27 +334,21 @@ fn run(
     if m0 == 0 {
         return Ok(Answer::Solved);
     }
-    let stop_now = || stop.now();
-    let unknown = |what: &str| Answer::Unknown(stop.stopped(opts.time_limit, what));
-
+    let unknown = |what: String| Answer::Unknown(stop.stopped(opts.time_limit, &what));
     let (l2, l3) = stats.levels;
     // Few free rows: the exact search of the input decides.
     if m0 <= EXACT_FIRST.max(l3) {
-        let res = timed(Stage::Certificates, &mut stats.certificates, || {
-            Residual::from_state(state)
-        });
-        if let Some(cert) = timed(Stage::Certificates, &mut stats.certificates, || {
-            res.certificate()
-        }) {
-            return Ok(Answer::Infeasible(cert));
-        }
+        let res = match project(state, stats) {
+            Ok(res) => res,
+            Err(cert) => return Ok(Answer::Infeasible(cert)),
+        };
         let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
-            exact::first(&res, opts.seed, &stop_now)
+            exact::first(&res, opts.seed, &|| stop.now())
         });
         stats.add_search(counts);
         return Ok(match settle(state, &res, stats, outcome, counts) {
             Some(answer) => answer,
-            None => unknown(&format!(
+            None => unknown(format!(
                 "during the exact search ({} nodes)",
                 stats.search_nodes
             )),
@@ -376,15 +370,10 @@ fn run(
             // Give the exact search of the input a turn, with a budget that doubles.
             if m0 <= RESIDUAL_MAX && input_mark.is_some() {
                 if input_residual.is_none() {
-                    let res = timed(Stage::Certificates, &mut stats.certificates, || {
-                        Residual::from_state(state)
-                    });
-                    if let Some(cert) = timed(Stage::Certificates, &mut stats.certificates, || {
-                        res.certificate()
-                    }) {
-                        return Ok(Answer::Infeasible(cert));
+                    match project(state, stats) {
+                        Ok(res) => input_residual = Some(res),
+                        Err(cert) => return Ok(Answer::Infeasible(cert)),
                     }
-                    input_residual = Some(res);
                 }
                 let res = input_residual.as_ref().expect("projected above");
                 if let Some(answer) = exact(state, res, stats, opts, exact_budget, stop) {
@@ -394,11 +383,11 @@ fn run(
             }
         }
         if stop.now() {
-            return Ok(unknown(&format!("after {restart} restarts")));
+            return Ok(unknown(format!("after {restart} restarts")));
         }
         let before = state.free();
         let rounds = timed(Stage::Pairing, &mut stats.pairing, || {
-            pairing::pair_rounds(state, opts.seed, restart, l2, PAIRING_STALL, &stop_now)
+            pairing::pair_rounds(state, opts.seed, restart, l2, PAIRING_STALL, &|| stop.now())
         });
         stats.pairing.placed += before - state.free();
         for r in &rounds {
@@ -406,60 +395,104 @@ fn run(
         }
         stats.pairing_rounds = rounds;
         if stop.now() {
-            return Ok(unknown(&format!(
-                "during pairing, after {restart} restarts"
-            )));
+            return Ok(unknown(format!("during pairing, after {restart} restarts")));
         }
-        let level2_mark = state.mark();
-        for attempt in 0..ATTEMPTS_PER_BASE {
-            if stop.now() {
-                return Ok(unknown(&format!(
+        match end_games(state, stats, opts.seed, restart, l3, stop) {
+            EndGames::Solved => return Ok(Answer::Solved),
+            EndGames::Stopped(attempt) => {
+                return Ok(unknown(format!(
                     "after {restart} restarts and {attempt} end games"
                 )));
             }
-            let mut rng = seeded_rng(opts.seed, &[3, restart, attempt]);
-            let placed = timed(Stage::Scatter, &mut stats.scatter, || {
-                scatter::scatter(state, l3, &mut rng)
-            });
-            match placed {
-                Ok(p) => stats.scatter.placed += p,
-                Err(dead) => {
-                    stats.dead_ends_scatter += 1;
-                    meter().add_dead_end();
-                    state.rewind_to(level2_mark);
-                    if dead.placed == 0 {
-                        // The row was dead at level 2 already: only a restart can help.
-                        break;
-                    }
-                    continue;
-                }
-            }
-            meter().set_free_rows(state.free());
-            let res = timed(Stage::Endgame, &mut stats.endgame, || {
-                Residual::from_state(state)
-            });
-            if res.size() <= exact::MAX_FREE {
-                let limits = exact::Limits {
-                    max_nodes: 2000 + 20 * res.size() as u64,
-                    stop: &stop_now,
-                };
-                let seed = rng.random::<u64>();
-                let (outcome, counts) = timed(Stage::Endgame, &mut stats.endgame, || {
-                    exact::first_sequential(&res, seed, limits)
-                });
-                stats.add_search(counts);
-                if let Outcome::Solved(cells) = outcome {
-                    stats.endgame.placed += cells.len() as u64;
-                    place_all(state, &cells);
-                    return Ok(Answer::Solved);
-                }
-            }
-            stats.dead_ends_endgame += 1;
-            meter().add_dead_end();
-            state.rewind_to(level2_mark);
+            EndGames::Failed => {}
         }
     }
     unreachable!("the restart loop only ends by returning")
+}
+
+/// The residual of `state` (timed as certificates), or the certificate that it has no
+/// solution.
+fn project(state: &BoardState, stats: &mut Stats) -> Result<Residual, Certificate> {
+    let res = timed(Stage::Certificates, &mut stats.certificates, || {
+        Residual::from_state(state)
+    });
+    match timed(Stage::Certificates, &mut stats.certificates, || {
+        res.certificate()
+    }) {
+        Some(cert) => Err(cert),
+        None => Ok(res),
+    }
+}
+
+/// How the end games on one level-2 base ended.
+enum EndGames {
+    /// One completed the board.
+    Solved,
+    /// The run was asked to stop before this attempt.
+    Stopped(u64),
+    /// Every attempt met a dead end: restart.
+    Failed,
+}
+
+/// Up to [`ATTEMPTS_PER_BASE`] end games on the board as pairing left it: scatter down to
+/// `l3` free rows, then a bounded exact search of the residual; each failure rewinds to
+/// the base.
+fn end_games(
+    state: &mut BoardState,
+    stats: &mut Stats,
+    seed: u64,
+    restart: u64,
+    l3: u64,
+    stop: &Stop,
+) -> EndGames {
+    let level2_mark = state.mark();
+    for attempt in 0..ATTEMPTS_PER_BASE {
+        if stop.now() {
+            return EndGames::Stopped(attempt);
+        }
+        let mut rng = seeded_rng(seed, &[3, restart, attempt]);
+        let placed = timed(Stage::Scatter, &mut stats.scatter, || {
+            scatter::scatter(state, l3, &mut rng)
+        });
+        match placed {
+            Ok(p) => stats.scatter.placed += p,
+            Err(dead) => {
+                stats.dead_ends_scatter += 1;
+                meter().add_dead_end();
+                state.rewind_to(level2_mark);
+                if dead.placed == 0 {
+                    // The row was dead at level 2 already: only a restart can help.
+                    return EndGames::Failed;
+                }
+                continue;
+            }
+        }
+        meter().set_free_rows(state.free());
+        let res = timed(Stage::Endgame, &mut stats.endgame, || {
+            Residual::from_state(state)
+        });
+        if res.size() <= exact::MAX_FREE {
+            let stop_now = || stop.now();
+            let limits = exact::Limits {
+                max_nodes: 2000 + 20 * res.size() as u64,
+                stop: &stop_now,
+            };
+            let seed = rng.random::<u64>();
+            let (outcome, counts) = timed(Stage::Endgame, &mut stats.endgame, || {
+                exact::first_sequential(&res, seed, limits)
+            });
+            stats.add_search(counts);
+            if let Outcome::Solved(cells) = outcome {
+                stats.endgame.placed += cells.len() as u64;
+                place_all(state, &cells);
+                return EndGames::Solved;
+            }
+        }
+        stats.dead_ends_endgame += 1;
+        meter().add_dead_end();
+        state.rewind_to(level2_mark);
+    }
+    EndGames::Failed
 }
 
 /// Exact search of `res` (projected from `state`) on one thread, up to `max_nodes` nodes

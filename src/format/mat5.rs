@@ -231,6 +231,46 @@ impl Variable {
     /// The values as little-endian `u32` row bytes, checked to be integers in 0..=n,
     /// streamed from `file` (inflated step by step for a compressed variable).
     fn rows(&self, file: &[u8]) -> Result<Vec<u8>, String> {
+        let (n, size) = self.vector_shape()?;
+        let short = |got: u64| {
+            format!(
+                "variable {}: data holds {got} bytes at {}, but {n} values of {size} bytes need {}",
+                self.name,
+                self.offset,
+                n * size as u64
+            )
+        };
+        let mut reader = self.values(file, &short)?;
+        let pos = self.data.compressed.as_ref().map_or(0, |c| c.0);
+        // Grown as values arrive: the declared size of a compressed variable is unchecked.
+        let mut out = Vec::with_capacity((4 * n as usize).min(1 << 26));
+        let mut buf = vec![0u8; STEP_BYTES];
+        let mut i = 0u64;
+        while i < n {
+            let want = ((n - i) as usize * size).min(STEP_BYTES);
+            let mut got = 0;
+            while got < want {
+                match reader.read(&mut buf[got..want]) {
+                    Ok(0) => return Err(short(i * size as u64 + got as u64)),
+                    Ok(k) => got += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(corrupt(pos, e)),
+                }
+            }
+            for c in buf[..want].chunks_exact(size) {
+                i += 1;
+                out.extend_from_slice(&self.row(i, c)?.to_le_bytes());
+            }
+        }
+        // One more read reaches the end of a compressed variable's stream, which checks
+        // its Adler-32 checksum (see ToStreamEnd).
+        reader.read(&mut [0u8; 1]).map_err(|e| corrupt(pos, e))?;
+        Ok(out)
+    }
+
+    /// The length and element size of a real numeric vector whose data is as long as its
+    /// dimensions say, or why the variable is none.
+    fn vector_shape(&self) -> Result<(u64, usize), String> {
         if !(6..=15).contains(&self.class) {
             return Err(format!(
                 "variable {} is a {} array, expected a numeric vector",
@@ -267,16 +307,13 @@ impl Variable {
             }
         };
         let declared = self.data.range.len() as u64;
-        let short = |got: u64| {
-            format!(
-                "variable {}: data holds {got} bytes at {}, but {n} values of {size} bytes need {}",
+        if declared != n * size as u64 {
+            return Err(format!(
+                "variable {}: data holds {declared} bytes at {}, but {n} values of {size} bytes need {}",
                 self.name,
                 self.offset,
                 n * size as u64
-            )
-        };
-        if declared != n * size as u64 {
-            return Err(short(declared));
+            ));
         }
         if n > crate::board::MAX_N {
             return Err(format!(
@@ -284,7 +321,17 @@ impl Variable {
                 self.name
             ));
         }
-        let mut reader: Box<dyn Read> = match &self.data.compressed {
+        Ok((n, size))
+    }
+
+    /// A reader of the data's bytes: a slice of `file`, or the variable's part of its
+    /// inflated element. `short` says how little there was when the element ends early.
+    fn values<'f>(
+        &self,
+        file: &'f [u8],
+        short: &dyn Fn(u64) -> String,
+    ) -> Result<Box<dyn Read + 'f>, String> {
+        Ok(match &self.data.compressed {
             None => Box::new(&file[self.data.range.clone()]),
             Some((pos, element)) => {
                 let mut z = flate2::read::ZlibDecoder::new(&file[element.clone()]);
@@ -295,66 +342,37 @@ impl Variable {
                     return Err(short(0));
                 }
                 Box::new(ToStreamEnd {
-                    values: z.take(declared),
+                    values: z.take(self.data.range.len() as u64),
                     drained: false,
                 })
             }
+        })
+    }
+
+    /// Row `i`'s (1-based) column from its element bytes `c`.
+    fn row(&self, i: u64, c: &[u8]) -> Result<u32, String> {
+        let mut b = [0u8; 8];
+        let w = if self.big {
+            b[8 - c.len()..].copy_from_slice(c);
+            u64::from_be_bytes(b)
+        } else {
+            b[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(b)
         };
-        let pos = self.data.compressed.as_ref().map_or(0, |c| c.0);
-        let big = self.big;
-        let word = |c: &[u8]| -> u64 {
-            let mut b = [0u8; 8];
-            if big {
-                b[8 - c.len()..].copy_from_slice(c);
-                u64::from_be_bytes(b)
-            } else {
-                b[..c.len()].copy_from_slice(c);
-                u64::from_le_bytes(b)
-            }
+        let value: Result<u64, String> = match self.data_type {
+            MI_UINT8 | MI_UINT16 | MI_UINT32 | MI_UINT64 => Ok(w),
+            MI_INT8 => Ok(w as u8 as i8 as i64).and_then(nonneg),
+            MI_INT16 => Ok(w as u16 as i16 as i64).and_then(nonneg),
+            MI_INT32 => Ok(w as u32 as i32 as i64).and_then(nonneg),
+            MI_INT64 => Ok(w as i64).and_then(nonneg),
+            MI_SINGLE => integral(f32::from_bits(w as u32) as f64),
+            _ => integral(f64::from_bits(w)),
         };
-        // Grown as values arrive: the declared size of a compressed variable is unchecked.
-        let mut out = Vec::with_capacity((4 * n as usize).min(1 << 26));
-        let mut buf = vec![0u8; STEP_BYTES];
-        let mut i = 0u64;
-        while i < n {
-            let want = ((n - i) as usize * size).min(STEP_BYTES);
-            let mut got = 0;
-            while got < want {
-                match reader.read(&mut buf[got..want]) {
-                    Ok(0) => return Err(short(i * size as u64 + got as u64)),
-                    Ok(k) => got += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(corrupt(pos, e)),
-                }
-            }
-            for c in buf[..want].chunks_exact(size) {
-                i += 1;
-                let w = word(c);
-                let value: Result<u64, String> = match self.data_type {
-                    MI_UINT8 | MI_UINT16 | MI_UINT32 | MI_UINT64 => Ok(w),
-                    MI_INT8 => Ok(w as u8 as i8 as i64).and_then(nonneg),
-                    MI_INT16 => Ok(w as u16 as i16 as i64).and_then(nonneg),
-                    MI_INT32 => Ok(w as u32 as i32 as i64).and_then(nonneg),
-                    MI_INT64 => Ok(w as i64).and_then(nonneg),
-                    MI_SINGLE => integral(f32::from_bits(w as u32) as f64),
-                    _ => integral(f64::from_bits(w)),
-                };
-                let v = value.map_err(|e| format!("{}({i}) {e}", self.name))?;
-                // A value above n is the verifier's to report (exit 1, as for every
-                // format); only a value no row can hold is unreadable.
-                if v > u32::MAX as u64 {
-                    return Err(format!(
-                        "{}({i}) = {v} does not fit a column number",
-                        self.name
-                    ));
-                }
-                out.extend_from_slice(&(v as u32).to_le_bytes());
-            }
-        }
-        // One more read reaches the end of a compressed variable's stream, which checks
-        // its Adler-32 checksum (see ToStreamEnd).
-        reader.read(&mut [0u8; 1]).map_err(|e| corrupt(pos, e))?;
-        Ok(out)
+        let v = value.map_err(|e| format!("{}({i}) {e}", self.name))?;
+        // A value above n is the verifier's to report (exit 1, as for every format); only
+        // a value no row can hold is unreadable.
+        u32::try_from(v)
+            .map_err(|_| format!("{}({i}) = {v} does not fit a column number", self.name))
     }
 }
 

@@ -394,122 +394,12 @@ impl Mat73File {
             }
         };
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(format!("{e}")))?;
-        let root = file.root();
-        let mut names = root.datasets().map_err(|e| fail(format!("{e}")))?;
-        let mut groups = root.groups().unwrap_or_default();
-        // Octave's `save -hdf5` keeps each variable in a group of its name, the values in
-        // its dataset `value`: such a group is a variable, not a struct.
-        let octave: Vec<String> = groups
-            .iter()
-            .filter(|g| file.dataset(&format!("{g}/value")).is_ok())
-            .cloned()
-            .collect();
-        groups.retain(|g| !octave.contains(g));
-        names.extend(octave.iter().cloned());
-        let dataset_of = |name: &str| {
-            if octave.iter().any(|g| g == name) {
-                format!("{name}/value")
-            } else {
-                name.to_string()
-            }
-        };
-        let var = match var {
-            Some(v) if names.iter().any(|n| n == v) => v.to_string(),
-            Some(v) if groups.iter().any(|g| g == v) => {
-                return Err(fail(format!(
-                    "variable {v} is a struct, cell, sparse or object array (an HDF5 group), expected a numeric vector"
-                )));
-            }
-            Some(v) => {
-                let list: Vec<String> = names
-                    .iter()
-                    .filter_map(|n| Some(describe(n, &file.dataset(&dataset_of(n)).ok()?)))
-                    .collect();
-                return Err(fail(format!(
-                    "no variable named {v}; the file holds: {}",
-                    if list.is_empty() {
-                        "no numeric variables".into()
-                    } else {
-                        list.join(", ")
-                    }
-                )));
-            }
-            // A workspace saved whole: the composition is conventionally `Q`.
-            None if names.iter().any(|n| n == "Q") => "Q".to_string(),
-            None => {
-                let vectors: Vec<&String> = names
-                    .iter()
-                    .filter(|n| {
-                        file.dataset(&dataset_of(n)).is_ok_and(|d| {
-                            class_of(&d).map_or(d.dtype().is_ok_and(|t| is_real(&t)), |c| {
-                                NUMERIC.contains(&c.as_str())
-                            }) && d
-                                .shape()
-                                .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
-                        })
-                    })
-                    .collect();
-                match (vectors.as_slice(), names.as_slice()) {
-                    ([one], _) => one.to_string(),
-                    // The only variable: read it, so that what is wrong with it is said.
-                    ([], [only]) => only.to_string(),
-                    _ => {
-                        let list: Vec<String> = names
-                            .iter()
-                            .filter_map(|n| Some(describe(n, &file.dataset(&dataset_of(n)).ok()?)))
-                            .collect();
-                        return Err(fail(format!(
-                            "{} numeric vectors, choose one with --var; the file holds: {}",
-                            vectors.len(),
-                            if list.is_empty() {
-                                "no variables".into()
-                            } else {
-                                list.join(", ")
-                            }
-                        )));
-                    }
-                }
-            }
-        };
+        let vars = Variables::of(&file).map_err(fail)?;
+        let var = vars.choose(&file, var).map_err(fail)?;
         let ds = file
-            .dataset(&dataset_of(&var))
+            .dataset(&vars.dataset_of(&var))
             .map_err(|e| fail(format!("{var}: {e}")))?;
-        // Plain HDF5 and Octave datasets carry no MATLAB class: their element type decides.
-        let class = class_of(&ds).unwrap_or_else(|| "double".into());
-        if !NUMERIC.contains(&class.as_str()) {
-            return Err(fail(format!(
-                "variable {var} is a {} array, expected a numeric vector",
-                if class.is_empty() {
-                    "non-MATLAB"
-                } else {
-                    &class
-                }
-            )));
-        }
-        let dtype = ds.dtype().map_err(|e| fail(format!("{var}: {e}")))?;
-        if !is_real(&dtype) {
-            return Err(fail(format!(
-                "variable {var} has element type {dtype} (complex?), expected real numbers"
-            )));
-        }
-        let shape = ds.shape().map_err(|e| fail(format!("{var}: {e}")))?;
-        if shape.is_empty() {
-            return Err(fail(format!(
-                "variable {var} is an HDF5 scalar, expected a 1xN or Nx1 vector"
-            )));
-        }
-        // Checked: the dimensions of a hostile file may overflow a product.
-        let n = product(&shape).unwrap_or(u64::MAX);
-        if shape.iter().filter(|&&x| x != 1).count() > 1 || shape.len() > 2 {
-            let dims: Vec<String> = shape.iter().rev().map(u64::to_string).collect();
-            return Err(fail(format!(
-                "variable {var} is a {} matrix, expected a 1xN or Nx1 vector",
-                dims.join("x")
-            )));
-        }
-        if n == 0 {
-            return Err(fail(format!("variable {var} is empty")));
-        }
+        let (dtype, shape, n) = numeric_vector(&ds, &var).map_err(fail)?;
         if n > crate::board::MAX_N {
             return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
@@ -522,7 +412,7 @@ impl Mat73File {
         Ok(Mat73File {
             path: path.to_path_buf(),
             file,
-            dataset: dataset_of(&var),
+            dataset: vars.dataset_of(&var),
             var,
             n,
             dtype,
@@ -776,6 +666,145 @@ impl DataProducer for Mapped {
         out.extend_from_slice(&self.map[start..start + block.elements as usize * 4]);
         Ok(())
     }
+}
+
+/// The variables of a v7.3 file: datasets at the root, and Octave's `save -hdf5` groups,
+/// each a variable of its name with the values in its dataset `value`.
+struct Variables {
+    /// Every variable that holds values.
+    names: Vec<String>,
+    /// Groups that are not Octave variables: MATLAB structs, cells, sparse or objects.
+    groups: Vec<String>,
+    /// The names that are Octave groups.
+    octave: Vec<String>,
+}
+
+impl Variables {
+    fn of(file: &hdf5_pure::File) -> Result<Variables, String> {
+        let root = file.root();
+        let mut names = root.datasets().map_err(|e| format!("{e}"))?;
+        let mut groups = root.groups().unwrap_or_default();
+        let octave: Vec<String> = groups
+            .iter()
+            .filter(|g| file.dataset(&format!("{g}/value")).is_ok())
+            .cloned()
+            .collect();
+        groups.retain(|g| !octave.contains(g));
+        names.extend(octave.iter().cloned());
+        Ok(Variables {
+            names,
+            groups,
+            octave,
+        })
+    }
+
+    /// The path of the dataset holding `name`'s values.
+    fn dataset_of(&self, name: &str) -> String {
+        if self.octave.iter().any(|g| g == name) {
+            format!("{name}/value")
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// Every variable with its class and size, for messages; `none` when there is none.
+    fn listing(&self, file: &hdf5_pure::File, none: &str) -> String {
+        let list: Vec<String> = self
+            .names
+            .iter()
+            .filter_map(|n| Some(describe(n, &file.dataset(&self.dataset_of(n)).ok()?)))
+            .collect();
+        if list.is_empty() {
+            none.into()
+        } else {
+            list.join(", ")
+        }
+    }
+
+    /// The variable to read: `var` when given, else `Q`, else the only numeric vector,
+    /// else the only variable (so that what is wrong with it is said).
+    fn choose(&self, file: &hdf5_pure::File, var: Option<&str>) -> Result<String, String> {
+        let names = &self.names;
+        match var {
+            Some(v) if names.iter().any(|n| n == v) => Ok(v.to_string()),
+            Some(v) if self.groups.iter().any(|g| g == v) => Err(format!(
+                "variable {v} is a struct, cell, sparse or object array (an HDF5 group), expected a numeric vector"
+            )),
+            Some(v) => Err(format!(
+                "no variable named {v}; the file holds: {}",
+                self.listing(file, "no numeric variables")
+            )),
+            // A workspace saved whole: the composition is conventionally `Q`.
+            None if names.iter().any(|n| n == "Q") => Ok("Q".to_string()),
+            None => {
+                let vectors: Vec<&String> = names
+                    .iter()
+                    .filter(|n| {
+                        file.dataset(&self.dataset_of(n)).is_ok_and(|d| {
+                            class_of(&d).map_or(d.dtype().is_ok_and(|t| is_real(&t)), |c| {
+                                NUMERIC.contains(&c.as_str())
+                            }) && d
+                                .shape()
+                                .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
+                        })
+                    })
+                    .collect();
+                match (vectors.as_slice(), names.as_slice()) {
+                    ([one], _) => Ok(one.to_string()),
+                    ([], [only]) => Ok(only.to_string()),
+                    _ => Err(format!(
+                        "{} numeric vectors, choose one with --var; the file holds: {}",
+                        vectors.len(),
+                        self.listing(file, "no variables")
+                    )),
+                }
+            }
+        }
+    }
+}
+
+/// The element type, shape and length of `ds` when it is a non-empty real vector.
+fn numeric_vector(
+    ds: &hdf5_pure::Dataset,
+    var: &str,
+) -> Result<(hdf5_pure::DType, Vec<u64>, u64), String> {
+    // Plain HDF5 and Octave datasets carry no MATLAB class: their element type decides.
+    let class = class_of(ds).unwrap_or_else(|| "double".into());
+    if !NUMERIC.contains(&class.as_str()) {
+        return Err(format!(
+            "variable {var} is a {} array, expected a numeric vector",
+            if class.is_empty() {
+                "non-MATLAB"
+            } else {
+                &class
+            }
+        ));
+    }
+    let dtype = ds.dtype().map_err(|e| format!("{var}: {e}"))?;
+    if !is_real(&dtype) {
+        return Err(format!(
+            "variable {var} has element type {dtype} (complex?), expected real numbers"
+        ));
+    }
+    let shape = ds.shape().map_err(|e| format!("{var}: {e}"))?;
+    if shape.is_empty() {
+        return Err(format!(
+            "variable {var} is an HDF5 scalar, expected a 1xN or Nx1 vector"
+        ));
+    }
+    // Checked: the dimensions of a hostile file may overflow a product.
+    let n = product(&shape).unwrap_or(u64::MAX);
+    if shape.iter().filter(|&&x| x != 1).count() > 1 || shape.len() > 2 {
+        let dims: Vec<String> = shape.iter().rev().map(u64::to_string).collect();
+        return Err(format!(
+            "variable {var} is a {} matrix, expected a 1xN or Nx1 vector",
+            dims.join("x")
+        ));
+    }
+    if n == 0 {
+        return Err(format!("variable {var} is empty"));
+    }
+    Ok((dtype, shape, n))
 }
 
 #[cfg(test)]

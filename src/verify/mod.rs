@@ -185,13 +185,43 @@ fn verify_pass(
     }
     let lines = LineBitmaps::new_atomic(n);
     let rows = keep_marks.then(|| AtomicBitmap::new(n + 1));
+    let findings = scan_segments(input, req, &lines, rows.as_ref(), copy)?;
+    let (mut report, sums) = Report::sum(n, findings);
+    input.check_sums(sums)?;
+    report.checksum_verified = input.header().is_some();
+    let mut marks = None;
+    if report.conflict_count > 0 {
+        drop(lines);
+        report.conflicts = first_conflicts(input)?;
+    } else if let Some(rows) = rows {
+        marks = Some(Marks {
+            rows: rows.into_bitmap(),
+            lines: lines.into_bitmaps(),
+        });
+    }
+    report.verdict = report.judge(req);
+    if report.verdict == Verdict::Invalid {
+        marks = None;
+    }
+    Ok((report, marks))
+}
+
+/// The parallel pass: every segment marked into `lines` (and `rows`), copied into its
+/// slice of `copy` when given, compared with the base's rows when required.
+fn scan_segments(
+    input: &Input,
+    req: Requirements,
+    lines: &LineBitmaps<AtomicBitmap>,
+    rows: Option<&AtomicBitmap>,
+    copy: Option<&mut [u32]>,
+) -> Result<Vec<SegmentFindings>, FormatError> {
     let seg_rows = input.segment_rows();
     // Each segment's slice of `copy`, if any.
     let sinks: Vec<Option<&mut [u32]>> = match copy {
         Some(rows) => rows.chunks_mut(seg_rows as usize).map(Some).collect(),
         None => (0..input.segment_count()).map(|_| None).collect(),
     };
-    let findings: Vec<SegmentFindings> = sinks
+    sinks
         .into_par_iter()
         .enumerate()
         .map_init(
@@ -214,64 +244,58 @@ fn verify_pass(
                     }
                     None => None,
                 };
-                let findings = scan_segment(&lines, rows.as_ref(), first, bytes, base);
+                let findings = scan_segment(lines, rows, first, bytes, base);
                 input.release(s);
                 Ok(findings)
             },
         )
-        .collect::<Result<_, FormatError>>()?;
+        .collect()
+}
 
-    let mut report = Report {
-        n,
-        k: 0,
-        verdict: Verdict::Solution,
-        conflict_count: 0,
-        conflicts: Vec::new(),
-        out_of_range_count: 0,
-        out_of_range: Vec::new(),
-        base_violation_count: 0,
-        base_violations: Vec::new(),
-        checksum_verified: false,
-    };
-    let mut sums = Vec::with_capacity(findings.len());
-    for f in findings {
-        report.k += f.k;
-        report.conflict_count += f.conflicts;
-        report.out_of_range_count += f.out_of_range_count;
-        report.base_violation_count += f.base_violation_count;
-        extend_capped(&mut report.out_of_range, f.out_of_range);
-        extend_capped(&mut report.base_violations, f.base_violations);
-        sums.push(SegmentSum {
-            k: f.k,
-            block_hashes: f.block_hashes,
-        });
+impl Report {
+    /// The segments' findings added up (conflicts not yet named, verdict not yet given),
+    /// with what each segment contributes to the header's checks.
+    fn sum(n: u64, findings: Vec<SegmentFindings>) -> (Report, Vec<SegmentSum>) {
+        let mut report = Report {
+            n,
+            k: 0,
+            verdict: Verdict::Solution,
+            conflict_count: 0,
+            conflicts: Vec::new(),
+            out_of_range_count: 0,
+            out_of_range: Vec::new(),
+            base_violation_count: 0,
+            base_violations: Vec::new(),
+            checksum_verified: false,
+        };
+        let mut sums = Vec::with_capacity(findings.len());
+        for f in findings {
+            report.k += f.k;
+            report.conflict_count += f.conflicts;
+            report.out_of_range_count += f.out_of_range_count;
+            report.base_violation_count += f.base_violation_count;
+            extend_capped(&mut report.out_of_range, f.out_of_range);
+            extend_capped(&mut report.base_violations, f.base_violations);
+            sums.push(SegmentSum {
+                k: f.k,
+                block_hashes: f.block_hashes,
+            });
+        }
+        (report, sums)
     }
-    input.check_sums(sums)?;
-    report.checksum_verified = input.header().is_some();
-    let mut marks = None;
-    if report.conflict_count > 0 {
-        drop(lines);
-        report.conflicts = first_conflicts(input)?;
-    } else if let Some(rows) = rows {
-        marks = Some(Marks {
-            rows: rows.into_bitmap(),
-            lines: lines.into_bitmaps(),
-        });
-    }
-    report.verdict =
-        if report.conflict_count + report.out_of_range_count + report.base_violation_count > 0 {
+
+    /// The verdict the counts give under `req`.
+    fn judge(&self, req: Requirements) -> Verdict {
+        if self.conflict_count + self.out_of_range_count + self.base_violation_count > 0 {
             Verdict::Invalid
-        } else if report.k == n {
+        } else if self.k == self.n {
             Verdict::Solution
         } else if req.complete {
             Verdict::Incomplete
         } else {
             Verdict::Composition
-        };
-    if report.verdict == Verdict::Invalid {
-        marks = None;
+        }
     }
-    Ok((report, marks))
 }
 
 fn extend_capped<T>(v: &mut Vec<T>, more: Vec<T>) {
