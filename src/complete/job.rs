@@ -1,9 +1,10 @@
 //! A whole completion job, from an input to a published, re-verified output file.
 //!
 //! The queens live in a memory-mapped raw NQB file: the output itself when it is raw NQB
-//! (completed in place), else a temporary file beside the output (in the temporary
-//! directory when there is no output) that is converted at the end. A solution is read back from the file about to be published and verified (every
-//! queen of the input kept, every row filled) before it is renamed into place.
+//! (completed in place), else a work file beside the output (in the system's temporary
+//! directory when there is no output), converted at the end. A solution is read back
+//! from the file about to be published and verified (every queen of the input kept,
+//! every row filled) before it is renamed into place.
 
 use super::rows::RowStore;
 use super::{Completion, Options, Prepared, Stats, complete, prepare};
