@@ -25,5 +25,7 @@ pub mod format;
 pub mod generate;
 pub mod json;
 pub(crate) mod memory;
+#[cfg(test)]
+mod oracle;
 pub mod progress;
 pub mod verify;

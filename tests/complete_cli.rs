@@ -11,13 +11,7 @@ fn read_rows(path: &Path) -> Vec<u32> {
         .unwrap()
 }
 
-/// Free cells of a composition, computed naively and independently of the engine.
-fn free_cell(q: &[u32], row: usize, col: u32) -> bool {
-    q[row] == 0
-        && q.iter().enumerate().all(|(r, &c)| {
-            c == 0 || (c != col && (c as i64 - col as i64).abs() != (r as i64 - row as i64).abs())
-        })
-}
+use common::oracle::{completable, free_cell};
 
 #[test]
 fn reference_examples_come_out_as_documented() {
@@ -162,7 +156,7 @@ fn exhausted_search_is_a_proof() {
                 q[r] = c;
             }
         }
-        if brute_force_completable(&mut q.clone(), 0) || has_quick_certificate(&q) {
+        if completable(&q) || has_quick_certificate(&q) {
             continue;
         }
         let p = d.path().join(format!("hard{seed}.txt"));
@@ -177,26 +171,6 @@ fn exhausted_search_is_a_proof() {
         }
     }
     assert_eq!(found, 3, "the generator should find such boards");
-}
-
-fn brute_force_completable(q: &mut Vec<u32>, row: usize) -> bool {
-    if row == q.len() {
-        return true;
-    }
-    if q[row] != 0 {
-        return brute_force_completable(q, row + 1);
-    }
-    for c in 1..=q.len() as u32 {
-        if free_cell(q, row, c) {
-            q[row] = c;
-            let ok = brute_force_completable(q, row + 1);
-            q[row] = 0;
-            if ok {
-                return true;
-            }
-        }
-    }
-    false
 }
 
 /// An empty free row or free column (Hall violations are rarer; these are the common ones).

@@ -10,39 +10,7 @@ fn opts(seed: u64) -> Options {
     }
 }
 
-/// Brute force, written independently of the engine: does `q` have a completion?
-fn completable(q: &mut Vec<u32>, row: usize) -> bool {
-    let n = q.len();
-    if row == n {
-        return true;
-    }
-    if q[row] != 0 {
-        return completable(q, row + 1);
-    }
-    for col in 1..=n as u32 {
-        let attacked = q.iter().enumerate().any(|(r, &c)| {
-            c != 0 && (c == col || (c as i64 - col as i64).abs() == (r as i64 - row as i64).abs())
-        });
-        if !attacked {
-            q[row] = col;
-            if completable(q, row + 1) {
-                q[row] = 0;
-                return true;
-            }
-            q[row] = 0;
-        }
-    }
-    false
-}
-
-fn is_valid(q: &[u32]) -> bool {
-    (0..q.len()).all(|b| {
-        (0..b).all(|a| {
-            let (ca, cb) = (q[a] as i64, q[b] as i64);
-            ca == 0 || cb == 0 || (ca != cb && (ca - cb).abs() != (b - a) as i64)
-        })
-    })
-}
+use crate::oracle::{completable, is_composition as is_valid};
 
 /// A random valid composition of an n-board: queens dropped on random free squares.
 fn composition(n: usize, picks: &[(usize, usize)]) -> Vec<u32> {
@@ -66,7 +34,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let q = composition(n, &picks);
-        let expected = completable(&mut q.clone(), 0);
+        let expected = completable(&q);
         let (answer, rows, _) = complete_rows(&q, &opts(seed)).expect("a valid composition");
         match answer {
             Answer::Solved => {

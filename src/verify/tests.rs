@@ -7,25 +7,7 @@ fn report(rows: &[u32]) -> Report {
     verify(&input, Requirements::default()).unwrap()
 }
 
-/// The obvious quadratic check, written independently of the bitmaps.
-fn oracle_pairs(rows: &[u32]) -> Vec<(u64, u64)> {
-    let n = rows.len() as i64;
-    let mut pairs = Vec::new();
-    for b in 0..rows.len() {
-        for a in 0..b {
-            let (ca, cb) = (rows[a] as i64, rows[b] as i64);
-            if ca == 0 || cb == 0 || ca > n || cb > n {
-                continue;
-            }
-            let (ra, rb) = (a as i64, b as i64);
-            if ca == cb || ca - ra == cb - rb || ca + ra == cb + rb {
-                pairs.push((a as u64 + 1, b as u64 + 1));
-            }
-        }
-    }
-    pairs.sort_by_key(|&(a, b)| (b, a));
-    pairs
-}
+use crate::oracle::conflicting_pairs as oracle_pairs;
 
 #[test]
 fn eight_queens_solution() {

@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+#[path = "../../src/oracle.rs"]
+pub mod oracle;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
