@@ -1,15 +1,15 @@
 //! The completion engine: adds queens to a valid composition until every row has one, or
 //! proves that no completion exists, or says that its budget ran out.
 //!
-//! - Few free rows (at most [`EXACT_FIRST`]): the exact search ([`crate::exact`]) of the
+//! - Few free rows (at most [`EXACT_FIRST`]): the exact search (`crate::exact`) of the
 //!   input's residual, on every core, decides the question outright.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1
-//!   pairs free rows with free columns in blocks ([`pairing`]) down to level 2, phase 2
-//!   places queens on random free cells ([`scatter`]) down to level 3, and the exact search
+//!   pairs free rows with free columns in blocks (`pairing`) down to level 2, phase 2
+//!   places queens on random free cells (`scatter`) down to level 3, and the exact search
 //!   finishes with a node limit. A dead end rewinds to level 2 (journal) and tries again;
 //!   after [`ATTEMPTS_PER_BASE`] dead ends the attempt restarts from the input.
 //! - Whenever the input's residual is small enough to project ([`RESIDUAL_MAX`] rows), it
-//!   is checked first for certificates of infeasibility ([`exact::residual`]), and between
+//!   is checked first for certificates of infeasibility (`exact::residual`), and between
 //!   randomized restarts the exact search of the input residual gets a growing node budget,
 //!   so that an infeasible input is eventually proved so rather than left unknown.
 
@@ -37,10 +37,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Inputs with at most this many free rows (or the end game's size, if larger) are decided
-/// by exact search alone. Larger inputs go the randomized way first: an exact search from a
-/// random input of about 400 free rows was measured to take seconds now and then (n = 500,
-/// 1 in 3000), the randomized path milliseconds; proofs for them still come from the exact
-/// searches between restarts.
+/// by exact search alone; larger ones go the randomized way first, which is faster on them
+/// (BENCHMARKS.md, "Why the completion engine's constants"), proofs still coming from the
+/// exact searches between restarts.
 pub const EXACT_FIRST: u64 = 64;
 /// Largest input residual projected for certificates and exact search.
 pub const RESIDUAL_MAX: u64 = 4096;
@@ -80,13 +79,9 @@ fn splitmix(mut z: u64) -> u64 {
 /// The free rows left after phase 2 (the end game's residual size) for an n-board: the
 /// larger of 7 ln n and the cube root of n.
 ///
-/// 7 ln n was measured best on the Table 2 protocol up to n = 1e8, against 8.5, 10, 20 and
-/// 40 ln n (BENCHMARKS.md): smaller end games are cheaper, and the extra dead ends they
-/// cause are cheap too. On the empty board (random solutions) it is too deep from about
-/// n = 1e8: there rows near level 3 have one or two free cells left, phase 2 ran into dead
-/// rows or infeasible residuals 48 times in 4 restarts at n = 3e8 and never finished,
-/// while an end game of 30 ln n rows (585) finished on the first attempt. The cube root
-/// takes over from n = 1e6 on, where an end game of a few hundred rows costs milliseconds.
+/// Small end games are cheap and so are the extra dead ends they cause, but on the empty
+/// board 7 ln n is too deep from about n = 1e8, hence the cube root (BENCHMARKS.md, "Why
+/// the completion engine's constants").
 pub fn level3(n: u64) -> u64 {
     let x = n.max(2) as f64;
     ((7.0 * x.ln()).max(x.cbrt()) as u64).clamp(32, 1024)
@@ -98,7 +93,8 @@ pub fn level2(n: u64) -> u64 {
 }
 
 /// Phase 1 ends when a round places fewer than 1/PAIRING_STALL of the free rows: deeper
-/// pairing (1/32, 1/128) was measured to leave rows without free cells far more often.
+/// pairing leaves rows without free cells far more often (BENCHMARKS.md, "Why the
+/// completion engine's constants").
 pub const PAIRING_STALL: u64 = 8;
 
 /// How to run.

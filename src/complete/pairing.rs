@@ -24,8 +24,9 @@ const CHUNK: u64 = 1 << 15;
 /// bits each) then stay in a core's L2 cache however sparse the free rows are.
 const WINDOW_ROWS: u64 = 1 << 18;
 
-/// Rounds over fewer free rows than this, in one batch of chunks, run on one thread
-/// (measured at n = 1e3: 0.41 ms -> 0.34 ms; at n = 1e6, all serial was 35 % slower).
+/// Rounds over fewer free rows than this, in one batch of chunks, run on one thread: below
+/// it threads cost more than they save (BENCHMARKS.md, "Why the completion engine's
+/// constants").
 const SERIAL_FREE_ROWS: u64 = 1 << 15;
 
 /// Pairs ahead whose diagonal words are prefetched.

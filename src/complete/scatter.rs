@@ -5,8 +5,8 @@
 //! paper's end game takes the row with the fewest free cells first (minimum risk); counting
 //! them exactly costs a scan of every free column per row, so here each row's count is
 //! estimated from a few random probes, rows are taken in increasing estimate, and the
-//! estimates are refreshed each time half of the rows have been placed. (Exact counts for
-//! the rows with few hits were measured: several times slower, no fewer dead ends.)
+//! estimates are refreshed each time half of the rows have been placed (exact counts cost
+//! more and saved no dead end: BENCHMARKS.md, "Why the completion engine's constants").
 
 use super::state::BoardState;
 use rand::RngExt;
