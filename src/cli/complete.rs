@@ -3,8 +3,8 @@
 use super::{Error, exit};
 use nqueens::complete::JobOutcome;
 use nqueens::complete::{Answer, Stats};
-use nqueens::format::{AtomicFile, Input, OutputFormat, is_stdio};
-use nqueens::json::{CertificateRecord, CnfRecord, CompleteAnswer, CompleteRecord, Versions};
+use nqueens::format::{Input, OutputFormat, is_stdio};
+use nqueens::json::{CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -146,30 +146,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
     {
-        let (cnf, summary) = nqueens::dimacs::write_cnf(&input, cnf_path)?;
-        let doc = CertificateRecord {
-            versions: Versions::current(),
-            input: args.input.display().to_string(),
-            n: stats.n,
-            free_rows: stats.free_rows,
-            certificate: cert.clone(),
-            explanation: cert.to_string(),
-            cnf: CnfRecord {
-                file: cnf_path.display().to_string(),
-                free_rows: summary.free_rows,
-                cells: summary.cells,
-                variables: summary.variables,
-                clauses: summary.clauses,
-                meaning: "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate".into(),
-            },
-        };
-        let doc = serde_json::to_value(&doc).expect("records serialize");
-        let mut f = AtomicFile::create(path)?;
-        writeln!(f, "{doc:#}").map_err(|e| {
-            nqueens::format::FormatError::new(path, nqueens::format::ErrorKind::Write(e))
-        })?;
-        cnf.commit()?;
-        f.commit()?;
+        nqueens::complete::certificate::publish(cert, &input, stats.free_rows, path, cnf_path)?;
     }
     let total = started.elapsed().as_secs_f64();
     report(&answer, &stats, seed, seconds_output, total, &args)?;
@@ -202,36 +179,7 @@ fn report(
         Answer::Unknown(why) => format!("UNKNOWN: {why}"),
     };
     if args.json {
-        let record = CompleteRecord {
-            versions: Versions::current(),
-            input: args.input.display().to_string(),
-            answer: match answer {
-                Answer::Solved => CompleteAnswer::Solved,
-                Answer::Infeasible(_) => CompleteAnswer::Infeasible,
-                Answer::Unknown(_) => CompleteAnswer::Unknown,
-            },
-            seed,
-            seconds: total,
-            seconds_output,
-            peak_rss_bytes: super::peak_rss(),
-            stats: stats.clone(),
-            certificate: match answer {
-                Answer::Infeasible(c) => Some(c.clone()),
-                _ => None,
-            },
-            explanation: match answer {
-                Answer::Infeasible(c) => Some(c.to_string()),
-                _ => None,
-            },
-            reason: match answer {
-                Answer::Unknown(stopped) => Some(stopped.to_string()),
-                _ => None,
-            },
-            output: match answer {
-                Answer::Solved => args.output.as_ref().map(|o| o.display().to_string()),
-                _ => None,
-            },
-        };
+        let record = record(answer, stats, seed, seconds_output, total, args);
         let line = serde_json::to_string(&record).expect("records serialize");
         return wln!(w, "{line}");
     }
@@ -239,6 +187,58 @@ fn report(
     if args.quiet {
         return Ok(());
     }
+    print_stats(&mut w, stats, seed, seconds_output, total)
+}
+
+/// The answer and statistics as `--json` prints them.
+fn record(
+    answer: &Answer,
+    stats: &Stats,
+    seed: u64,
+    seconds_output: f64,
+    total: f64,
+    args: &Args,
+) -> CompleteRecord {
+    CompleteRecord {
+        versions: Versions::current(),
+        input: args.input.display().to_string(),
+        answer: match answer {
+            Answer::Solved => CompleteAnswer::Solved,
+            Answer::Infeasible(_) => CompleteAnswer::Infeasible,
+            Answer::Unknown(_) => CompleteAnswer::Unknown,
+        },
+        seed,
+        seconds: total,
+        seconds_output,
+        peak_rss_bytes: super::peak_rss(),
+        stats: stats.clone(),
+        certificate: match answer {
+            Answer::Infeasible(c) => Some(c.clone()),
+            _ => None,
+        },
+        explanation: match answer {
+            Answer::Infeasible(c) => Some(c.to_string()),
+            _ => None,
+        },
+        reason: match answer {
+            Answer::Unknown(stopped) => Some(stopped.to_string()),
+            _ => None,
+        },
+        output: match answer {
+            Answer::Solved => args.output.as_ref().map(|o| o.display().to_string()),
+            _ => None,
+        },
+    }
+}
+
+/// The statistics for people: the phases' times and queens, the search, memory, totals.
+fn print_stats(
+    w: &mut dyn std::io::Write,
+    stats: &Stats,
+    seed: u64,
+    seconds_output: f64,
+    total: f64,
+) -> Result<(), Error> {
     let phase = |w: &mut dyn std::io::Write,
                  name: &str,
                  p: &nqueens::complete::Phase,
@@ -262,32 +262,27 @@ fn report(
         stats.levels.0,
         stats.levels.1
     )?;
+    phase(w, "input", &stats.input, "read, validated, marked".into())?;
+    phase(w, "certificates", &stats.certificates, String::new())?;
     phase(
-        &mut w,
-        "input",
-        &stats.input,
-        "read, validated, marked".into(),
-    )?;
-    phase(&mut w, "certificates", &stats.certificates, String::new())?;
-    phase(
-        &mut w,
+        w,
         "pairing",
         &stats.pairing,
         format!("{} rounds in the last run", stats.pairing_rounds.len()),
     )?;
     phase(
-        &mut w,
+        w,
         "scatter",
         &stats.scatter,
         format!("{} runs", stats.scatter.runs),
     )?;
     phase(
-        &mut w,
+        w,
         "end game",
         &stats.endgame,
         format!("{} runs", stats.endgame.runs / 2),
     )?;
-    phase(&mut w, "exact", &stats.exact, String::new())?;
+    phase(w, "exact", &stats.exact, String::new())?;
     wln!(
         w,
         "  search        {} nodes ({} branching, the rest forced); returns to level 2: {} (phase 2) + {} (end game); restarts: {}",
