@@ -172,50 +172,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
             .chain(args.checkpoint.as_deref()),
         &Vec::from_iter(args.from.as_deref()),
     )?;
-    if !(args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0) {
-        return Err(Error::Usage(
-            "count: --checkpoint-every needs a number of seconds, 0 or more".into(),
-        ));
-    }
     let args = &args;
-    count::Kernel::selected()?;
-    let rules = Rules::new(args.piece.into(), args.kind.into());
-    let (from_n, mut placed) = preplaced(args)?;
-    let sizes: Vec<u32> = match (
-        &args.range,
-        args.n.or(from_n.map(|f| f.min(u32::MAX as u64) as u32)),
-    ) {
-        (Some(r), _) => parse_range(r)?,
-        (None, Some(n)) => vec![n],
-        (None, None) => {
-            return Err(Error::Usage(
-                "count: give N, --range A..B or --from FILE".into(),
-            ));
-        }
-    };
-    if let (Some(f), Some(n)) = (from_n, args.n)
-        && f != n as u64
-    {
-        return Err(Error::Usage(format!(
-            "count: N = {n} but --from holds a board of {f} rows"
-        )));
-    }
-    placed.sort_unstable();
-    let shard = match &args.shard {
-        Some(s) => parse_shard(s)?,
-        None => Shard::WHOLE,
-    };
-    if args.algorithm == Algorithm::Basic
-        && (rules != Rules::new(Piece::Queen, Kind::Regular)
-            || !placed.is_empty()
-            || args.distinct
-            || args.first
-            || args.shard.is_some())
-    {
-        return Err(Error::Usage(
-            "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first or --shard".into(),
-        ));
-    }
+    let plan = Plan::of(args)?;
     if args.range.is_some() && !args.json {
         let mut head = format!("{:>4}  {:>24}", "n", "placements");
         if args.distinct {
@@ -226,47 +184,14 @@ pub fn run(args: Args) -> Result<i32, Error> {
         }
         outln!("{head}  {:>10}", "seconds")?;
     }
-    for n in sizes {
-        let problem = Problem::new(n, rules, placed.clone())?;
+    for &n in &plan.sizes {
+        let problem = Problem::new(n, plan.rules, plan.placed.clone())?;
         if args.first {
             return first(args, &problem);
         }
-        let started = Instant::now();
-        let by_items = (args.checkpoint.is_some() || shows_progress(args.quiet))
-            && args.algorithm == Algorithm::Fast;
-        let items = by_items
-            .then(|| ItemCount::new(&problem, args.distinct, shard))
-            .flatten();
-        let (tally, resumed) = if let Some(items) = items {
-            match count_items(args, &items)? {
-                Some(done) => done,
-                None => return Ok(exit::INTERRUPTED),
-            }
-        } else if args.checkpoint.is_some() {
-            return Err(Error::Usage(
-                "count: --checkpoint needs a count made of work items: regular queens on an empty board, n = 4..23 (with --distinct, no --shard)".into(),
-            ));
-        } else {
-            let progress = Progress::start(args.quiet, format!("counting n = {n}"));
-            let tally = if args.algorithm == Algorithm::Basic {
-                Tally {
-                    count: count::count_queens_basic(n).into(),
-                    distinct: None,
-                    method: count::Method::Rows,
-                    items: 1,
-                    conflict: None,
-                }
-            } else {
-                count::count(&problem, args.distinct, shard)?
-            };
-            progress.finish();
-            (tally, 0)
+        let Some(v) = count_one(args, &problem, plan.shard)? else {
+            return Ok(exit::INTERRUPTED);
         };
-        let seconds = started.elapsed().as_secs_f64();
-        let mut v = record(&problem, &tally, shard, args, seconds);
-        if args.checkpoint.is_some() {
-            v.resumed_items = Some(resumed as u64);
-        }
         if args.json {
             print_json(&v)?;
         } else if args.range.is_some() {
@@ -276,6 +201,111 @@ pub fn run(args: Args) -> Result<i32, Error> {
         }
     }
     Ok(exit::OK)
+}
+
+/// What the arguments ask to count, checked against each other.
+struct Plan {
+    rules: Rules,
+    /// Preplaced pieces, sorted.
+    placed: Squares,
+    sizes: Vec<u32>,
+    shard: Shard,
+}
+
+impl Plan {
+    fn of(args: &Args) -> Result<Plan, Error> {
+        if !(args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0) {
+            return Err(Error::Usage(
+                "count: --checkpoint-every needs a number of seconds, 0 or more".into(),
+            ));
+        }
+        count::Kernel::selected()?;
+        let rules = Rules::new(args.piece.into(), args.kind.into());
+        let (from_n, mut placed) = preplaced(args)?;
+        let sizes: Vec<u32> = match (
+            &args.range,
+            args.n.or(from_n.map(|f| f.min(u32::MAX as u64) as u32)),
+        ) {
+            (Some(r), _) => parse_range(r)?,
+            (None, Some(n)) => vec![n],
+            (None, None) => {
+                return Err(Error::Usage(
+                    "count: give N, --range A..B or --from FILE".into(),
+                ));
+            }
+        };
+        if let (Some(f), Some(n)) = (from_n, args.n)
+            && f != n as u64
+        {
+            return Err(Error::Usage(format!(
+                "count: N = {n} but --from holds a board of {f} rows"
+            )));
+        }
+        placed.sort_unstable();
+        let shard = match &args.shard {
+            Some(s) => parse_shard(s)?,
+            None => Shard::WHOLE,
+        };
+        if args.algorithm == Algorithm::Basic
+            && (rules != Rules::new(Piece::Queen, Kind::Regular)
+                || !placed.is_empty()
+                || args.distinct
+                || args.first
+                || args.shard.is_some())
+        {
+            return Err(Error::Usage(
+                "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first or --shard".into(),
+            ));
+        }
+        Ok(Plan {
+            rules,
+            placed,
+            sizes,
+            shard,
+        })
+    }
+}
+
+/// Counts one board size: by work items (with a progress bar, and a checkpoint when asked)
+/// where the count is made of them, else in one call. `None` when a signal stopped it.
+fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<CountRecord>, Error> {
+    let started = Instant::now();
+    let by_items = (args.checkpoint.is_some() || shows_progress(args.quiet))
+        && args.algorithm == Algorithm::Fast;
+    let items = by_items
+        .then(|| ItemCount::new(problem, args.distinct, shard))
+        .flatten();
+    let (tally, resumed) = if let Some(items) = items {
+        match count_items(args, &items)? {
+            Some(done) => done,
+            None => return Ok(None),
+        }
+    } else if args.checkpoint.is_some() {
+        return Err(Error::Usage(
+            "count: --checkpoint needs a count made of work items: regular queens on an empty board, n = 4..23 (with --distinct, no --shard)".into(),
+        ));
+    } else {
+        let progress = Progress::start(args.quiet, format!("counting n = {}", problem.n));
+        let tally = if args.algorithm == Algorithm::Basic {
+            Tally {
+                count: count::count_queens_basic(problem.n).into(),
+                distinct: None,
+                method: count::Method::Rows,
+                items: 1,
+                conflict: None,
+            }
+        } else {
+            count::count(problem, args.distinct, shard)?
+        };
+        progress.finish();
+        (tally, 0)
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let mut v = record(problem, &tally, shard, args, seconds);
+    if args.checkpoint.is_some() {
+        v.resumed_items = Some(resumed as u64);
+    }
+    Ok(Some(v))
 }
 
 /// Whether a progress display would show.
