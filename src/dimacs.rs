@@ -231,47 +231,7 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
     // Literals are checked against the instance's own variable count before anything is
     // sized from them: a stray huge literal is an error, not an allocation.
     let variables = encode(base)?.1.variables;
-    let mut values: Vec<Option<bool>> = vec![None; variables as usize];
-    let mut status = None;
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        let lits = if let Some(s) = line.strip_prefix("s ") {
-            status = Some(s.trim().to_string());
-            continue;
-        } else if let Some(v) = line.strip_prefix("v ") {
-            v
-        } else if line.is_empty() || line.starts_with('c') {
-            continue;
-        } else if let Some(s) = match line {
-            // MiniSat's result file: a bare status line, then the literals.
-            "SAT" | "SATISFIABLE" => Some("SATISFIABLE"),
-            "UNSAT" | "UNSATISFIABLE" => Some("UNSATISFIABLE"),
-            _ => None,
-        } {
-            status = Some(s.to_string());
-            continue;
-        } else {
-            line
-        };
-        for tok in lits.split_whitespace() {
-            let lit: i64 = tok
-                .parse()
-                .map_err(|_| fail(format!("line {}: {tok:?} is not a literal", i + 1)))?;
-            if lit == 0 {
-                continue;
-            }
-            let v = lit.unsigned_abs();
-            if v > variables {
-                return Err(fail(format!(
-                    "line {}: literal {lit} names no variable: the CNF of {} has {variables}",
-                    i + 1,
-                    base.path().display()
-                ))
-                .into());
-            }
-            values[v as usize - 1] = Some(lit > 0);
-        }
-    }
+    let (status, values) = parse_solver_output(&text, variables, base).map_err(fail)?;
     match status.as_deref() {
         Some("UNSATISFIABLE") => return Ok(Model::Unsatisfiable),
         Some("SATISFIABLE") | None => {}
@@ -324,6 +284,57 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
         return Err(fail(format!("the model contradicts the instance: {why}")).into());
     }
     Ok(Model::Solution(rows))
+}
+
+/// A SAT solver's status line and the value of each variable it printed, from its output
+/// in the SAT competition's format (`s` and `v` lines) or MiniSat's (a bare status line,
+/// then the literals).
+fn parse_solver_output(
+    text: &str,
+    variables: u64,
+    base: &Input,
+) -> Result<(Option<String>, Vec<Option<bool>>), String> {
+    let mut values: Vec<Option<bool>> = vec![None; variables as usize];
+    let mut status = None;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let lits = if let Some(s) = line.strip_prefix("s ") {
+            status = Some(s.trim().to_string());
+            continue;
+        } else if let Some(v) = line.strip_prefix("v ") {
+            v
+        } else if line.is_empty() || line.starts_with('c') {
+            continue;
+        } else if let Some(s) = match line {
+            // MiniSat's result file: a bare status line, then the literals.
+            "SAT" | "SATISFIABLE" => Some("SATISFIABLE"),
+            "UNSAT" | "UNSATISFIABLE" => Some("UNSATISFIABLE"),
+            _ => None,
+        } {
+            status = Some(s.to_string());
+            continue;
+        } else {
+            line
+        };
+        for tok in lits.split_whitespace() {
+            let lit: i64 = tok
+                .parse()
+                .map_err(|_| format!("line {}: {tok:?} is not a literal", i + 1))?;
+            if lit == 0 {
+                continue;
+            }
+            let v = lit.unsigned_abs();
+            if v > variables {
+                return Err(format!(
+                    "line {}: literal {lit} names no variable: the CNF of {} has {variables}",
+                    i + 1,
+                    base.path().display()
+                ));
+            }
+            values[v as usize - 1] = Some(lit > 0);
+        }
+    }
+    Ok((status, values))
 }
 
 #[cfg(test)]

@@ -52,40 +52,10 @@ impl NpyFile {
         let read = |e| FormatError::new(path, ErrorKind::Read(e));
         let bytes = FileBytes::open(file, mmap).map_err(read)?;
         let file_len = bytes.len();
-        let map = bytes.to_vec(0, file_len.min(12) as usize).map_err(read)?;
-        // npyz allocates the header length it reads before reading the header: the length
-        // is checked against the file (and NumPy's own limit) first, and npyz is given only
-        // the header's bytes.
-        let (preamble, len_bytes) = match map.get(6..8) {
-            Some([1, 0]) => (10, 2),
-            Some([2 | 3, 0]) => (12, 4),
-            Some(v) => {
-                return Err(fail(format!(
-                    "unknown format version {}.{} at offset 6",
-                    v[0], v[1]
-                )));
-            }
-            None => return Err(fail(format!("truncated header: {file_len} bytes"))),
-        };
-        let Some(len) = map.get(8..8 + len_bytes) else {
-            return Err(fail(format!("truncated header: {file_len} bytes")));
-        };
-        let mut le = [0u8; 4];
-        le[..len_bytes].copy_from_slice(len);
-        let header_len = u32::from_le_bytes(le) as usize;
-        if header_len > MAX_HEADER || (preamble + header_len) as u64 > file_len {
-            return Err(fail(format!(
-                "header length {header_len} at offset 8 runs past the file ({file_len} bytes) or NumPy's limit ({MAX_HEADER})"
-            )));
-        }
-        let offset = preamble + header_len;
-        let head = bytes.to_vec(0, offset).map_err(read)?;
-        let mut rest: &[u8] = &head;
-        let header = npyz::NpyHeader::from_reader(&mut rest)
-            .map_err(|e| fail(format!("bad header: {e}")))?;
-        if !rest.is_empty() {
-            return Err(fail("bad header: its length and its text disagree".into()));
-        }
+        let (header, offset) = read_header(&bytes).map_err(|e| match e {
+            HeaderError::Read(e) => read(e),
+            HeaderError::Bad(what) => fail(what),
+        })?;
         let npyz::DType::Plain(ts) = header_dtype(&header) else {
             return Err(fail(format!(
                 "dtype {} is a record or array type, expected a number per row",
@@ -324,6 +294,54 @@ impl NpyWriter {
             .map_err(|e| FormatError::new(&dest, ErrorKind::Write(e)))?;
         Ok(self.file)
     }
+}
+
+/// Why the header could not be read.
+enum HeaderError {
+    Read(std::io::Error),
+    Bad(String),
+}
+
+/// The parsed header and where the data begins. npyz allocates the header length it reads
+/// before reading the header: the length is checked against the file (and NumPy's own
+/// limit) first, and npyz is given only the header's bytes.
+fn read_header(bytes: &FileBytes) -> Result<(npyz::NpyHeader, usize), HeaderError> {
+    let file_len = bytes.len();
+    let map = bytes
+        .to_vec(0, file_len.min(12) as usize)
+        .map_err(HeaderError::Read)?;
+    let bad = |what: String| HeaderError::Bad(what);
+    let (preamble, len_bytes) = match map.get(6..8) {
+        Some([1, 0]) => (10, 2),
+        Some([2 | 3, 0]) => (12, 4),
+        Some(v) => {
+            return Err(bad(format!(
+                "unknown format version {}.{} at offset 6",
+                v[0], v[1]
+            )));
+        }
+        None => return Err(bad(format!("truncated header: {file_len} bytes"))),
+    };
+    let Some(len) = map.get(8..8 + len_bytes) else {
+        return Err(bad(format!("truncated header: {file_len} bytes")));
+    };
+    let mut le = [0u8; 4];
+    le[..len_bytes].copy_from_slice(len);
+    let header_len = u32::from_le_bytes(le) as usize;
+    if header_len > MAX_HEADER || (preamble + header_len) as u64 > file_len {
+        return Err(bad(format!(
+            "header length {header_len} at offset 8 runs past the file ({file_len} bytes) or NumPy's limit ({MAX_HEADER})"
+        )));
+    }
+    let offset = preamble + header_len;
+    let head = bytes.to_vec(0, offset).map_err(HeaderError::Read)?;
+    let mut rest: &[u8] = &head;
+    let header =
+        npyz::NpyHeader::from_reader(&mut rest).map_err(|e| bad(format!("bad header: {e}")))?;
+    if !rest.is_empty() {
+        return Err(bad("bad header: its length and its text disagree".into()));
+    }
+    Ok((header, offset))
 }
 
 #[cfg(test)]

@@ -59,45 +59,17 @@ impl NqbFile {
 
     fn open_zstd(path: &Path, bytes: FileBytes) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
-        let read = |e| fail(ErrorKind::Read(e));
-        let file_len = bytes.len();
-        // The seek table's frame count is checked against the file before the table is
-        // parsed (the parser sizes its table from that count). The table is parsed from the
-        // file's tail alone: it is the last thing in the file, and frame offsets are sums of
-        // the sizes it lists.
-        let mut tail_len = file_len;
-        if file_len >= 9 {
-            let foot = bytes.to_vec(file_len - 9, 9).map_err(read)?;
-            let frames = u32::from_le_bytes(foot[..4].try_into().unwrap()) as u64;
-            let entry = if foot[4] & 0x80 != 0 { 12 } else { 8 };
-            let table = 8 + frames * entry + 9;
-            if table > file_len {
-                return Err(fail(ErrorKind::SeekTable(format!(
-                    "the footer claims {frames} frames, a table of {table} bytes, but the file has {file_len}"
-                ))));
-            }
-            tail_len = table;
-        }
-        let tail = bytes
-            .to_vec(file_len - tail_len, tail_len as usize)
-            .map_err(read)?;
-        let table = zeekstd::SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&tail))
-            .map_err(|e| {
-                fail(ErrorKind::SeekTable(format!(
-                    "{e} (the file may be truncated, or compressed without a seek table)"
-                )))
-            })?;
+        let (table, frames_end) = seek_table(&bytes).map_err(fail)?;
         let frames = table.num_frames();
         let entry = |i: u32| -> Result<(FrameEntry, u64), FormatError> {
             let bad = |e: zeekstd::Error| fail(ErrorKind::SeekTable(e.to_string()));
             let offset = table.frame_start_comp(i).map_err(bad)?;
             let len = table.frame_size_comp(i).map_err(bad)?;
             let dlen = table.frame_size_decomp(i).map_err(bad)?;
-            if offset.saturating_add(len) > file_len - tail_len {
+            if offset.saturating_add(len) > frames_end {
                 return Err(fail(ErrorKind::SeekTable(format!(
-                    "frame {i} ends at byte {} past the end of the file's frames ({} bytes)",
+                    "frame {i} ends at byte {} past the end of the file's frames ({frames_end} bytes)",
                     offset.saturating_add(len),
-                    file_len - tail_len
                 ))));
             }
             // No zstd frame expands more than MAX_ZSTD_RATIO times (one 4-byte RLE block
@@ -260,6 +232,38 @@ impl NqbFile {
         };
         self.bytes.release(start, len);
     }
+}
+
+/// The seek table of a compressed file, and where its frames end (where the table
+/// begins). The table's frame count is checked against the file before the table is parsed
+/// (the parser sizes its table from that count), and the table is parsed from the file's
+/// tail alone: it is the last thing in the file, and frame offsets are sums of the sizes
+/// it lists.
+fn seek_table(bytes: &FileBytes) -> Result<(zeekstd::SeekTable, u64), ErrorKind> {
+    let file_len = bytes.len();
+    let mut tail_len = file_len;
+    if file_len >= 9 {
+        let foot = bytes.to_vec(file_len - 9, 9).map_err(ErrorKind::Read)?;
+        let frames = u32::from_le_bytes(foot[..4].try_into().unwrap()) as u64;
+        let entry = if foot[4] & 0x80 != 0 { 12 } else { 8 };
+        let table = 8 + frames * entry + 9;
+        if table > file_len {
+            return Err(ErrorKind::SeekTable(format!(
+                "the footer claims {frames} frames, a table of {table} bytes, but the file has {file_len}"
+            )));
+        }
+        tail_len = table;
+    }
+    let tail = bytes
+        .to_vec(file_len - tail_len, tail_len as usize)
+        .map_err(ErrorKind::Read)?;
+    let table =
+        zeekstd::SeekTable::from_seekable(&mut zeekstd::BytesWrapper::new(&tail)).map_err(|e| {
+            ErrorKind::SeekTable(format!(
+                "{e} (the file may be truncated, or compressed without a seek table)"
+            ))
+        })?;
+    Ok((table, file_len - tail_len))
 }
 
 /// Decodes one zstd frame that must hold exactly `len` bytes. Memory grows with what the
