@@ -162,22 +162,7 @@ fn draw(samples: &[Sample], title: &str) -> Result<String, Box<dyn std::error::E
             rows.max(1) as f64
         };
         for (stage, colour) in STAGES {
-            // One line per stretch of the stage, so that a stage met again after a
-            // restart does not join its stretches across the others.
-            let mut stretches: Vec<Vec<(f64, f64)>> = Vec::new();
-            let mut previous: Option<Stage> = None;
-            for (i, s) in samples.iter().enumerate() {
-                if s.stage == stage {
-                    if previous != Some(stage) {
-                        // Start where the previous stage left off.
-                        let from = if i > 0 { &samples[i - 1] } else { s };
-                        stretches.push(vec![(s.seconds, level(from))]);
-                    }
-                    let last = stretches.last_mut().expect("pushed above");
-                    last.push((s.seconds, level(s)));
-                }
-                previous = Some(s.stage);
-            }
+            let stretches = stretches(samples, stage, level);
             let mut labelled = false;
             for stretch in stretches {
                 let series = chart.draw_series(LineSeries::new(stretch, colour.stroke_width(2)))?;
@@ -224,6 +209,30 @@ fn draw(samples: &[Sample], title: &str) -> Result<String, Box<dyn std::error::E
         root.present()?;
     }
     Ok(svg)
+}
+
+/// The stretches of `stage` as lines of (seconds, level): one line per stretch, so that a
+/// stage met again after a restart does not join its stretches across the others; each
+/// starts where the previous stage left off.
+fn stretches(
+    samples: &[Sample],
+    stage: Stage,
+    level: impl Fn(&Sample) -> f64,
+) -> Vec<Vec<(f64, f64)>> {
+    let mut stretches: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut previous: Option<Stage> = None;
+    for (i, s) in samples.iter().enumerate() {
+        if s.stage == stage {
+            if previous != Some(stage) {
+                let from = if i > 0 { &samples[i - 1] } else { s };
+                stretches.push(vec![(s.seconds, level(from))]);
+            }
+            let last = stretches.last_mut().expect("pushed above");
+            last.push((s.seconds, level(s)));
+        }
+        previous = Some(s.stage);
+    }
+    stretches
 }
 
 fn publish(path: &Path, bytes: &[u8]) -> Result<(), Error> {
