@@ -34,7 +34,7 @@ impl std::fmt::Display for LineKind {
 
 /// One line of the board: a family and its index in that family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Line {
+pub(crate) struct Line {
     /// The family.
     pub kind: LineKind,
     /// Index: the column for [`LineKind::Column`], `n + j - i` for D1, `i + j` for D2.
@@ -61,13 +61,13 @@ pub(crate) fn lines_through(n: u64, row: u64, col: u64) -> [Line; 3] {
 }
 
 /// A fixed-size bitmap that several threads set bits in at once.
-pub struct AtomicBitmap {
+pub(crate) struct AtomicBitmap {
     words: Vec<AtomicU64>,
 }
 
 impl AtomicBitmap {
     /// A bitmap able to hold bits `0..bits`, all clear.
-    pub fn new(bits: u64) -> Self {
+    pub(crate) fn new(bits: u64) -> Self {
         let words = bits.div_ceil(64) as usize;
         AtomicBitmap {
             words: (0..words).map(|_| AtomicU64::new(0)).collect(),
@@ -76,7 +76,7 @@ impl AtomicBitmap {
 
     /// Sets bit `i`.
     #[inline]
-    pub fn set(&self, i: u64) {
+    pub(crate) fn set(&self, i: u64) {
         self.words[(i >> 6) as usize].fetch_or(1 << (i & 63), Ordering::Relaxed);
     }
 
@@ -84,14 +84,14 @@ impl AtomicBitmap {
     /// of a huge board is bound by memory latency, and a locked read-modify-write keeps
     /// later loads from starting early, so misses overlap only if prefetched.
     #[inline]
-    pub fn prefetch(&self, i: u64) {
+    pub(crate) fn prefetch(&self, i: u64) {
         if let Some(word) = self.words.get((i >> 6) as usize) {
             prefetch(word.as_ptr() as *const u8);
         }
     }
 
     /// The same bits, for one thread (no copy: the words are reused in place).
-    pub fn into_bitmap(self) -> Bitmap {
+    pub(crate) fn into_bitmap(self) -> Bitmap {
         Bitmap {
             words: self.words.into_iter().map(AtomicU64::into_inner).collect(),
         }
@@ -99,7 +99,7 @@ impl AtomicBitmap {
 
     /// Sets bit `i` and tells whether it was already set.
     #[inline]
-    pub fn test_and_set(&self, i: u64) -> bool {
+    pub(crate) fn test_and_set(&self, i: u64) -> bool {
         let word = &self.words[(i >> 6) as usize];
         let mask = 1u64 << (i & 63);
         // A plain load first: most bits are clear, and a load is much cheaper than a
@@ -125,13 +125,13 @@ pub(crate) fn prefetch(p: *const u8) {
 
 /// A fixed-size bitmap used by one thread.
 #[derive(Clone)]
-pub struct Bitmap {
+pub(crate) struct Bitmap {
     words: Vec<u64>,
 }
 
 impl Bitmap {
     /// A bitmap able to hold bits `0..bits`, all clear.
-    pub fn new(bits: u64) -> Self {
+    pub(crate) fn new(bits: u64) -> Self {
         Bitmap {
             words: vec![0; bits.div_ceil(64) as usize],
         }
@@ -139,7 +139,7 @@ impl Bitmap {
 
     /// Asks the CPU to bring bit `i`'s word into cache ahead of use.
     #[inline]
-    pub fn prefetch(&self, i: u64) {
+    pub(crate) fn prefetch(&self, i: u64) {
         if let Some(word) = self.words.get((i >> 6) as usize) {
             prefetch(word as *const u64 as *const u8);
         }
@@ -147,26 +147,26 @@ impl Bitmap {
 
     /// Whether bit `i` is set.
     #[inline]
-    pub fn get(&self, i: u64) -> bool {
+    pub(crate) fn get(&self, i: u64) -> bool {
         self.words[(i >> 6) as usize] & (1 << (i & 63)) != 0
     }
 
     /// Sets bit `i`.
     #[inline]
-    pub fn set(&mut self, i: u64) {
+    pub(crate) fn set(&mut self, i: u64) {
         self.words[(i >> 6) as usize] |= 1 << (i & 63);
     }
 
     /// Clears bit `i`.
     #[inline]
-    pub fn clear(&mut self, i: u64) {
+    pub(crate) fn clear(&mut self, i: u64) {
         self.words[(i >> 6) as usize] &= !(1 << (i & 63));
     }
 
     /// Calls `f` with every clear bit in `from..to`, in increasing order, until `f` returns
     /// false. Scans a word at a time, so sparse clear bits cost little.
     #[inline]
-    pub fn for_each_clear(&self, from: u64, to: u64, mut f: impl FnMut(u64) -> bool) {
+    pub(crate) fn for_each_clear(&self, from: u64, to: u64, mut f: impl FnMut(u64) -> bool) {
         if from >= to {
             return;
         }
@@ -202,20 +202,10 @@ impl Bitmap {
         bits
     }
 
-    /// Number of clear bits in `from..to`.
-    pub fn count_clear(&self, from: u64, to: u64) -> u64 {
-        if from >= to {
-            return 0;
-        }
-        (((from >> 6) as usize)..=(((to - 1) >> 6) as usize))
-            .map(|w| self.clear_in(w, from, to).count_ones() as u64)
-            .sum()
-    }
-
     /// The positions of the clear bits in `from..to` whose rank among them (from 0) is a
     /// multiple of `every`, in increasing order: where each run of `every` clear bits
     /// starts. Counts a word at a time, so it costs a pass over the words, not the bits.
-    pub fn every_nth_clear(&self, from: u64, to: u64, every: u64) -> Vec<u64> {
+    pub(crate) fn every_nth_clear(&self, from: u64, to: u64, every: u64) -> Vec<u64> {
         assert!(every > 0);
         let mut marks = Vec::new();
         if from >= to {
@@ -241,7 +231,7 @@ impl Bitmap {
 
     /// Sets bit `i` and tells whether it was already set.
     #[inline]
-    pub fn test_and_set(&mut self, i: u64) -> bool {
+    pub(crate) fn test_and_set(&mut self, i: u64) -> bool {
         let word = &mut self.words[(i >> 6) as usize];
         let mask = 1u64 << (i & 63);
         let was = *word & mask != 0;
@@ -252,7 +242,7 @@ impl Bitmap {
 
 /// The lines taken by the queens placed so far, one bitmap per family
 /// (about 0.63 bytes per row of the board: n + 2n + 2n bits).
-pub struct LineBitmaps<B> {
+pub(crate) struct LineBitmaps<B> {
     /// Board size.
     pub n: u64,
     /// Columns 1..=n.
@@ -265,7 +255,7 @@ pub struct LineBitmaps<B> {
 
 impl LineBitmaps<AtomicBitmap> {
     /// Empty shared bitmaps for an `n`-board.
-    pub fn new_atomic(n: u64) -> Self {
+    pub(crate) fn new_atomic(n: u64) -> Self {
         LineBitmaps {
             n,
             columns: AtomicBitmap::new(n + 1),
@@ -275,7 +265,7 @@ impl LineBitmaps<AtomicBitmap> {
     }
 
     /// The same bits, for one thread.
-    pub fn into_bitmaps(self) -> LineBitmaps<Bitmap> {
+    pub(crate) fn into_bitmaps(self) -> LineBitmaps<Bitmap> {
         LineBitmaps {
             n: self.n,
             columns: self.columns.into_bitmap(),
@@ -286,7 +276,7 @@ impl LineBitmaps<AtomicBitmap> {
 
     /// Prefetches the words holding the lines of a queen at (`row`, `col`).
     #[inline]
-    pub fn prefetch(&self, row: u64, col: u64) {
+    pub(crate) fn prefetch(&self, row: u64, col: u64) {
         self.columns.prefetch(col);
         self.d1.prefetch(self.n + col - row);
         self.d2.prefetch(row + col);
@@ -294,7 +284,7 @@ impl LineBitmaps<AtomicBitmap> {
 
     /// Marks the lines of a queen at (`row`, `col`); returns how many of them were taken already.
     #[inline]
-    pub fn place(&self, row: u64, col: u64) -> u32 {
+    pub(crate) fn place(&self, row: u64, col: u64) -> u32 {
         self.columns.test_and_set(col) as u32
             + self.d1.test_and_set(self.n + col - row) as u32
             + self.d2.test_and_set(row + col) as u32
@@ -303,7 +293,7 @@ impl LineBitmaps<AtomicBitmap> {
 
 impl LineBitmaps<Bitmap> {
     /// Empty single-thread bitmaps for an `n`-board.
-    pub fn new(n: u64) -> Self {
+    pub(crate) fn new(n: u64) -> Self {
         LineBitmaps {
             n,
             columns: Bitmap::new(n + 1),
@@ -314,7 +304,7 @@ impl LineBitmaps<Bitmap> {
 
     /// Marks `line`; tells whether it was taken already.
     #[inline]
-    pub fn take(&mut self, line: Line) -> bool {
+    pub(crate) fn take(&mut self, line: Line) -> bool {
         match line.kind {
             LineKind::Column => self.columns.test_and_set(line.index),
             LineKind::D1 => self.d1.test_and_set(line.index),
@@ -324,13 +314,13 @@ impl LineBitmaps<Bitmap> {
 
     /// Whether both diagonals through (`row`, `col`) are free (the column is not looked at).
     #[inline]
-    pub fn diagonals_free(&self, row: u64, col: u64) -> bool {
+    pub(crate) fn diagonals_free(&self, row: u64, col: u64) -> bool {
         !self.d1.get(self.n + col - row) && !self.d2.get(row + col)
     }
 
     /// Marks the lines of a queen at (`row`, `col`).
     #[inline]
-    pub fn mark(&mut self, row: u64, col: u64) {
+    pub(crate) fn mark(&mut self, row: u64, col: u64) {
         self.columns.set(col);
         self.d1.set(self.n + col - row);
         self.d2.set(row + col);
@@ -338,16 +328,10 @@ impl LineBitmaps<Bitmap> {
 
     /// Clears the lines of a queen at (`row`, `col`).
     #[inline]
-    pub fn unmark(&mut self, row: u64, col: u64) {
+    pub(crate) fn unmark(&mut self, row: u64, col: u64) {
         self.columns.clear(col);
         self.d1.clear(self.n + col - row);
         self.d2.clear(row + col);
-    }
-
-    /// Whether the square (`row`, `col`) is attacked by no queen marked so far.
-    #[inline]
-    pub fn is_free(&self, row: u64, col: u64) -> bool {
-        !self.columns.get(col) && !self.d1.get(self.n + col - row) && !self.d2.get(row + col)
     }
 }
 
@@ -387,7 +371,6 @@ mod tests {
             });
             let want: Vec<u64> = (from..to).filter(|&i| !b.get(i)).collect();
             assert_eq!(got, want, "{from}..{to}");
-            assert_eq!(b.count_clear(from, to), want.len() as u64);
         }
     }
 
@@ -401,7 +384,6 @@ mod tests {
                 assert!(!b.take(line));
                 assert!(b.take(line));
             }
-            assert!(!b.is_free(row, col));
         }
     }
 
@@ -426,7 +408,6 @@ mod tests {
             let clear: Vec<u64> = (from..to).filter(|&i| !b.get(i)).collect();
             let expected: Vec<u64> = clear.iter().copied().step_by(every as usize).collect();
             prop_assert_eq!(b.every_nth_clear(from, to, every), expected);
-            prop_assert_eq!(b.count_clear(from, to), clear.len() as u64);
         }
     }
 }

@@ -11,10 +11,10 @@ static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0)
 /// A temporary path registered for removal on a signal, for as long as the guard lives.
 /// The owner removes the path itself in the normal course (this only forgets it).
 #[must_use = "the path is tracked only while the guard lives"]
-pub struct Tracked(u64);
+pub(crate) struct Tracked(u64);
 
 /// Registers `path` (a file or a directory) until the returned guard is dropped.
-pub fn track(path: &Path) -> Tracked {
+pub(crate) fn track(path: &Path) -> Tracked {
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     lock().push((id, path.to_path_buf()));
     Tracked(id)

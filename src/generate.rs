@@ -38,7 +38,7 @@ pub enum GenerateError {
 /// The classic explicit construction (Hoffman, Loessi and Moore 1969; as in Bernhardsson
 /// 1991): the even columns in increasing order, then the odd ones, with small
 /// rearrangements when n mod 6 is 2 or 3. Valid for n = 1 and every n >= 4.
-pub fn constructed_column(n: u64, row: u64) -> u64 {
+pub(crate) fn constructed_column(n: u64, row: u64) -> u64 {
     debug_assert!(n == 1 || n >= 4);
     debug_assert!((1..=n).contains(&row));
     let p = row - 1;
@@ -110,7 +110,7 @@ pub fn write_constructed_solution(n: u64, out: &mut RowWriter) -> Result<(), Gen
 
 /// How many queens to keep: `keep`, or uniformly random in 1..=have-1 (the paper's
 /// protocol), drawn from `rng`.
-pub fn choose_keep(keep: Option<u64>, have: u64, rng: &mut ChaCha8Rng) -> u64 {
+pub(crate) fn choose_keep(keep: Option<u64>, have: u64, rng: &mut ChaCha8Rng) -> u64 {
     keep.unwrap_or_else(|| {
         if have < 2 {
             have.min(1)

@@ -1,14 +1,14 @@
 //! The completion engine: adds queens to a valid composition until every row has one, or
 //! proves that no completion exists, or says that its budget ran out.
 //!
-//! - Few free rows (at most [`EXACT_FIRST`]): the exact search (`crate::exact`) of the
+//! - Few free rows (at most `EXACT_FIRST`): the exact search (`crate::exact`) of the
 //!   input's residual, on every core, decides the question outright.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1
 //!   pairs free rows with free columns in blocks (`pairing`) down to level 2, phase 2
 //!   places queens on random free cells (`scatter`) down to level 3, and the exact search
 //!   finishes with a node limit. A dead end rewinds to level 2 (journal) and tries again;
-//!   after [`ATTEMPTS_PER_BASE`] dead ends the attempt restarts from the input.
-//! - Whenever the input's residual is small enough to project ([`RESIDUAL_MAX`] rows), it
+//!   after `ATTEMPTS_PER_BASE` dead ends the attempt restarts from the input.
+//! - Whenever the input's residual is small enough to project (`RESIDUAL_MAX` rows), it
 //!   is checked first for certificates of infeasibility (`exact::residual`), and between
 //!   randomized restarts the exact search of the input residual gets a growing node budget,
 //!   so that an infeasible input is eventually proved so rather than left unknown.
@@ -40,18 +40,18 @@ use std::time::{Duration, Instant};
 /// by exact search alone; larger ones go the randomized way first, which is faster on them
 /// (BENCHMARKS.md, "Why the completion engine's constants"), proofs still coming from the
 /// exact searches between restarts.
-pub const EXACT_FIRST: u64 = 64;
+pub(crate) const EXACT_FIRST: u64 = 64;
 /// Largest input residual projected for certificates and exact search.
-pub const RESIDUAL_MAX: u64 = 4096;
+pub(crate) const RESIDUAL_MAX: u64 = 4096;
 /// Dead ends tolerated from level 2 before restarting from the input.
-pub const ATTEMPTS_PER_BASE: u64 = 12;
+pub(crate) const ATTEMPTS_PER_BASE: u64 = 12;
 /// Free rows up to which every placement is journaled from the input on, so that a
 /// restart from the input is a cheap rewind instead of a reread of the input.
 const JOURNAL_FROM_INPUT: u64 = 1 << 22;
 
 /// A generator for one purpose, seeded by the user's seed and a path of indices naming the
 /// purpose (phase, round, chunk, ...), so that no two purposes share a stream.
-pub fn seeded_rng(seed: u64, path: &[u64]) -> ChaCha8Rng {
+pub(crate) fn seeded_rng(seed: u64, path: &[u64]) -> ChaCha8Rng {
     use rand::SeedableRng;
     let mut h = seed ^ 0x6a09_e667_f3bc_c908;
     for &p in path {
@@ -82,20 +82,20 @@ fn splitmix(mut z: u64) -> u64 {
 /// Small end games are cheap and so are the extra dead ends they cause, but on the empty
 /// board 7 ln n is too deep from about n = 1e8, hence the cube root (BENCHMARKS.md, "Why
 /// the completion engine's constants").
-pub fn level3(n: u64) -> u64 {
+pub(crate) fn level3(n: u64) -> u64 {
     let x = n.max(2) as f64;
     ((7.0 * x.ln()).max(x.cbrt()) as u64).clamp(32, 1024)
 }
 
 /// The free rows at which phase 1 stops (it usually stalls earlier, see [`PAIRING_STALL`]).
-pub fn level2(n: u64) -> u64 {
+pub(crate) fn level2(n: u64) -> u64 {
     4 * level3(n)
 }
 
 /// Phase 1 ends when a round places fewer than 1/PAIRING_STALL of the free rows: deeper
 /// pairing leaves rows without free cells far more often (BENCHMARKS.md, "Why the
 /// completion engine's constants").
-pub const PAIRING_STALL: u64 = 8;
+pub(crate) const PAIRING_STALL: u64 = 8;
 
 /// How to run.
 #[derive(Clone)]
@@ -251,7 +251,7 @@ fn timed<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
 }
 
 /// A finished run: the answer, the board (complete when solved) and the statistics.
-pub struct Completion {
+pub(crate) struct Completion {
     /// The answer.
     pub answer: Answer,
     /// The board as left by the engine.
@@ -263,7 +263,7 @@ pub struct Completion {
 /// The result of opening an input for completion.
 // Made once per run and matched at once: boxing the large variant would buy nothing.
 #[allow(clippy::large_enum_variant)]
-pub enum Prepared {
+pub(crate) enum Prepared {
     /// A valid composition, loaded into the row store, ready for [`complete`].
     Ready(BoardState, Stats),
     /// Not a valid composition: the verifier's report.
@@ -271,7 +271,7 @@ pub enum Prepared {
 }
 
 /// Validates `input`, copies it into `rows` and marks its lines.
-pub fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatError> {
+pub(crate) fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatError> {
     let mut stats = Stats {
         n: input.n(),
         levels: (level2(input.n()), level3(input.n())),
@@ -293,7 +293,7 @@ pub fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, FormatErro
 }
 
 /// Completes the board in `state`, whose queens come from `input` (reread on a restart).
-pub fn complete(
+pub(crate) fn complete(
     input: &Input,
     mut state: BoardState,
     mut stats: Stats,

@@ -10,14 +10,14 @@ use std::fs::File;
 use std::path::Path;
 
 /// Rows 1..=n of a board, as little-endian `u32` at offset 64 of a mapped file.
-pub struct RowStore {
+pub(crate) struct RowStore {
     map: MmapMut,
     n: u64,
 }
 
 impl RowStore {
     /// Sizes `file` for an `n`-row raw NQB file and maps it (all rows empty).
-    pub fn create(file: &File, n: u64, path: &Path) -> Result<Self, FormatError> {
+    pub(crate) fn create(file: &File, n: u64, path: &Path) -> Result<Self, FormatError> {
         let err = |e| FormatError::new(path, ErrorKind::Write(e));
         // Reserved, not only sized: a full disk must fail here, not as SIGBUS on a store.
         crate::format::reserve(file, HEADER_LEN as u64 + 4 * n).map_err(err)?;
@@ -28,18 +28,18 @@ impl RowStore {
     }
 
     /// A row store in anonymous memory, for small boards and in-process use.
-    pub fn anonymous(n: u64) -> std::io::Result<Self> {
+    pub(crate) fn anonymous(n: u64) -> std::io::Result<Self> {
         let map = MmapMut::map_anon(HEADER_LEN + 4 * n as usize)?;
         Ok(RowStore { map, n })
     }
 
     /// All rows (1-based row i at index i - 1), for small boards and tests.
-    pub fn to_vec(&self) -> Vec<u32> {
+    pub(crate) fn to_vec(&self) -> Vec<u32> {
         self.payload().iter().map(|&v| u32::from_le(v)).collect()
     }
 
     /// Board size.
-    pub fn n(&self) -> u64 {
+    pub(crate) fn n(&self) -> u64 {
         self.n
     }
 
@@ -52,7 +52,7 @@ impl RowStore {
     }
 
     /// Rows 1..=n as little-endian `u32` (row i at index i - 1), to load them in bulk.
-    pub fn rows_mut(&mut self) -> &mut [u32] {
+    pub(crate) fn rows_mut(&mut self) -> &mut [u32] {
         self.payload_mut()
     }
 
@@ -65,13 +65,13 @@ impl RowStore {
 
     /// The column of row `row` (1-based), 0 if empty.
     #[inline]
-    pub fn get(&self, row: u64) -> u64 {
+    pub(crate) fn get(&self, row: u64) -> u64 {
         u32::from_le(self.payload()[(row - 1) as usize]) as u64
     }
 
     /// Sets row `row` (1-based) to column `col` (0 = empty).
     #[inline]
-    pub fn set(&mut self, row: u64, col: u64) {
+    pub(crate) fn set(&mut self, row: u64, col: u64) {
         self.payload_mut()[(row - 1) as usize] = (col as u32).to_le();
     }
 
@@ -79,7 +79,7 @@ impl RowStore {
     /// complete raw NQB file, and starts writing the map back to disk without waiting: the
     /// re-verification that follows reads the pages meanwhile, and publishing the file
     /// waits for the disk (`sync_all`). Returns the header.
-    pub fn seal(&mut self) -> std::io::Result<Header> {
+    pub(crate) fn seal(&mut self) -> std::io::Result<Header> {
         let bytes_per_block = crate::format::nqb::CHECKSUM_BLOCK_ROWS as usize * 4;
         let parts: Vec<(u64, u64)> = self.map[HEADER_LEN..]
             .par_chunks(bytes_per_block)

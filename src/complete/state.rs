@@ -5,7 +5,7 @@ use super::rows::RowStore;
 use crate::board::{Bitmap, LineBitmaps};
 
 /// Queens placed so far and the lines they take.
-pub struct BoardState {
+pub(crate) struct BoardState {
     /// Board size.
     pub n: u64,
     /// Column of every row.
@@ -28,7 +28,7 @@ const PENDING_MAX: usize = 1 << 25;
 
 impl BoardState {
     /// A state over `rows`, whose queens are already marked in `taken_rows` and `lines`.
-    pub fn new(
+    pub(crate) fn new(
         rows: RowStore,
         taken_rows: Bitmap,
         lines: LineBitmaps<Bitmap>,
@@ -46,7 +46,7 @@ impl BoardState {
     }
 
     /// Frees the bitmaps (before new ones are built for [`BoardState::reset`]).
-    pub fn drop_marks(&mut self) {
+    pub(crate) fn drop_marks(&mut self) {
         self.taken_rows = Bitmap::new(0);
         self.lines = LineBitmaps {
             n: self.n,
@@ -59,7 +59,7 @@ impl BoardState {
 
     /// Takes new bitmaps for the rows now in the row store, which hold `queens` queens;
     /// forgets the journal.
-    pub fn reset(&mut self, taken_rows: Bitmap, lines: LineBitmaps<Bitmap>, queens: u64) {
+    pub(crate) fn reset(&mut self, taken_rows: Bitmap, lines: LineBitmaps<Bitmap>, queens: u64) {
         self.taken_rows = taken_rows;
         self.lines = lines;
         self.free = self.n - queens;
@@ -67,13 +67,13 @@ impl BoardState {
     }
 
     /// Rows without a queen.
-    pub fn free(&self) -> u64 {
+    pub(crate) fn free(&self) -> u64 {
         self.free
     }
 
     /// Whether a queen may go on (`row`, `col`): row, column and both diagonals free.
     #[inline]
-    pub fn is_free_cell(&self, row: u64, col: u64) -> bool {
+    pub(crate) fn is_free_cell(&self, row: u64, col: u64) -> bool {
         !self.taken_rows.get(row)
             && !self.lines.columns.get(col)
             && self.lines.diagonals_free(row, col)
@@ -81,7 +81,7 @@ impl BoardState {
 
     /// Places a queen on a free cell.
     #[inline]
-    pub fn place(&mut self, row: u64, col: u64) {
+    pub(crate) fn place(&mut self, row: u64, col: u64) {
         debug_assert!(self.is_free_cell(row, col), "({row}, {col}) is not free");
         self.rows.set(row, col);
         self.taken_rows.set(row);
@@ -96,7 +96,7 @@ impl BoardState {
     /// thread reads to gather the next chunks, and a [`DiagonalPlacer`] that places queens
     /// on another thread. The placer leaves the row and column bits alone; the caller sets
     /// them afterwards with [`BoardState::take_rows_and_columns`].
-    pub fn split_for_pairing(&mut self) -> (&Bitmap, &Bitmap, DiagonalPlacer<'_>) {
+    pub(crate) fn split_for_pairing(&mut self) -> (&Bitmap, &Bitmap, DiagonalPlacer<'_>) {
         let LineBitmaps { n, columns, d1, d2 } = &mut self.lines;
         (
             &self.taken_rows,
@@ -114,7 +114,7 @@ impl BoardState {
 
     /// Sets the row and column bits of queens placed by a [`DiagonalPlacer`], and writes
     /// the queens held back to the row store if they have grown large.
-    pub fn take_rows_and_columns(&mut self, placed: &[(u32, u32)]) {
+    pub(crate) fn take_rows_and_columns(&mut self, placed: &[(u32, u32)]) {
         for &(i, j) in placed {
             self.taken_rows.set(i as u64);
             self.lines.columns.set(j as u64);
@@ -127,7 +127,7 @@ impl BoardState {
 
     /// Writes the queens placed by [`DiagonalPlacer`]s to the row store, in row order so
     /// that each page of a mapped file is dirtied once.
-    pub fn write_pending(&mut self) {
+    pub(crate) fn write_pending(&mut self) {
         use rayon::slice::ParallelSliceMut;
         if self.pending.len() < 1 << 16 {
             self.pending.sort_unstable();
@@ -152,12 +152,12 @@ impl BoardState {
 
     /// Starts recording placements if not recording yet, and returns a mark of the present
     /// state (a base level) for [`BoardState::rewind_to`].
-    pub fn mark(&mut self) -> usize {
+    pub(crate) fn mark(&mut self) -> usize {
         self.journal.get_or_insert_with(Vec::new).len()
     }
 
     /// Undoes every placement recorded after `mark`.
-    pub fn rewind_to(&mut self, mark: usize) {
+    pub(crate) fn rewind_to(&mut self, mark: usize) {
         self.write_pending();
         if let Some(mut j) = self.journal.take() {
             while j.len() > mark {
@@ -169,17 +169,17 @@ impl BoardState {
     }
 
     /// Calls `f` with each free row in increasing order until it returns false.
-    pub fn for_each_free_row(&self, f: impl FnMut(u64) -> bool) {
+    pub(crate) fn for_each_free_row(&self, f: impl FnMut(u64) -> bool) {
         self.taken_rows.for_each_clear(1, self.n + 1, f);
     }
 
     /// Calls `f` with each free column in increasing order until it returns false.
-    pub fn for_each_free_column(&self, f: impl FnMut(u64) -> bool) {
+    pub(crate) fn for_each_free_column(&self, f: impl FnMut(u64) -> bool) {
         self.lines.columns.for_each_clear(1, self.n + 1, f);
     }
 
     /// The free rows and free columns, in increasing order (for small residuals).
-    pub fn free_rows_and_columns(&self) -> (Vec<u64>, Vec<u64>) {
+    pub(crate) fn free_rows_and_columns(&self) -> (Vec<u64>, Vec<u64>) {
         let (mut r, mut c) = (Vec::new(), Vec::new());
         self.for_each_free_row(|i| {
             r.push(i);
@@ -193,7 +193,7 @@ impl BoardState {
     }
 
     /// Writes the header of the row store; see [`RowStore::seal`].
-    pub fn seal(&mut self) -> std::io::Result<crate::format::Header> {
+    pub(crate) fn seal(&mut self) -> std::io::Result<crate::format::Header> {
         self.write_pending();
         self.rows.seal()
     }
@@ -202,7 +202,7 @@ impl BoardState {
 /// Places queens whose rows and columns are known to be free, checking only their
 /// diagonals: the part of [`BoardState::place`] that pairing can run while another thread
 /// reads the taken rows and columns.
-pub struct DiagonalPlacer<'a> {
+pub(crate) struct DiagonalPlacer<'a> {
     n: u64,
     d1: &'a mut Bitmap,
     d2: &'a mut Bitmap,
@@ -214,7 +214,7 @@ pub struct DiagonalPlacer<'a> {
 impl DiagonalPlacer<'_> {
     /// Prefetches the diagonal words of (`row`, `col`), for a placement soon.
     #[inline]
-    pub fn prefetch(&self, row: u64, col: u64) {
+    pub(crate) fn prefetch(&self, row: u64, col: u64) {
         self.d1.prefetch(self.n + col - row);
         self.d2.prefetch(row + col);
     }
@@ -222,7 +222,7 @@ impl DiagonalPlacer<'_> {
     /// Places a queen on (`row`, `col`) if both its diagonals are free; tells whether it did.
     /// The row and the column must be free and are not marked taken here.
     #[inline]
-    pub fn place_if_diagonals_free(&mut self, row: u64, col: u64) -> bool {
+    pub(crate) fn place_if_diagonals_free(&mut self, row: u64, col: u64) -> bool {
         let (a, b) = (self.n + col - row, row + col);
         if self.d1.get(a) || self.d2.get(b) {
             return false;

@@ -27,7 +27,7 @@ pub fn is_stdio(path: &Path) -> bool {
 
 /// Where an output's bytes end up, and where its temporary files go.
 #[derive(Debug, Clone)]
-pub struct Destination {
+pub(crate) struct Destination {
     /// The path the user gave, for messages.
     pub given: PathBuf,
     /// The file that is replaced or written into (a symbolic link's target).
@@ -41,7 +41,7 @@ pub struct Destination {
 
 impl Destination {
     /// Decides where an output at `dest` is written (see the module documentation).
-    pub fn resolve(dest: &Path) -> Result<Destination, FormatError> {
+    pub(crate) fn resolve(dest: &Path) -> Result<Destination, FormatError> {
         let fail = |p| FormatError::new(dest, p);
         if is_stdio(dest) {
             return Ok(Destination::temp(dest));
@@ -75,7 +75,7 @@ impl Destination {
 
     /// The system's temporary directory, for work files and spools of a run that has no
     /// destination on disk (no `-o`, or standard input).
-    pub fn temp(given: &Path) -> Destination {
+    pub(crate) fn temp(given: &Path) -> Destination {
         Destination {
             given: given.to_path_buf(),
             target: given.to_path_buf(),
@@ -86,7 +86,7 @@ impl Destination {
 
     /// A new temporary file in [`Destination::dir`], removed when dropped or when a signal
     /// ends the process.
-    pub fn scratch(&self, prefix: &str, suffix: &str) -> Result<Scratch, FormatError> {
+    pub(crate) fn scratch(&self, prefix: &str, suffix: &str) -> Result<Scratch, FormatError> {
         let file = tempfile::Builder::new()
             .prefix(prefix)
             .suffix(suffix)
@@ -119,24 +119,24 @@ fn dangling_target(dest: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// A temporary file of this process (a work file or a spool), deleted when dropped.
-pub struct Scratch {
+pub(crate) struct Scratch {
     file: tempfile::NamedTempFile,
     _tracked: crate::cleanup::Tracked,
 }
 
 impl Scratch {
     /// Its path.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.file.path()
     }
 
     /// The open file.
-    pub fn as_file(&self) -> &File {
+    pub(crate) fn as_file(&self) -> &File {
         self.file.as_file()
     }
 
     /// The open file, for writing and seeking.
-    pub fn as_file_mut(&mut self) -> &mut File {
+    pub(crate) fn as_file_mut(&mut self) -> &mut File {
         self.file.as_file_mut()
     }
 }
@@ -154,7 +154,7 @@ impl Write for Scratch {
 /// run out of space (which the kernel reports as SIGBUS, not as an error): a full disk is
 /// then reported here, as ENOSPC. Filesystems without preallocation fall back to a sparse
 /// file of that size.
-pub fn reserve(file: &File, len: u64) -> std::io::Result<()> {
+pub(crate) fn reserve(file: &File, len: u64) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::io::AsRawFd;

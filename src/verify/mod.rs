@@ -4,7 +4,7 @@
 //! in shared bitmaps (about 0.63 bytes per row), counts queens and conflicts, collects
 //! out-of-range values and `--base` violations, and hashes the payload. Only when that
 //! pass finds a conflict do two more passes name the first conflicts exactly (see
-//! [`first_conflicts`]).
+//! `first_conflicts`).
 
 use crate::board::{AtomicBitmap, Bitmap, LineBitmaps, LineKind, lines_through};
 use crate::format::{ErrorKind, FormatError, Input, SegmentCache, SegmentSum, nqb::PayloadHasher};
@@ -138,7 +138,7 @@ struct SegmentFindings {
 }
 
 /// The bitmaps a verification pass fills, handed to whoever works on the board next.
-pub struct Marks {
+pub(crate) struct Marks {
     /// Bit i set: row i holds a queen.
     pub rows: Bitmap,
     /// Columns and diagonals taken.
@@ -155,7 +155,7 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
 /// bitmaps of its rows and lines (0.75 bytes per row), copying every row into `copy` (n
 /// little-endian `u32`, row i at index i - 1) in the same pass: the completion engine loads
 /// its row store this way, so that the stores overlap the marking instead of a second pass.
-pub fn verify_mark_and_copy(
+pub(crate) fn verify_mark_and_copy(
     input: &Input,
     req: Requirements,
     copy: &mut [u32],
@@ -368,7 +368,7 @@ fn scan_segment(
 /// fresh bitmaps finds the rows where a taken line is met again, in row order, and stops at
 /// the last one reported; since each such line had exactly one queen before that row, one
 /// more parallel pass over the rows before it finds the earlier queens.
-pub fn first_conflicts(input: &Input) -> Result<Vec<Conflict>, FormatError> {
+pub(crate) fn first_conflicts(input: &Input) -> Result<Vec<Conflict>, FormatError> {
     let n = input.n();
     let seg_rows = input.segment_rows();
     let mut lines = LineBitmaps::new(n);
