@@ -149,18 +149,29 @@ pub fn run(args: Args) -> Result<i32, Error> {
         nqueens::complete::certificate::publish(cert, &input, stats.free_rows, path, cnf_path)?;
     }
     let total = started.elapsed().as_secs_f64();
-    report(&answer, &stats, seed, seconds_output, total, &args)?;
+    let run = Finished {
+        answer: &answer,
+        stats: &stats,
+        seed,
+        seconds_output,
+        total,
+    };
+    report(&run, &args)?;
     Ok(exit::of_answer(&answer))
 }
 
-fn report(
-    answer: &Answer,
-    stats: &Stats,
+/// A run that has its answer, as it is reported.
+struct Finished<'a> {
+    answer: &'a Answer,
+    stats: &'a Stats,
     seed: u64,
+    /// Seconds spent publishing the output.
     seconds_output: f64,
+    /// Seconds since the command started.
     total: f64,
-    args: &Args,
-) -> Result<(), Error> {
+}
+
+fn report(run: &Finished, args: &Args) -> Result<(), Error> {
     // When the solution itself went to standard output, everything else goes to standard
     // error, so that the output stays a clean file.
     let mut w: Box<dyn std::io::Write> = if args
@@ -173,13 +184,13 @@ fn report(
     } else {
         Box::new(std::io::stdout().lock())
     };
-    let headline = match answer {
+    let headline = match run.answer {
         Answer::Solved => "SOLVED".to_string(),
         Answer::Infeasible(c) => format!("INFEASIBLE: {c}"),
         Answer::Unknown(why) => format!("UNKNOWN: {why}"),
     };
     if args.json {
-        let record = record(answer, stats, seed, seconds_output, total, args);
+        let record = record(run, args);
         let line = serde_json::to_string(&record).expect("records serialize");
         return wln!(w, "{line}");
     }
@@ -187,18 +198,18 @@ fn report(
     if args.quiet {
         return Ok(());
     }
-    print_stats(&mut w, stats, seed, seconds_output, total)
+    print_stats(&mut w, run)
 }
 
 /// The answer and statistics as `--json` prints them.
-fn record(
-    answer: &Answer,
-    stats: &Stats,
-    seed: u64,
-    seconds_output: f64,
-    total: f64,
-    args: &Args,
-) -> CompleteRecord {
+fn record(run: &Finished, args: &Args) -> CompleteRecord {
+    let Finished {
+        answer,
+        stats,
+        seed,
+        seconds_output,
+        total,
+    } = *run;
     CompleteRecord {
         versions: Versions::current(),
         input: args.input.display().to_string(),
@@ -232,13 +243,14 @@ fn record(
 }
 
 /// The statistics for people: the phases' times and queens, the search, memory, totals.
-fn print_stats(
-    w: &mut dyn std::io::Write,
-    stats: &Stats,
-    seed: u64,
-    seconds_output: f64,
-    total: f64,
-) -> Result<(), Error> {
+fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> {
+    let Finished {
+        stats,
+        seed,
+        seconds_output,
+        total,
+        ..
+    } = *run;
     let phase = |w: &mut dyn std::io::Write,
                  name: &str,
                  p: &nqueens::complete::Phase,
