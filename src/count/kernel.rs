@@ -110,6 +110,11 @@ impl Kernel {
     /// chunk width is a function of its own, so that each is compiled for its own loop.
     fn disjoint_pairs_by<const E: usize>(self, patterns: &[u64], items: &[u64], bits: u32) -> u64 {
         match self {
+            // The portable kernel's blocks are half as wide: its narrow tables fit L1 with a
+            // chunk of six bits.
+            Kernel::Portable if E == NARROW => {
+                disjoint_pairs_portable::<NARROW_PORTABLE>(patterns, items, bits)
+            }
             Kernel::Portable => disjoint_pairs_portable::<E>(patterns, items, bits),
             // SAFETY: each arm runs only for a kernel whose features `supported` found.
             #[cfg(target_arch = "x86_64")]
@@ -125,19 +130,21 @@ impl Kernel {
 
 #[inline(never)]
 fn disjoint_pairs_portable<const E: usize>(patterns: &[u64], items: &[u64], bits: u32) -> u64 {
-    disjoint_pairs::<8, E>(patterns, items, bits)
+    // The baseline has no population count instruction for a word (x86-64 before SSE4.2;
+    // NEON's counts bytes): bits are counted by bytes.
+    disjoint_pairs::<8, E, true>(patterns, items, bits)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 fn disjoint_pairs_avx2<const E: usize>(patterns: &[u64], items: &[u64], bits: u32) -> u64 {
-    disjoint_pairs::<16, E>(patterns, items, bits)
+    disjoint_pairs::<16, E, false>(patterns, items, bits)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq,bmi1,bmi2,popcnt")]
 fn disjoint_pairs_avx512<const E: usize>(patterns: &[u64], items: &[u64], bits: u32) -> u64 {
-    disjoint_pairs::<16, E>(patterns, items, bits)
+    disjoint_pairs::<16, E, false>(patterns, items, bits)
 }
 
 /// Bits of a mask combined in advance: a table entry per value of each chunk of `K` bits,
@@ -145,8 +152,12 @@ fn disjoint_pairs_avx512<const E: usize>(patterns: &[u64], items: &[u64], bits: 
 /// 8 W bytes) in L1 for W = 8 and about fill it for W = 16, and 4 and 6 bits measured no
 /// faster up to n = 18; from n = 19 on, where the sets to match are larger, seven-bit
 /// chunks (6 chunks of 128 entries for 39 bits) save a seventh of the work per item and
-/// measured 6-8 % faster (BENCHMARKS.md, issue 18).
+/// measured 6-8 % faster (BENCHMARKS.md, issue 18). The portable kernel (W = 8) takes
+/// six-bit chunks below n = 19, 6 chunks of 64 entries of 64 bytes (24 KiB): 4-8 % faster
+/// than five bits at n = 16-18, where seven measured slower; for W = 16 six bits measured
+/// slower at n = 18.
 const NARROW: usize = 1 << 5;
+const NARROW_PORTABLE: usize = 1 << 6;
 const WIDE: usize = 1 << 7;
 /// Mask widths (2n - 1 bits) from which the wide chunks are used: n >= 19.
 const WIDE_FROM_BITS: u32 = 37;
@@ -154,12 +165,20 @@ const WIDE_FROM_BITS: u32 = 37;
 /// `W` words of one bit per pattern: a block of `64 W` patterns.
 type Lanes<const W: usize> = [u64; W];
 
+/// A table entry on cache-line boundaries, so that looking one up touches one or two whole
+/// lines rather than two or three (the allocator aligns to 16 bytes only, and where an
+/// entry fell varied from build to build: up to 10 % of the matching time).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Entry<const W: usize>(Lanes<W>);
+
 /// Bit-sliced matching: the patterns are cut into blocks of `64 W`; for each block and each
 /// chunk of a mask's bits, every value of that chunk maps to the block's patterns having
 /// none of its bits. An item is then matched against a whole block by AND-ing one entry per
-/// chunk, and the bits left are the block's patterns disjoint from it.
+/// chunk, and the bits left are the block's patterns disjoint from it. `BY_BYTES`: count
+/// those bits without a population count instruction ([`BytewiseCounts`]).
 #[inline(always)]
-fn disjoint_pairs<const W: usize, const E: usize>(
+fn disjoint_pairs<const W: usize, const E: usize, const BY_BYTES: bool>(
     patterns: &[u64],
     items: &[u64],
     bits: u32,
@@ -176,14 +195,14 @@ fn disjoint_pairs<const W: usize, const E: usize>(
     // chunks unrolls (13 chunks of 5 bits cover 64).
     const { assert!(13 * E.trailing_zeros() >= 64) };
     match bits.div_ceil(E.trailing_zeros()) {
-        0..=6 => blocks::<W, E, 6>(patterns, items),
-        7 => blocks::<W, E, 7>(patterns, items),
-        8 => blocks::<W, E, 8>(patterns, items),
-        9 => blocks::<W, E, 9>(patterns, items),
-        10 => blocks::<W, E, 10>(patterns, items),
-        11 => blocks::<W, E, 11>(patterns, items),
-        12 => blocks::<W, E, 12>(patterns, items),
-        _ => blocks::<W, E, 13>(patterns, items),
+        0..=6 => blocks::<W, E, 6, BY_BYTES>(patterns, items),
+        7 => blocks::<W, E, 7, BY_BYTES>(patterns, items),
+        8 => blocks::<W, E, 8, BY_BYTES>(patterns, items),
+        9 => blocks::<W, E, 9, BY_BYTES>(patterns, items),
+        10 => blocks::<W, E, 10, BY_BYTES>(patterns, items),
+        11 => blocks::<W, E, 11, BY_BYTES>(patterns, items),
+        12 => blocks::<W, E, 12, BY_BYTES>(patterns, items),
+        _ => blocks::<W, E, 13, BY_BYTES>(patterns, items),
     }
 }
 
@@ -191,26 +210,26 @@ fn disjoint_pairs<const W: usize, const E: usize>(
 /// (most column sets have a few hundred halves, where a block of 1024 would be mostly
 /// empty).
 #[inline(always)]
-fn blocks<const W: usize, const E: usize, const CHUNKS: usize>(
+fn blocks<const W: usize, const E: usize, const CHUNKS: usize, const BY_BYTES: bool>(
     patterns: &[u64],
     items: &[u64],
 ) -> u64 {
     let (head, tail) = patterns.split_at(patterns.len() / (64 * W) * (64 * W));
-    let mut total = pairs_in_chunks::<W, E, CHUNKS>(head, items);
+    let mut total = pairs_in_chunks::<W, E, CHUNKS, BY_BYTES>(head, items);
     if !tail.is_empty() {
         total += if W > 4 && tail.len() <= 256 {
-            pairs_in_chunks::<4, E, CHUNKS>(tail, items)
+            pairs_in_chunks::<4, E, CHUNKS, BY_BYTES>(tail, items)
         } else if W > 8 && tail.len() <= 512 {
-            pairs_in_chunks::<8, E, CHUNKS>(tail, items)
+            pairs_in_chunks::<8, E, CHUNKS, BY_BYTES>(tail, items)
         } else {
-            pairs_in_chunks::<W, E, CHUNKS>(tail, items)
+            pairs_in_chunks::<W, E, CHUNKS, BY_BYTES>(tail, items)
         };
     }
     total
 }
 
 #[inline(always)]
-fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize>(
+fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, const BY_BYTES: bool>(
     patterns: &[u64],
     items: &[u64],
 ) -> u64 {
@@ -219,8 +238,8 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize>(
     }
     let chunk = E.trailing_zeros() as usize;
     let bits = (CHUNKS * chunk).min(64);
-    let mut table: Vec<[Lanes<W>; E]> = vec![[[0; W]; E]; CHUNKS];
-    let table: &mut [[Lanes<W>; E]; CHUNKS] = table.as_mut_slice().try_into().expect("CHUNKS");
+    let mut table: Vec<[Entry<W>; E]> = vec![[Entry([0; W]); E]; CHUNKS];
+    let table: &mut [[Entry<W>; E]; CHUNKS] = table.as_mut_slice().try_into().expect("CHUNKS");
     let mut lanes = [0u64; W];
     for block in patterns.chunks(64 * W) {
         // has[b]: the block's patterns with bit b set, built one word (64 patterns) at a
@@ -241,35 +260,95 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize>(
             }
         }
         for (c, entries) in table.iter_mut().enumerate() {
-            entries[0] = if c == 0 { valid } else { [!0; W] };
+            entries[0] = Entry(if c == 0 { valid } else { [!0; W] });
             for v in 1..E {
                 let bit = c * chunk + v.trailing_zeros() as usize;
-                let mut e = entries[v & (v - 1)];
+                let mut e = entries[v & (v - 1)].0;
                 if bit < 64 {
                     for (w, e) in e.iter_mut().enumerate() {
                         *e &= !has[bit][w];
                     }
                 }
-                entries[v] = e;
+                entries[v] = Entry(e);
             }
         }
-        for &x in items {
-            let mut acc = table[0][(x as usize) & (E - 1)];
-            for (c, entries) in table.iter().enumerate().skip(1) {
-                let e = &entries[(x >> (chunk * c)) as usize & (E - 1)];
-                for w in 0..W {
-                    acc[w] &= e[w];
+        // Counted into one sum per lane, without a branch and without adding the lanes
+        // up: testing for an empty result first, and a horizontal sum per item, measured
+        // 16-29 % slower (BENCHMARKS.md, issue 18).
+        if BY_BYTES {
+            for group in items.chunks(BYTEWISE_ITEMS) {
+                let mut counts = BytewiseCounts::<W>::new();
+                for &x in group {
+                    counts.add(&matched(table, x));
                 }
+                counts.drain_into(&mut lanes);
             }
-            // Counted into one sum per lane, without a branch and without adding the
-            // lanes up: testing for an empty result first, and a horizontal sum per
-            // item, measured 16-29 % slower (BENCHMARKS.md, issue 18).
-            for w in 0..W {
-                lanes[w] += acc[w].count_ones() as u64;
+        } else {
+            for &x in items {
+                let acc = matched(table, x);
+                for w in 0..W {
+                    lanes[w] += acc[w].count_ones() as u64;
+                }
             }
         }
     }
     lanes.iter().sum()
+}
+
+/// The patterns of a block that `x` is disjoint from: one table entry per chunk of its bits,
+/// AND-ed.
+#[inline(always)]
+fn matched<const W: usize, const E: usize, const CHUNKS: usize>(
+    table: &[[Entry<W>; E]; CHUNKS],
+    x: u64,
+) -> Lanes<W> {
+    let chunk = E.trailing_zeros() as usize;
+    let mut acc = table[0][(x as usize) & (E - 1)].0;
+    for (c, entries) in table.iter().enumerate().skip(1) {
+        let e = &entries[(x >> (chunk * c)) as usize & (E - 1)].0;
+        for w in 0..W {
+            acc[w] &= e[w];
+        }
+    }
+    acc
+}
+
+/// Set bits of a few bit-sliced results, counted per lane without a population count
+/// instruction: each word's bits are summed into its eight bytes (three shift-and-add
+/// steps), bytes accumulate over up to [`BYTEWISE_ITEMS`] results, and only then
+/// are a word's bytes added up. With SSE2 this measured 9 % faster at n = 18 than counting
+/// each result's bits in full (BENCHMARKS.md, issue 18).
+struct BytewiseCounts<const W: usize> {
+    bytes: Lanes<W>,
+}
+
+/// Results a [`BytewiseCounts`] can take: a byte gains at most 8 per result, and
+/// 31 * 8 < 256.
+const BYTEWISE_ITEMS: usize = 31;
+
+impl<const W: usize> BytewiseCounts<W> {
+    fn new() -> Self {
+        BytewiseCounts { bytes: [0; W] }
+    }
+
+    /// Adds the set bits of `result`, lane by lane.
+    #[inline(always)]
+    fn add(&mut self, result: &Lanes<W>) {
+        for (bytes, &v) in self.bytes.iter_mut().zip(result) {
+            let v = v - ((v >> 1) & 0x5555_5555_5555_5555);
+            let v = (v & 0x3333_3333_3333_3333) + ((v >> 2) & 0x3333_3333_3333_3333);
+            *bytes += (v + (v >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+        }
+    }
+
+    /// Adds each lane's count to `lanes`.
+    #[inline(always)]
+    fn drain_into(self, lanes: &mut Lanes<W>) {
+        for (lane, &v) in lanes.iter_mut().zip(&self.bytes) {
+            let v = (v & 0x00ff_00ff_00ff_00ff) + ((v >> 8) & 0x00ff_00ff_00ff_00ff);
+            *lane += v.wrapping_mul(0x0001_0001_0001_0001) >> 48;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -323,6 +402,20 @@ mod tests {
         assert!(slow > 0 && slow < 5000 * 4000);
         for k in Kernel::available() {
             assert_eq!(k.disjoint_pairs(&patterns, &items, 40), slow, "{k:?}");
+        }
+    }
+
+    #[test]
+    fn every_pair_disjoint_counts_past_a_bytes_worth() {
+        // All-zero masks: every pair counts, so every byte of a bytewise count takes its
+        // largest value in every group of items.
+        for (patterns, items) in [(1024, 100), (1500, 31), (64, 62), (3000, 7)] {
+            let (p, x) = (vec![0u64; patterns], vec![0u64; items]);
+            for k in Kernel::available() {
+                let total = (patterns * items) as u64;
+                assert_eq!(k.disjoint_pairs(&p, &x, 35), total, "{k:?}");
+                assert_eq!(k.disjoint_pairs(&p, &x, 40), total, "{k:?}");
+            }
         }
     }
 
