@@ -461,28 +461,44 @@ impl Work {
             kept += (m & diagonals == 0) as usize;
         }
         free.truncate(kept);
-        for v in by_diagonals.iter_mut() {
-            v.resize(bottoms.len(), 0);
-        }
-        let mut lens = [0usize; 3];
         let [zero, one, two] = by_diagonals;
         // Two bits: cheaper than a population count where the CPU has none built in.
         let (d1, d2) = (
             diagonals & diagonals.wrapping_neg(),
             diagonals & (diagonals - 1),
         );
-        for &b in bottoms {
+        // Written unchecked into spare capacity: the bounds checks (three lengths kept in
+        // memory for want of registers) and zero-filling first cost 7-11 % of a count at
+        // n = 18 (BENCHMARKS.md, issue 18).
+        let len = bottoms.len();
+        for v in [&mut *zero, &mut *one, &mut *two] {
+            v.clear();
+            v.reserve(len);
+        }
+        let (z, o, t) = (
+            &mut zero.spare_capacity_mut()[..len],
+            &mut one.spare_capacity_mut()[..len],
+            &mut two.spare_capacity_mut()[..len],
+        );
+        let mut lens = [0usize; 3];
+        for (i, &b) in bottoms.iter().enumerate() {
             let b = geo.bottom(b);
             let queens = (b & d1 != 0) as usize + (b & d2 != 0) as usize;
-            zero[lens[0]] = b;
-            one[lens[1]] = b;
-            two[lens[2]] = b;
+            debug_assert!(lens.iter().all(|&l| l <= i));
+            // SAFETY: each length grows by at most one per half, so every one is at most
+            // `i < len`, the length of the spare capacity taken above.
+            unsafe {
+                z.get_unchecked_mut(lens[0]).write(b);
+                o.get_unchecked_mut(lens[1]).write(b);
+                t.get_unchecked_mut(lens[2]).write(b);
+            }
             lens[0] += (plain && queens == 0) as usize;
             lens[1] += (queens == 1) as usize;
             lens[2] += (queens == 2) as usize;
         }
-        for (v, len) in by_diagonals.iter_mut().zip(lens) {
-            v.truncate(len);
+        for (v, len) in [zero, one, two].into_iter().zip(lens) {
+            // SAFETY: the first `len` entries of the spare capacity were written above.
+            unsafe { v.set_len(len) };
         }
         let pairs = |v: &[u64]| kernel.disjoint_pairs(v, free, geo.bits());
         (
