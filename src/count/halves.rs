@@ -239,15 +239,17 @@ impl Halves {
                     .copied(),
             );
             // About half the pairs are compatible, unpredictably: write every pair and
-            // keep those that are, without a branch.
+            // keep those that are, without a branch. The left piece is copied out first:
+            // read through its reference, it was loaded again after every store (up to
+            // 14 % of a count, BENCHMARKS.md, issue 18).
             let start = out.len();
             out.resize(start + lefts.len() * rights.len(), 0);
             let buf = &mut out[start..];
             let mut k = 0;
-            for l in lefts.iter() {
+            for &Piece { cut, top } in lefts.iter() {
                 for r in rights.iter() {
-                    buf[k] = map(l.top | r.top);
-                    k += (l.cut & r.cut == 0) as usize;
+                    buf[k] = map(top | r.top);
+                    k += (cut & r.cut == 0) as usize;
                 }
             }
             out.truncate(start + k);
@@ -405,8 +407,19 @@ impl Work {
         for orbit in &item.orbits {
             let avoid = orbit.middle.map_or(0, |c| self.geo.through(c));
             let mut upper = std::mem::take(&mut s.upper_free);
+            // Which halves attack the middle queen is unpredictable: no branch per half.
             upper.clear();
-            upper.extend(s.upper.iter().filter(|&&m| m & avoid == 0));
+            if avoid == 0 {
+                upper.extend_from_slice(&s.upper);
+            } else {
+                upper.resize(s.upper.len(), 0);
+                let mut kept = 0;
+                for &m in &s.upper {
+                    upper[kept] = m;
+                    kept += (m & avoid == 0) as usize;
+                }
+                upper.truncate(kept);
+            }
             let mut lower = std::mem::take(&mut s.lower);
             lower.clear();
             if orbit.middle.is_some() {
