@@ -412,13 +412,7 @@ impl Work {
             if avoid == 0 {
                 upper.extend_from_slice(&s.upper);
             } else {
-                upper.resize(s.upper.len(), 0);
-                let mut kept = 0;
-                for &m in &s.upper {
-                    upper[kept] = m;
-                    kept += (m & avoid == 0) as usize;
-                }
-                upper.truncate(kept);
+                keep_where(&mut upper, &s.upper, |m| m & avoid == 0);
             }
             let mut lower = std::mem::take(&mut s.lower);
             lower.clear();
@@ -467,13 +461,8 @@ impl Work {
         let (free, by_diagonals) = (&mut s.free, &mut s.by_diagonals);
         // Which half goes where is unpredictable: write each to every place it may go
         // and keep it where it belongs, without a branch.
-        free.resize(tops.len(), 0);
-        let mut kept = 0;
-        for &m in tops {
-            free[kept] = m;
-            kept += (m & diagonals == 0) as usize;
-        }
-        free.truncate(kept);
+        free.clear();
+        keep_where(free, tops, |m| m & diagonals == 0);
         let [zero, one, two] = by_diagonals;
         // Two bits: cheaper than a population count where the CPU has none built in.
         let (d1, d2) = (
@@ -519,6 +508,21 @@ impl Work {
             2 * pairs(&by_diagonals[1]) + 4 * pairs(&by_diagonals[2]),
         )
     }
+}
+
+/// Appends the masks of `from` that `keep` accepts to `out`, without a branch per mask:
+/// each is written past the end, which moves on only when it is kept (which masks are kept
+/// is unpredictable, so a branch would mispredict often).
+#[inline(always)]
+fn keep_where(out: &mut Vec<u64>, from: &[u64], keep: impl Fn(u64) -> bool) {
+    let start = out.len();
+    out.resize(start + from.len(), 0);
+    let mut kept = start;
+    for &m in from {
+        out[kept] = m;
+        kept += keep(m) as usize;
+    }
+    out.truncate(kept);
 }
 
 /// Calls `f` with every `k`-subset of `0..n` as a bitmask.
