@@ -5,6 +5,7 @@
 //! of an `n`-board lies on column `j`, on D1 line `n + j - i` (1 ..= 2n-1) and on D2
 //! line `i + j` (2 ..= 2n).
 
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest board the project handles: rows and columns must fit a `u32`.
@@ -83,11 +84,10 @@ impl AtomicBitmap {
     /// Asks the CPU to bring bit `i`'s word into cache ahead of use: marking random lines
     /// of a huge board is bound by memory latency, and a locked read-modify-write keeps
     /// later loads from starting early, so misses overlap only if prefetched.
+    /// Any `i` may be given: one past the end prefetches nothing useful, and no harm.
     #[inline]
     pub(crate) fn prefetch(&self, i: u64) {
-        if let Some(word) = self.words.get((i >> 6) as usize) {
-            prefetch(word.as_ptr() as *const u8);
-        }
+        prefetch(self.words.as_ptr().wrapping_add((i >> 6) as usize) as *const u8);
     }
 
     /// The same bits, for one thread (no copy: the words are reused in place).
@@ -95,6 +95,44 @@ impl AtomicBitmap {
         Bitmap {
             words: self.words.into_iter().map(AtomicU64::into_inner).collect(),
         }
+    }
+
+    /// Touches every page of the bitmap, in parallel, so that the pages the kernel
+    /// supplies on first touch are supplied now, on every core, rather than one random
+    /// touch at a time while marking.
+    pub(crate) fn touch_pages(&self) {
+        const PAGE_WORDS: usize = 4096 / 8;
+        self.words.par_chunks(PAGE_WORDS << 8).for_each(|chunk| {
+            for word in chunk.iter().step_by(PAGE_WORDS) {
+                word.store(0, Ordering::Relaxed);
+            }
+        });
+    }
+
+    /// Sets the bits `from..to`, a locked read-modify-write per word rather than per bit.
+    pub(crate) fn set_run(&self, from: u64, to: u64) {
+        let mut i = from;
+        while i < to {
+            let end = ((i | 63) + 1).min(to);
+            let mask = (!0u64 >> (64 - (end - i))) << (i & 63);
+            self.words[(i >> 6) as usize].fetch_or(mask, Ordering::Relaxed);
+            i = end;
+        }
+    }
+
+    /// Sets bit `i` and tells whether it was already set, with a plain load and store
+    /// instead of a locked read-modify-write, for a bitmap no other thread writes while
+    /// this one does: a locked instruction waits for every earlier store and holds back
+    /// every later load, and random marking runs half as fast with it. Were another
+    /// thread to store to the same word at the same moment, one of the two bits could be
+    /// lost (memory stays sound: the accesses are atomic, only not as one).
+    #[inline]
+    pub(crate) fn test_and_set_unshared(&self, i: u64) -> bool {
+        let word = &self.words[(i >> 6) as usize];
+        let mask = 1u64 << (i & 63);
+        let old = word.load(Ordering::Relaxed);
+        word.store(old | mask, Ordering::Relaxed);
+        old & mask != 0
     }
 
     /// Sets bit `i` and tells whether it was already set.
@@ -264,6 +302,13 @@ impl LineBitmaps<AtomicBitmap> {
         }
     }
 
+    /// Touches every page of the three bitmaps (see [`AtomicBitmap::touch_pages`]).
+    pub(crate) fn touch_pages(&self) {
+        self.columns.touch_pages();
+        self.d1.touch_pages();
+        self.d2.touch_pages();
+    }
+
     /// The same bits, for one thread.
     pub(crate) fn into_bitmaps(self) -> LineBitmaps<Bitmap> {
         LineBitmaps {
@@ -278,7 +323,7 @@ impl LineBitmaps<AtomicBitmap> {
     #[inline]
     pub(crate) fn prefetch(&self, row: u64, col: u64) {
         self.columns.prefetch(col);
-        self.d1.prefetch(self.n + col - row);
+        self.d1.prefetch((self.n + col).wrapping_sub(row));
         self.d2.prefetch(row + col);
     }
 
@@ -289,6 +334,84 @@ impl LineBitmaps<AtomicBitmap> {
             + self.d1.test_and_set(self.n + col - row) as u32
             + self.d2.test_and_set(row + col) as u32
     }
+
+    /// Marks the lines of a queen like [`LineBitmaps::place`], in bitmaps that no other
+    /// thread writes meanwhile (see [`AtomicBitmap::test_and_set_unshared`]).
+    #[inline]
+    pub(crate) fn place_unshared(&self, row: u64, col: u64) -> u32 {
+        self.columns.test_and_set_unshared(col) as u32
+            + self.d1.test_and_set_unshared(self.n + col - row) as u32
+            + self.d2.test_and_set_unshared(row + col) as u32
+    }
+
+    /// ORs the bitmaps of `others` (of the same board) into these, in parallel, and
+    /// counts what the union tells: several threads can each mark their own bitmaps and
+    /// learn afterwards which lines more than one of them took.
+    pub(crate) fn absorb(&self, others: &[Self]) -> Union {
+        const CHUNK: usize = 1 << 14;
+        let families: [fn(&Self) -> &AtomicBitmap; 3] = [|l| &l.columns, |l| &l.d1, |l| &l.d2];
+        let mut union = Union::default();
+        for family in families {
+            let (taken, marked) = family(self)
+                .words
+                .par_chunks(CHUNK)
+                .enumerate()
+                .map(|(c, words)| {
+                    let range = c * CHUNK..c * CHUNK + words.len();
+                    let others: Vec<&[AtomicU64]> = others
+                        .iter()
+                        .map(|o| &family(o).words[range.clone()])
+                        .collect();
+                    or_words(words, &others)
+                })
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            union.taken += taken;
+            union.overlaps += marked - taken;
+        }
+        union
+    }
+}
+
+/// ORs the words of `others` into `words`; returns the set bits of the result and of all
+/// the words before, which [`LineBitmaps::absorb`] adds up. Counting bits is most of
+/// the work: the `popcnt` instruction where the CPU has it, else the portable count.
+fn or_words(words: &[AtomicU64], others: &[&[AtomicU64]]) -> (u64, u64) {
+    #[inline(always)]
+    fn or_counting(words: &[AtomicU64], others: &[&[AtomicU64]]) -> (u64, u64) {
+        let (mut taken, mut marked) = (0u64, 0u64);
+        for (i, word) in words.iter().enumerate() {
+            let mut bits = word.load(Ordering::Relaxed);
+            marked += bits.count_ones() as u64;
+            for other in others {
+                let more = other[i].load(Ordering::Relaxed);
+                marked += more.count_ones() as u64;
+                bits |= more;
+            }
+            taken += bits.count_ones() as u64;
+            word.store(bits, Ordering::Relaxed);
+        }
+        (taken, marked)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        #[target_feature(enable = "popcnt")]
+        fn with_popcnt(words: &[AtomicU64], others: &[&[AtomicU64]]) -> (u64, u64) {
+            or_counting(words, others)
+        }
+        // SAFETY: the CPU has just been found to have `popcnt`, the only feature enabled.
+        return unsafe { with_popcnt(words, others) };
+    }
+    or_counting(words, others)
+}
+
+/// What [`LineBitmaps::absorb`] found, all three families together.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Union {
+    /// Lines set in the union: the distinct lines taken.
+    pub taken: u64,
+    /// Lines set in more than one of the bitmaps, counted once per bitmap beyond the
+    /// first: the conflicts between queens that different bitmaps marked.
+    pub overlaps: u64,
 }
 
 impl LineBitmaps<Bitmap> {
@@ -358,6 +481,36 @@ mod tests {
     }
 
     #[test]
+    fn unshared_place_counts_like_the_locked_one() {
+        let (locked, unshared) = (LineBitmaps::new_atomic(8), LineBitmaps::new_atomic(8));
+        for (row, col) in [(1, 1), (2, 2), (3, 1), (4, 1), (8, 8), (5, 6)] {
+            assert_eq!(locked.place(row, col), unshared.place_unshared(row, col));
+        }
+    }
+
+    #[test]
+    fn set_run_sets_exactly_its_bits() {
+        for (from, to) in [
+            (0u64, 0u64),
+            (3, 4),
+            (0, 64),
+            (63, 65),
+            (5, 200),
+            (64, 128),
+            (1, 191),
+        ] {
+            let b = AtomicBitmap::new(200);
+            b.set(from.saturating_sub(1)); // a bit before the run stays as it is
+            b.set_run(from, to);
+            let b = b.into_bitmap();
+            for i in 0..200 {
+                let want = (from..to).contains(&i) || i == from.saturating_sub(1);
+                assert_eq!(b.get(i), want, "{from}..{to}: bit {i}");
+            }
+        }
+    }
+
+    #[test]
     fn clear_bit_scan_matches_a_plain_loop() {
         let mut b = Bitmap::new(300);
         for i in (0..300).filter(|i| i % 7 == 0 || i % 11 == 3) {
@@ -390,6 +543,42 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The union and its counts against sets of lines kept in plain vectors; the board
+        /// is large enough that the bitmaps span several of `absorb`'s chunks.
+        #[test]
+        fn absorb_counts_the_union_and_the_overlaps(
+            queens in proptest::collection::vec(
+                proptest::collection::vec((1u64..=600_000, 1u64..=600_000), 0..40), 1..4),
+        ) {
+            let n = 600_000;
+            let sets: Vec<_> = queens.iter().map(|qs| {
+                let b = LineBitmaps::new_atomic(n);
+                for &(row, col) in qs {
+                    b.place_unshared(row, col);
+                }
+                b
+            }).collect();
+            let mut per_set = Vec::new();
+            for qs in &queens {
+                let mut lines: Vec<Line> = qs.iter().flat_map(|&(r, c)| lines_through(n, r, c)).collect();
+                lines.sort_by_key(|l| (l.kind as u8, l.index));
+                lines.dedup();
+                per_set.push(lines);
+            }
+            let mut all: Vec<Line> = per_set.iter().flatten().copied().collect();
+            let marked = all.len() as u64;
+            all.sort_by_key(|l| (l.kind as u8, l.index));
+            all.dedup();
+            let union = sets[0].absorb(&sets[1..]);
+            prop_assert_eq!(union.taken, all.len() as u64);
+            prop_assert_eq!(union.overlaps, marked - all.len() as u64);
+            // Every line of the union is set (and, by the count, no other).
+            let mut merged = sets.into_iter().next().unwrap().into_bitmaps();
+            for &line in &all {
+                prop_assert!(merged.take(line), "{:?} missing", line);
+            }
+        }
+
         #[test]
         fn every_nth_clear_matches_a_bit_by_bit_scan(
             set in proptest::collection::vec(any::<bool>(), 1..400),

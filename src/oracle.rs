@@ -32,6 +32,24 @@ pub fn conflicting_pairs(rows: &[u32]) -> Vec<(u64, u64)> {
     pairs
 }
 
+/// Σ over the lines of the board (columns and both diagonals) of the queens on it less
+/// one: for every queen, how many of its three lines an earlier queen already holds.
+pub fn conflict_count(rows: &[u32]) -> u64 {
+    let n = rows.len() as i64;
+    let queens: Vec<(i64, i64)> = (0..rows.len())
+        .filter(|&r| (1..=n).contains(&(rows[r] as i64)))
+        .map(|r| (r as i64 + 1, rows[r] as i64))
+        .collect();
+    let mut count = 0;
+    for (b, &(rb, cb)) in queens.iter().enumerate() {
+        let earlier = &queens[..b];
+        count += earlier.iter().any(|&(_, c)| c == cb) as u64
+            + earlier.iter().any(|&(r, c)| c - r == cb - rb) as u64
+            + earlier.iter().any(|&(r, c)| c + r == cb + rb) as u64;
+    }
+    count
+}
+
 /// Whether no two queens of `rows` attack each other (every value in 0..=n).
 pub fn is_composition(rows: &[u32]) -> bool {
     rows.iter().all(|&c| c as usize <= rows.len()) && conflicting_pairs(rows).is_empty()

@@ -168,7 +168,7 @@ fn verify_pass(
     input: &Input,
     req: Requirements,
     keep_marks: bool,
-    copy: Option<&mut [u32]>,
+    mut copy: Option<&mut [u32]>,
 ) -> Result<(Report, Option<Marks>), FormatError> {
     let n = input.n();
     if let Some(base) = req.base
@@ -183,11 +183,26 @@ fn verify_pass(
             )),
         ));
     }
-    let lines = LineBitmaps::new_atomic(n);
-    let rows = keep_marks.then(|| AtomicBitmap::new(n + 1));
-    let findings = scan_segments(input, req, &lines, rows.as_ref(), copy)?;
-    let (mut report, sums) = Report::sum(n, findings);
-    input.check_sums(sums)?;
+    let mut pass = marking_pass(
+        input,
+        req,
+        keep_marks,
+        copy.as_deref_mut(),
+        Marking::choose(n),
+    )?;
+    if !pass.consistent() {
+        // Only a bug could bring this here; the locked pass does not depend on which
+        // thread marks what.
+        drop(pass);
+        pass = marking_pass(input, req, keep_marks, copy, Marking::Locked)?;
+        assert!(pass.consistent(), "a locked marking pass adds up");
+    }
+    let MarkingPass {
+        mut report,
+        lines,
+        rows,
+        ..
+    } = pass;
     report.checksum_verified = input.header().is_some();
     let mut marks = None;
     if report.conflict_count > 0 {
@@ -206,14 +221,106 @@ fn verify_pass(
     Ok((report, marks))
 }
 
-/// The parallel pass: every segment marked into `lines` (and `rows`), copied into its
-/// slice of `copy` when given, compared with the base's rows when required.
+/// The most memory that bitmaps of one thread each may take, 1.5 GiB (one set is 0.625
+/// bytes per row): room for two threads at n = 1e9.
+const UNSHARED_MARKS_BUDGET: u64 = 3 << 29;
+
+/// How a pass marks the lines of its queens.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Marking {
+    /// Each thread marks bitmaps of its own with plain loads and stores
+    /// ([`LineBitmaps::place_unshared`]), and the bitmaps are joined at the end
+    /// ([`LineBitmaps::absorb`]): at random lines of a huge board, twice as fast as
+    /// locked marking, for the memory of one set of bitmaps per thread.
+    Unshared,
+    /// All threads mark one set of bitmaps with locked read-modify-writes
+    /// ([`LineBitmaps::place`]).
+    Locked,
+}
+
+impl Marking {
+    /// Unshared bitmaps when one per thread fits [`UNSHARED_MARKS_BUDGET`], else locked.
+    fn choose(n: u64) -> Marking {
+        let threads = rayon::current_num_threads() as u64;
+        let bytes = (n + 1 + 2 * (2 * n + 1)).div_ceil(8);
+        if threads == 1 || threads.saturating_mul(bytes) <= UNSHARED_MARKS_BUDGET {
+            Marking::Unshared
+        } else {
+            Marking::Locked
+        }
+    }
+
+    /// How many sets of bitmaps a pass marking this way needs.
+    fn sets(self) -> usize {
+        match self {
+            Marking::Unshared => rayon::current_num_threads(),
+            Marking::Locked => 1,
+        }
+    }
+}
+
+/// One parallel pass over a file: its findings added up and the lines its queens took.
+struct MarkingPass {
+    report: Report,
+    lines: LineBitmaps<AtomicBitmap>,
+    rows: Option<AtomicBitmap>,
+    /// Distinct lines taken, all three families together.
+    taken: u64,
+}
+
+impl MarkingPass {
+    /// Whether the conflicts counted queen by queen agree with the lines taken: every
+    /// queen in range takes three lines, and each conflict is one line taken again
+    /// (Σ over lines of queens − 1). A lost bit would break the equality.
+    fn consistent(&self) -> bool {
+        let marked = self.report.k - self.report.out_of_range_count;
+        3 * marked == self.taken + self.report.conflict_count
+    }
+}
+
+/// Marks every queen of `input` into fresh bitmaps, the way `marking` says, and adds up
+/// the findings, checking the file's checksums on the way.
+fn marking_pass(
+    input: &Input,
+    req: Requirements,
+    keep_marks: bool,
+    copy: Option<&mut [u32]>,
+    marking: Marking,
+) -> Result<MarkingPass, FormatError> {
+    let n = input.n();
+    let sets: Vec<_> = (0..marking.sets())
+        .map(|_| {
+            let lines = LineBitmaps::new_atomic(n);
+            lines.touch_pages();
+            lines
+        })
+        .collect();
+    let rows = keep_marks.then(|| AtomicBitmap::new(n + 1));
+    let findings = scan_segments(input, req, &sets, rows.as_ref(), copy, marking)?;
+    let (mut report, sums) = Report::sum(n, findings);
+    input.check_sums(sums)?;
+    let mut sets = sets.into_iter();
+    let lines = sets.next().expect("at least one set");
+    let union = lines.absorb(&sets.collect::<Vec<_>>());
+    report.conflict_count += union.overlaps;
+    Ok(MarkingPass {
+        report,
+        lines,
+        rows,
+        taken: union.taken,
+    })
+}
+
+/// The parallel pass: every segment marked into `sets` (one per thread, or one for all:
+/// see [`Marking`]) and `rows`, copied into its slice of `copy` when given, compared with
+/// the base's rows when required.
 fn scan_segments(
     input: &Input,
     req: Requirements,
-    lines: &LineBitmaps<AtomicBitmap>,
+    sets: &[LineBitmaps<AtomicBitmap>],
     rows: Option<&AtomicBitmap>,
     copy: Option<&mut [u32]>,
+    marking: Marking,
 ) -> Result<Vec<SegmentFindings>, FormatError> {
     let seg_rows = input.segment_rows();
     // Each segment's slice of `copy`, if any.
@@ -244,7 +351,9 @@ fn scan_segments(
                     }
                     None => None,
                 };
-                let findings = scan_segment(lines, rows, first, bytes, base);
+                // Unshared marking: this thread's own set (a thread index is one thread).
+                let lines = &sets[rayon::current_thread_index().unwrap_or(0) % sets.len()];
+                let findings = scan_segment(lines, rows, marking, first, bytes, base);
                 input.release(s);
                 Ok(findings)
             },
@@ -304,11 +413,22 @@ fn extend_capped<T>(v: &mut Vec<T>, more: Vec<T>) {
 }
 
 /// How many rows ahead the marking loop prefetches.
-const PREFETCH_AHEAD: usize = 16;
+const PREFETCH_AHEAD: usize = 64;
+
+/// Rows per block of the marking loop: a block whose rows all hold a queen in range, with
+/// no base to compare, takes the lean loop ([`mark_queens`]).
+const BLOCK_ROWS: usize = 64;
+
+/// Row `i` of a segment's little-endian bytes.
+#[inline(always)]
+fn value(bytes: &[u8], i: usize) -> u64 {
+    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()) as u64
+}
 
 fn scan_segment(
     lines: &LineBitmaps<AtomicBitmap>,
     rows: Option<&AtomicBitmap>,
+    marking: Marking,
     first: u64,
     bytes: &[u8],
     base: Option<&[u32]>,
@@ -318,48 +438,113 @@ fn scan_segment(
         block_hashes: PayloadHasher::block_hashes(bytes),
         ..Default::default()
     };
-    let value = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()) as u64;
     let rows_here = bytes.len() / 4;
-    for i in 0..rows_here {
-        // Prefetch the lines of the queen PREFETCH_AHEAD rows on (see AtomicBitmap::prefetch).
-        if i + PREFETCH_AHEAD < rows_here {
-            let ahead = value(i + PREFETCH_AHEAD);
-            if ahead != 0 && ahead <= n {
-                lines.prefetch(first + (i + PREFETCH_AHEAD) as u64 + 1, ahead);
+    let mut start = 0;
+    while start < rows_here {
+        let end = (start + BLOCK_ROWS).min(rows_here);
+        let all_queens = base.is_none()
+            && bytes[4 * start..4 * end]
+                .chunks_exact(4)
+                .fold(true, |all, v| {
+                    all & ((u32::from_le_bytes(v.try_into().unwrap()) as u64).wrapping_sub(1) < n)
+                });
+        if all_queens {
+            f.k += (end - start) as u64;
+            f.conflicts += match marking {
+                Marking::Unshared => mark_queens::<false>(lines, first, bytes, start..end),
+                Marking::Locked => mark_queens::<true>(lines, first, bytes, start..end),
+            };
+            if let Some(rows) = rows {
+                rows.set_run(first + start as u64 + 1, first + end as u64 + 1);
+            }
+        } else {
+            for i in start..end {
+                scan_row(&mut f, lines, rows, marking, first, bytes, base, i);
             }
         }
-        let v = value(i);
-        let row = first + i as u64 + 1;
-        if let Some(base) = base {
-            let b = base[i] as u64;
-            if b != 0 && b != v {
-                f.base_violation_count += 1;
-                if f.base_violations.len() < REPORTED {
-                    f.base_violations.push(BaseViolation {
-                        row,
-                        base: b,
-                        found: v,
-                    });
-                }
-            }
-        }
-        if v == 0 {
-            continue;
-        }
-        f.k += 1;
-        if v > n {
-            f.out_of_range_count += 1;
-            if f.out_of_range.len() < REPORTED {
-                f.out_of_range.push(OutOfRange { row, value: v });
-            }
-            continue;
-        }
-        f.conflicts += lines.place(row, v) as u64;
-        if let Some(rows) = rows {
-            rows.set(row);
-        }
+        start = end;
     }
     f
+}
+
+/// Prefetches the lines of the queen [`PREFETCH_AHEAD`] rows after row `i` of the segment
+/// (see [`AtomicBitmap::prefetch`]); a value out of range prefetches nothing useful, but
+/// no harm either.
+#[inline(always)]
+fn prefetch_ahead(lines: &LineBitmaps<AtomicBitmap>, first: u64, bytes: &[u8], i: usize) {
+    let ahead = (i + PREFETCH_AHEAD).min(bytes.len() / 4 - 1);
+    lines.prefetch(first + ahead as u64 + 1, value(bytes, ahead));
+}
+
+/// Marks rows `range` of a segment, each of which holds a queen in range; returns how
+/// many of their lines were taken already.
+#[inline(always)]
+fn mark_queens<const LOCKED: bool>(
+    lines: &LineBitmaps<AtomicBitmap>,
+    first: u64,
+    bytes: &[u8],
+    range: std::ops::Range<usize>,
+) -> u64 {
+    let mut conflicts = 0;
+    for i in range {
+        prefetch_ahead(lines, first, bytes, i);
+        let row = first + i as u64 + 1;
+        let v = value(bytes, i);
+        conflicts += if LOCKED {
+            lines.place(row, v)
+        } else {
+            lines.place_unshared(row, v)
+        } as u64;
+    }
+    conflicts
+}
+
+/// Row `i` of a segment in full: base, empty row, value out of range, then its lines.
+#[allow(clippy::too_many_arguments)]
+fn scan_row(
+    f: &mut SegmentFindings,
+    lines: &LineBitmaps<AtomicBitmap>,
+    rows: Option<&AtomicBitmap>,
+    marking: Marking,
+    first: u64,
+    bytes: &[u8],
+    base: Option<&[u32]>,
+    i: usize,
+) {
+    prefetch_ahead(lines, first, bytes, i);
+    let v = value(bytes, i);
+    let row = first + i as u64 + 1;
+    if let Some(base) = base {
+        let b = base[i] as u64;
+        if b != 0 && b != v {
+            f.base_violation_count += 1;
+            if f.base_violations.len() < REPORTED {
+                f.base_violations.push(BaseViolation {
+                    row,
+                    base: b,
+                    found: v,
+                });
+            }
+        }
+    }
+    if v == 0 {
+        return;
+    }
+    f.k += 1;
+    if v > lines.n {
+        f.out_of_range_count += 1;
+        if f.out_of_range.len() < REPORTED {
+            f.out_of_range.push(OutOfRange { row, value: v });
+        }
+        return;
+    }
+    f.conflicts += match marking {
+        Marking::Unshared => lines.place_unshared(row, v),
+        Marking::Locked => lines.place(row, v),
+    } as u64;
+    if let Some(rows) = rows {
+        rows.set(row);
+    }
 }
 
 /// Names the first [`REPORTED`] conflicts, ordered by their later queen's row.

@@ -63,6 +63,7 @@ proptest! {
         let n = rows.len() as u32;
         let oor = rows.iter().filter(|&&v| v > n).count() as u64;
         prop_assert_eq!(r.out_of_range_count, oor);
+        prop_assert_eq!(r.conflict_count, crate::oracle::conflict_count(&rows));
         prop_assert_eq!(r.conflict_count == 0, pairs.is_empty());
         prop_assert_eq!(r.verdict == Verdict::Invalid, !pairs.is_empty() || oor > 0);
         // Every reported conflict is a real pair, and the first one is the oracle's first.
@@ -72,5 +73,74 @@ proptest! {
         if let Some(first) = pairs.first() {
             prop_assert_eq!(r.conflicts[0].second.0, first.1);
         }
+    }
+}
+
+/// A board of several segments with conflicts within and across segments, empty rows and
+/// values out of range: every way of marking, on one to three threads, gives the same
+/// report as a count of every line.
+#[test]
+fn every_marking_and_thread_count_gives_the_same_report() {
+    let seg = crate::format::nqb::DEFAULT_FRAME_ROWS as usize;
+    let n = 3 * seg + 1000;
+    let mut rows: Vec<u32> = (1..=n as u64)
+        .map(|r| crate::generate::constructed_column(n as u64, r) as u32)
+        .collect();
+    // Queens moved onto lines other queens hold, near and far; a few rows emptied or
+    // out of range.
+    for (from, to) in [
+        (5, 6),
+        (17, seg + 3),
+        (seg - 1, 2 * seg + 7),
+        (100, 3 * seg + 999),
+    ] {
+        rows[to] = rows[from];
+    }
+    rows[seg + 50] = rows[seg + 49] + 1;
+    rows[3] = 0;
+    rows[seg + 11] = n as u32 + 5;
+    // The expected count, line by line: each line's queens less one.
+    let mut queens_on = vec![0u64; 5 * n + 1];
+    for (r, &c) in rows.iter().enumerate() {
+        if (1..=n).contains(&(c as usize)) {
+            let (r, c) = (r + 1, c as usize);
+            for line in [c, 2 * n + c - r, 3 * n + c + r] {
+                queens_on[line] += 1;
+            }
+        }
+    }
+    let want: u64 = queens_on.iter().map(|q| q.saturating_sub(1)).sum();
+    let input = Input::from_rows(Path::new("t"), "text", &rows).unwrap();
+    for threads in 1..=3 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let markings: &[Marking] = match threads {
+                2 => &[Marking::Unshared, Marking::Locked],
+                _ => &[Marking::Unshared],
+            };
+            for &marking in markings {
+                let pass =
+                    marking_pass(&input, Requirements::default(), false, None, marking).unwrap();
+                let how = format!("{marking:?} on {threads} threads");
+                assert!(pass.consistent(), "{how}");
+                assert_eq!(pass.report.conflict_count, want, "{how}");
+                assert_eq!(
+                    (pass.report.k, pass.report.out_of_range_count),
+                    (n as u64 - 1, 1),
+                    "{how}"
+                );
+            }
+            if threads == 2 {
+                let r = verify(&input, Requirements::default()).unwrap();
+                assert_eq!((r.verdict, r.conflict_count), (Verdict::Invalid, want));
+                assert_eq!(
+                    r.conflicts[0].second.0, 7,
+                    "rows 6 and 7 share a column first"
+                );
+            }
+        });
     }
 }
