@@ -90,7 +90,8 @@ impl NqbFile {
                 "frame 0 holds {first_dlen} bytes, an NQB header frame holds {HEADER_LEN}"
             ))));
         }
-        let header_bytes = decompress(&bytes, first, HEADER_LEN).map_err(|detail| {
+        let mut header_bytes = Vec::new();
+        decompress(&bytes, first, HEADER_LEN, &mut header_bytes).map_err(|detail| {
             fail(ErrorKind::CorruptFrame {
                 frame: 0,
                 first_row: 0,
@@ -200,7 +201,7 @@ impl NqbFile {
                 .map_err(|e| FormatError::new(&self.path, ErrorKind::Read(e))),
             Layout::Zstd(frames) => {
                 let e = frames[i as usize];
-                *scratch = decompress(&self.bytes, e, 4 * rows as usize).map_err(|detail| {
+                decompress(&self.bytes, e, 4 * rows as usize, scratch).map_err(|detail| {
                     FormatError::new(
                         &self.path,
                         ErrorKind::CorruptFrame {
@@ -266,24 +267,52 @@ fn seek_table(bytes: &FileBytes) -> Result<(zeekstd::SeekTable, u64), ErrorKind>
     Ok((table, file_len - tail_len))
 }
 
-/// Decodes one zstd frame that must hold exactly `len` bytes. Memory grows with what the
-/// frame really decodes to, not with the length the seek table claims.
-fn decompress(bytes: &FileBytes, e: FrameEntry, len: usize) -> Result<Vec<u8>, String> {
+/// Decodes one zstd frame that must hold exactly `len` bytes into `out`. Beyond
+/// `DECODE_RESERVE`, memory grows with what the frame really decodes to, not with the
+/// length the seek table claims.
+fn decompress(
+    bytes: &FileBytes,
+    e: FrameEntry,
+    len: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     use std::io::Read;
+    thread_local! {
+        // One decoding context per thread, kept: a fresh one per frame costs its own
+        // allocations, a good part of decoding a 4 MB frame.
+        static DECODER: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
     let mut compressed = Vec::new();
     let src = bytes
         .get(e.offset, e.len as usize, &mut compressed)
         .map_err(|e| e.to_string())?;
-    let mut out = Vec::with_capacity(len.min(DECODE_RESERVE));
-    zstd::stream::read::Decoder::with_buffer(src)
-        .map_err(|e| e.to_string())?
-        .single_frame()
-        .take(len as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| e.to_string())?;
+    out.clear();
+    if len <= DECODE_RESERVE {
+        // One call into a buffer of the frame's size: no window copied out piece by
+        // piece, no output zero-filled first. A frame that decodes to more is an error.
+        out.reserve(len);
+        DECODER.with_borrow_mut(|decoder| {
+            let decoder = match decoder {
+                Some(d) => d,
+                None => decoder.insert(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?),
+            };
+            decoder
+                .decompress_to_buffer(src, out)
+                .map_err(|e| e.to_string())
+        })?;
+    } else {
+        out.reserve(DECODE_RESERVE);
+        zstd::stream::read::Decoder::with_buffer(src)
+            .map_err(|e| e.to_string())?
+            .single_frame()
+            .take(len as u64 + 1)
+            .read_to_end(out)
+            .map_err(|e| e.to_string())?;
+    }
     let got = out.len();
     if got != len {
         return Err(format!("decodes to {got} bytes, expected {len}"));
     }
-    Ok(out)
+    Ok(())
 }
