@@ -1,7 +1,8 @@
 //! Checking compositions and solutions at memory speed, out of core.
 //!
 //! One parallel pass over the segments of a file marks every queen's column and diagonals
-//! in shared bitmaps (about 0.63 bytes per row), counts queens and conflicts, collects
+//! in bitmaps (about 0.63 bytes per row; one set per thread, joined at the end, unless
+//! that exceeds 1.5 GiB: see `Marking`), counts queens and conflicts, collects
 //! out-of-range values and `--base` violations, and hashes the payload. Only when that
 //! pass finds a conflict do two more passes name the first conflicts exactly (see
 //! `first_conflicts`).
