@@ -354,7 +354,15 @@ fn scan_segments(
                 };
                 // Unshared marking: this thread's own set (a thread index is one thread).
                 let lines = &sets[rayon::current_thread_index().unwrap_or(0) % sets.len()];
-                let findings = scan_segment(lines, rows, marking, first, bytes, base);
+                let findings = SegmentScan {
+                    lines,
+                    rows,
+                    marking,
+                    first,
+                    bytes,
+                    base,
+                }
+                .run();
                 input.release(s);
                 Ok(findings)
             },
@@ -417,7 +425,7 @@ fn extend_capped<T>(v: &mut Vec<T>, more: Vec<T>) {
 const PREFETCH_AHEAD: usize = 64;
 
 /// Rows per block of the marking loop: a block whose rows all hold a queen in range, with
-/// no base to compare, takes the lean loop ([`mark_queens`]).
+/// no base to compare, takes the lean loop (`SegmentScan::mark_queens`).
 const BLOCK_ROWS: usize = 64;
 
 /// Row `i` of a segment's little-endian bytes.
@@ -426,125 +434,120 @@ fn value(bytes: &[u8], i: usize) -> u64 {
     u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()) as u64
 }
 
-fn scan_segment(
-    lines: &LineBitmaps<AtomicBitmap>,
-    rows: Option<&AtomicBitmap>,
+/// One segment being scanned: its rows, where their queens are marked, and the base's
+/// rows to compare them with.
+struct SegmentScan<'a> {
+    lines: &'a LineBitmaps<AtomicBitmap>,
+    rows: Option<&'a AtomicBitmap>,
     marking: Marking,
+    /// Rows before the segment.
     first: u64,
-    bytes: &[u8],
-    base: Option<&[u32]>,
-) -> SegmentFindings {
-    let n = lines.n;
-    let mut f = SegmentFindings {
-        block_hashes: PayloadHasher::block_hashes(bytes),
-        ..Default::default()
-    };
-    let rows_here = bytes.len() / 4;
-    let mut start = 0;
-    while start < rows_here {
-        let end = (start + BLOCK_ROWS).min(rows_here);
-        let all_queens = base.is_none()
-            && bytes[4 * start..4 * end]
-                .chunks_exact(4)
-                .fold(true, |all, v| {
-                    all & ((u32::from_le_bytes(v.try_into().unwrap()) as u64).wrapping_sub(1) < n)
-                });
-        if all_queens {
-            f.k += (end - start) as u64;
-            f.conflicts += match marking {
-                Marking::Unshared => mark_queens::<false>(lines, first, bytes, start..end),
-                Marking::Locked => mark_queens::<true>(lines, first, bytes, start..end),
-            };
-            if let Some(rows) = rows {
-                rows.set_run(first + start as u64 + 1, first + end as u64 + 1);
+    bytes: &'a [u8],
+    base: Option<&'a [u32]>,
+}
+
+impl SegmentScan<'_> {
+    /// Scans every row, a block of [`BLOCK_ROWS`] at a time.
+    fn run(&self) -> SegmentFindings {
+        let n = self.lines.n;
+        let mut f = SegmentFindings {
+            block_hashes: PayloadHasher::block_hashes(self.bytes),
+            ..Default::default()
+        };
+        let rows_here = self.bytes.len() / 4;
+        let mut start = 0;
+        while start < rows_here {
+            let end = (start + BLOCK_ROWS).min(rows_here);
+            let all_queens = self.base.is_none()
+                && self.bytes[4 * start..4 * end]
+                    .chunks_exact(4)
+                    .fold(true, |all, v| {
+                        let v = u32::from_le_bytes(v.try_into().unwrap()) as u64;
+                        all & (v.wrapping_sub(1) < n)
+                    });
+            if all_queens {
+                f.k += (end - start) as u64;
+                f.conflicts += match self.marking {
+                    Marking::Unshared => self.mark_queens::<false>(start..end),
+                    Marking::Locked => self.mark_queens::<true>(start..end),
+                };
+                if let Some(rows) = self.rows {
+                    rows.set_run(self.first + start as u64 + 1, self.first + end as u64 + 1);
+                }
+            } else {
+                for i in start..end {
+                    self.row(&mut f, i);
+                }
             }
-        } else {
-            for i in start..end {
-                scan_row(&mut f, lines, rows, marking, first, bytes, base, i);
+            start = end;
+        }
+        f
+    }
+
+    /// Prefetches the lines of the queen [`PREFETCH_AHEAD`] rows after row `i` (see
+    /// [`AtomicBitmap::prefetch`]); a value out of range prefetches nothing useful, but
+    /// no harm either.
+    #[inline(always)]
+    fn prefetch_ahead(&self, i: usize) {
+        let ahead = (i + PREFETCH_AHEAD).min(self.bytes.len() / 4 - 1);
+        self.lines
+            .prefetch(self.first + ahead as u64 + 1, value(self.bytes, ahead));
+    }
+
+    /// Marks rows `range`, each of which holds a queen in range; returns how many of
+    /// their lines were taken already.
+    #[inline(always)]
+    fn mark_queens<const LOCKED: bool>(&self, range: std::ops::Range<usize>) -> u64 {
+        let mut conflicts = 0;
+        for i in range {
+            self.prefetch_ahead(i);
+            let row = self.first + i as u64 + 1;
+            let v = value(self.bytes, i);
+            conflicts += if LOCKED {
+                self.lines.place(row, v)
+            } else {
+                self.lines.place_unshared(row, v)
+            } as u64;
+        }
+        conflicts
+    }
+
+    /// Row `i` in full: base, empty row, value out of range, then its lines.
+    fn row(&self, f: &mut SegmentFindings, i: usize) {
+        self.prefetch_ahead(i);
+        let v = value(self.bytes, i);
+        let row = self.first + i as u64 + 1;
+        if let Some(base) = self.base {
+            let b = base[i] as u64;
+            if b != 0 && b != v {
+                f.base_violation_count += 1;
+                if f.base_violations.len() < REPORTED {
+                    f.base_violations.push(BaseViolation {
+                        row,
+                        base: b,
+                        found: v,
+                    });
+                }
             }
         }
-        start = end;
-    }
-    f
-}
-
-/// Prefetches the lines of the queen [`PREFETCH_AHEAD`] rows after row `i` of the segment
-/// (see [`AtomicBitmap::prefetch`]); a value out of range prefetches nothing useful, but
-/// no harm either.
-#[inline(always)]
-fn prefetch_ahead(lines: &LineBitmaps<AtomicBitmap>, first: u64, bytes: &[u8], i: usize) {
-    let ahead = (i + PREFETCH_AHEAD).min(bytes.len() / 4 - 1);
-    lines.prefetch(first + ahead as u64 + 1, value(bytes, ahead));
-}
-
-/// Marks rows `range` of a segment, each of which holds a queen in range; returns how
-/// many of their lines were taken already.
-#[inline(always)]
-fn mark_queens<const LOCKED: bool>(
-    lines: &LineBitmaps<AtomicBitmap>,
-    first: u64,
-    bytes: &[u8],
-    range: std::ops::Range<usize>,
-) -> u64 {
-    let mut conflicts = 0;
-    for i in range {
-        prefetch_ahead(lines, first, bytes, i);
-        let row = first + i as u64 + 1;
-        let v = value(bytes, i);
-        conflicts += if LOCKED {
-            lines.place(row, v)
-        } else {
-            lines.place_unshared(row, v)
+        if v == 0 {
+            return;
+        }
+        f.k += 1;
+        if v > self.lines.n {
+            f.out_of_range_count += 1;
+            if f.out_of_range.len() < REPORTED {
+                f.out_of_range.push(OutOfRange { row, value: v });
+            }
+            return;
+        }
+        f.conflicts += match self.marking {
+            Marking::Unshared => self.lines.place_unshared(row, v),
+            Marking::Locked => self.lines.place(row, v),
         } as u64;
-    }
-    conflicts
-}
-
-/// Row `i` of a segment in full: base, empty row, value out of range, then its lines.
-#[allow(clippy::too_many_arguments)]
-fn scan_row(
-    f: &mut SegmentFindings,
-    lines: &LineBitmaps<AtomicBitmap>,
-    rows: Option<&AtomicBitmap>,
-    marking: Marking,
-    first: u64,
-    bytes: &[u8],
-    base: Option<&[u32]>,
-    i: usize,
-) {
-    prefetch_ahead(lines, first, bytes, i);
-    let v = value(bytes, i);
-    let row = first + i as u64 + 1;
-    if let Some(base) = base {
-        let b = base[i] as u64;
-        if b != 0 && b != v {
-            f.base_violation_count += 1;
-            if f.base_violations.len() < REPORTED {
-                f.base_violations.push(BaseViolation {
-                    row,
-                    base: b,
-                    found: v,
-                });
-            }
+        if let Some(rows) = self.rows {
+            rows.set(row);
         }
-    }
-    if v == 0 {
-        return;
-    }
-    f.k += 1;
-    if v > lines.n {
-        f.out_of_range_count += 1;
-        if f.out_of_range.len() < REPORTED {
-            f.out_of_range.push(OutOfRange { row, value: v });
-        }
-        return;
-    }
-    f.conflicts += match marking {
-        Marking::Unshared => lines.place_unshared(row, v),
-        Marking::Locked => lines.place(row, v),
-    } as u64;
-    if let Some(rows) = rows {
-        rows.set(row);
     }
 }
 
