@@ -335,6 +335,11 @@ impl Input {
     pub fn release(&self, i: u64) {
         let first = i * self.segment_rows();
         crate::progress::meter().add_read(self.segment_rows().min(self.n().saturating_sub(first)));
+        self.unmap(i);
+    }
+
+    /// [`Input::release`] without counting the rows as read.
+    fn unmap(&self, i: u64) {
         match self {
             Input::Nqb(f) => f.release(i),
             Input::Npy(f) => {
@@ -363,6 +368,9 @@ impl Input {
                 let bytes = self.segment(s, &mut scratch)?;
                 cache.rows = le::to_rows(bytes);
                 cache.index = Some(s);
+                // The rows are copied: a pass over a huge file (a base beside the file
+                // verified, say) keeps only the cache resident, not the whole mapping.
+                self.unmap(s);
             }
             let offset = (row - s * seg) as usize;
             let take = (cache.rows.len() - offset).min(out.len() - done);

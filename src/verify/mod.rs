@@ -424,8 +424,8 @@ fn extend_capped<T>(v: &mut Vec<T>, more: Vec<T>) {
 /// How many rows ahead the marking loop prefetches.
 const PREFETCH_AHEAD: usize = 64;
 
-/// Rows per block of the marking loop: a block whose rows all hold a queen in range, with
-/// no base to compare, takes the lean loop (`SegmentScan::mark_queens`).
+/// Rows per block of the marking loop: a block whose rows all hold a queen in range (each
+/// the base's, if any), takes the lean loop (`SegmentScan::mark_queens`).
 const BLOCK_ROWS: usize = 64;
 
 /// Row `i` of a segment's little-endian bytes.
@@ -458,13 +458,16 @@ impl SegmentScan<'_> {
         let mut start = 0;
         while start < rows_here {
             let end = (start + BLOCK_ROWS).min(rows_here);
-            let all_queens = self.base.is_none()
-                && self.bytes[4 * start..4 * end]
-                    .chunks_exact(4)
-                    .fold(true, |all, v| {
-                        let v = u32::from_le_bytes(v.try_into().unwrap()) as u64;
-                        all & (v.wrapping_sub(1) < n)
-                    });
+            let values = self.bytes[4 * start..4 * end].chunks_exact(4);
+            let value = |v: &[u8]| u32::from_le_bytes(v.try_into().unwrap());
+            // Whether every row of the block holds a queen in range (and keeps the base's).
+            let all_queens = match self.base {
+                None => values.fold(true, |all, v| all & ((value(v) as u64).wrapping_sub(1) < n)),
+                Some(base) => values.zip(&base[start..end]).fold(true, |all, (v, &b)| {
+                    let v = value(v);
+                    all & ((v as u64).wrapping_sub(1) < n) & ((b == 0) | (b == v))
+                }),
+            };
             if all_queens {
                 f.k += (end - start) as u64;
                 f.conflicts += match self.marking {

@@ -144,3 +144,37 @@ fn every_marking_and_thread_count_gives_the_same_report() {
         });
     }
 }
+
+/// A base kept in whole blocks takes the lean loop; a block with one queen of the base
+/// moved is scanned row by row and names it.
+#[test]
+fn base_queens_are_checked_in_every_block() {
+    let n = 1000u64;
+    let rows: Vec<u32> = (1..=n)
+        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .collect();
+    let base_rows: Vec<u32> = (0..n as usize)
+        .map(|i| if i % 3 == 0 { rows[i] } else { 0 })
+        .collect();
+    let base = Input::from_rows(Path::new("b"), "text", &base_rows).unwrap();
+    let req = Requirements {
+        complete: true,
+        base: Some(&base),
+    };
+    let input = Input::from_rows(Path::new("t"), "text", &rows).unwrap();
+    let r = verify(&input, req).unwrap();
+    assert_eq!((r.verdict, r.base_violation_count), (Verdict::Solution, 0));
+    let mut moved = rows.clone();
+    moved.swap(300, 500); // row 301 holds a base queen, row 501 does not
+    let input = Input::from_rows(Path::new("t"), "text", &moved).unwrap();
+    let r = verify(&input, req).unwrap();
+    assert_eq!(r.base_violation_count, 1);
+    assert_eq!(
+        r.base_violations,
+        vec![BaseViolation {
+            row: 301,
+            base: rows[300] as u64,
+            found: rows[500] as u64,
+        }]
+    );
+}
