@@ -100,6 +100,7 @@ impl AtomicBitmap {
     /// Asks for huge pages (see [`advise_huge_pages`]) and touches every page of the
     /// bitmap, in parallel, so that the pages the kernel supplies on first touch are
     /// supplied now, on every core, rather than one random touch at a time while marking.
+    /// For a bitmap with no bit set yet: the touch stores zeros.
     pub(crate) fn touch_pages(&self) {
         advise_huge_pages(&self.words);
         const PAGE_WORDS: usize = 4096 / 8;
