@@ -318,7 +318,8 @@ pub(crate) struct LineBitmaps<B> {
 }
 
 impl LineBitmaps<AtomicBitmap> {
-    /// Empty shared bitmaps for an `n`-board.
+    /// Empty bitmaps for an `n`-board, for several threads to mark at once (locked) or for
+    /// one thread at a time (unshared).
     pub(crate) fn new_atomic(n: u64) -> Self {
         LineBitmaps {
             n,
