@@ -501,15 +501,25 @@ impl SegmentScan<'_> {
     /// their lines were taken already.
     #[inline(always)]
     fn mark_queens<const LOCKED: bool>(&self, range: std::ops::Range<usize>) -> u64 {
+        // Locals, not fields: the stores below would make the compiler reload fields.
+        let (rows, first) = (self.bytes.as_chunks::<4>().0, self.first);
+        let value = |i: usize| u32::from_le_bytes(rows[i]) as u64;
+        let last = rows.len() - 1;
+        let marker = self.lines.unshared_marker();
         let mut conflicts = 0;
         for i in range {
-            self.prefetch_ahead(i);
-            let row = self.first + i as u64 + 1;
-            let v = value(self.bytes, i);
+            let ahead = (i + PREFETCH_AHEAD).min(last);
+            let (ahead_row, ahead_value) = (first + ahead as u64 + 1, value(ahead));
+            let row = first + i as u64 + 1;
+            let v = value(i);
             conflicts += if LOCKED {
+                self.lines.prefetch(ahead_row, ahead_value);
                 self.lines.place(row, v)
             } else {
-                self.lines.place_unshared(row, v)
+                marker.prefetch(ahead_row, ahead_value);
+                // SAFETY: the caller found every value of the block in 1..=n, and `row`
+                // is a row of the segment, in 1..=n.
+                unsafe { marker.place(row, v) }
             } as u64;
         }
         conflicts
