@@ -122,21 +122,6 @@ impl AtomicBitmap {
         }
     }
 
-    /// Sets bit `i` and tells whether it was already set, with a plain load and store
-    /// instead of a locked read-modify-write, for a bitmap no other thread writes while
-    /// this one does: a locked instruction waits for every earlier store and holds back
-    /// every later load, and random marking runs half as fast with it. Were another
-    /// thread to store to the same word at the same moment, one of the two bits could be
-    /// lost (memory stays sound: the accesses are atomic, only not as one).
-    #[inline]
-    pub(crate) fn test_and_set_unshared(&self, i: u64) -> bool {
-        let word = &self.words[(i >> 6) as usize];
-        let mask = 1u64 << (i & 63);
-        let old = word.load(Ordering::Relaxed);
-        word.store(old | mask, Ordering::Relaxed);
-        old & mask != 0
-    }
-
     /// Sets bit `i` and tells whether it was already set.
     #[inline]
     pub(crate) fn test_and_set(&self, i: u64) -> bool {
@@ -362,15 +347,6 @@ impl LineBitmaps<AtomicBitmap> {
             + self.d2.test_and_set(row + col) as u32
     }
 
-    /// Marks the lines of a queen like [`LineBitmaps::place`], in bitmaps that no other
-    /// thread writes meanwhile (see [`AtomicBitmap::test_and_set_unshared`]).
-    #[inline]
-    pub(crate) fn place_unshared(&self, row: u64, col: u64) -> u32 {
-        self.columns.test_and_set_unshared(col) as u32
-            + self.d1.test_and_set_unshared(self.n + col - row) as u32
-            + self.d2.test_and_set_unshared(row + col) as u32
-    }
-
     /// The bitmaps as [`UnsharedMarker`], for a loop that marks many queens in them.
     pub(crate) fn unshared_marker(&self) -> UnsharedMarker<'_> {
         UnsharedMarker {
@@ -434,7 +410,12 @@ impl UnsharedMarker<'_> {
         word(self.d2, row + col);
     }
 
-    /// Marks the lines of a queen like [`LineBitmaps::place_unshared`].
+    /// Marks the lines of a queen like [`LineBitmaps::place`], with a plain load and
+    /// store per line instead of a locked read-modify-write, for bitmaps no other thread
+    /// writes meanwhile: a locked instruction waits for every earlier store and holds back
+    /// every later load, and random marking runs half as fast with it. Were another
+    /// thread to store to the same word at the same moment, one of the two bits could be
+    /// lost (memory stays sound: the accesses are atomic, only not as one).
     ///
     /// # Safety
     /// `row` and `col` must lie in `1..=n`: then the column (at most n), the D1 line
@@ -571,7 +552,9 @@ mod tests {
     fn unshared_place_counts_like_the_locked_one() {
         let (locked, unshared) = (LineBitmaps::new_atomic(8), LineBitmaps::new_atomic(8));
         for (row, col) in [(1, 1), (2, 2), (3, 1), (4, 1), (8, 8), (5, 6)] {
-            assert_eq!(locked.place(row, col), unshared.place_unshared(row, col));
+            // SAFETY: every square is on the 8-board.
+            let taken = unsafe { unshared.unshared_marker().place(row, col) };
+            assert_eq!(locked.place(row, col), taken);
         }
     }
 
@@ -641,7 +624,8 @@ mod tests {
             let sets: Vec<_> = queens.iter().map(|qs| {
                 let b = LineBitmaps::new_atomic(n);
                 for &(row, col) in qs {
-                    b.place_unshared(row, col);
+                    // SAFETY: proptest draws rows and columns in 1..=n.
+                    unsafe { b.unshared_marker().place(row, col) };
                 }
                 b
             }).collect();

@@ -230,7 +230,7 @@ const UNSHARED_MARKS_BUDGET: u64 = 3 << 29;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Marking {
     /// Each thread marks bitmaps of its own with plain loads and stores
-    /// ([`LineBitmaps::place_unshared`]), and the bitmaps are joined at the end
+    /// ([`UnsharedMarker`](crate::board::UnsharedMarker)), and the bitmaps are joined at the end
     /// ([`LineBitmaps::absorb`]): at random lines of a huge board, twice as fast as
     /// locked marking, for the memory of one set of bitmaps per thread.
     Unshared,
@@ -359,7 +359,7 @@ fn scan_segments(
                     rows,
                     marking,
                     first,
-                    bytes,
+                    values: bytes.as_chunks::<4>().0,
                     base,
                 }
                 .run();
@@ -428,12 +428,6 @@ const PREFETCH_AHEAD: usize = 64;
 /// the base's, if any), takes the lean loop (`SegmentScan::mark_queens`).
 const BLOCK_ROWS: usize = 64;
 
-/// Row `i` of a segment's little-endian bytes.
-#[inline(always)]
-fn value(bytes: &[u8], i: usize) -> u64 {
-    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()) as u64
-}
-
 /// One segment being scanned: its rows, where their queens are marked, and the base's
 /// rows to compare them with.
 struct SegmentScan<'a> {
@@ -442,7 +436,8 @@ struct SegmentScan<'a> {
     marking: Marking,
     /// Rows before the segment.
     first: u64,
-    bytes: &'a [u8],
+    /// The segment's rows, each as its four little-endian bytes.
+    values: &'a [[u8; 4]],
     base: Option<&'a [u32]>,
 }
 
@@ -451,20 +446,20 @@ impl SegmentScan<'_> {
     fn run(&self) -> SegmentFindings {
         let n = self.lines.n;
         let mut f = SegmentFindings {
-            block_hashes: PayloadHasher::block_hashes(self.bytes),
+            block_hashes: PayloadHasher::block_hashes(self.values.as_flattened()),
             ..Default::default()
         };
-        let rows_here = self.bytes.len() / 4;
+        let rows_here = self.values.len();
         let mut start = 0;
         while start < rows_here {
             let end = (start + BLOCK_ROWS).min(rows_here);
-            let values = self.bytes[4 * start..4 * end].chunks_exact(4);
-            let value = |v: &[u8]| u32::from_le_bytes(v.try_into().unwrap());
+            let values = self.values[start..end]
+                .iter()
+                .map(|&v| u32::from_le_bytes(v));
             // Whether every row of the block holds a queen in range (and keeps the base's).
             let all_queens = match self.base {
-                None => values.fold(true, |all, v| all & ((value(v) as u64).wrapping_sub(1) < n)),
+                None => values.fold(true, |all, v| all & ((v as u64).wrapping_sub(1) < n)),
                 Some(base) => values.zip(&base[start..end]).fold(true, |all, (v, &b)| {
-                    let v = value(v);
                     all & ((v as u64).wrapping_sub(1) < n) & ((b == 0) | (b == v))
                 }),
             };
@@ -487,14 +482,20 @@ impl SegmentScan<'_> {
         f
     }
 
+    /// Row `i`'s value.
+    #[inline(always)]
+    fn value(&self, i: usize) -> u64 {
+        u32::from_le_bytes(self.values[i]) as u64
+    }
+
     /// Prefetches the lines of the queen [`PREFETCH_AHEAD`] rows after row `i` (see
     /// [`AtomicBitmap::prefetch`]); a value out of range prefetches nothing useful, but
     /// no harm either.
     #[inline(always)]
     fn prefetch_ahead(&self, i: usize) {
-        let ahead = (i + PREFETCH_AHEAD).min(self.bytes.len() / 4 - 1);
+        let ahead = (i + PREFETCH_AHEAD).min(self.values.len() - 1);
         self.lines
-            .prefetch(self.first + ahead as u64 + 1, value(self.bytes, ahead));
+            .prefetch(self.first + ahead as u64 + 1, self.value(ahead));
     }
 
     /// Marks rows `range`, each of which holds a queen in range; returns how many of
@@ -502,9 +503,9 @@ impl SegmentScan<'_> {
     #[inline(always)]
     fn mark_queens<const LOCKED: bool>(&self, range: std::ops::Range<usize>) -> u64 {
         // Locals, not fields: the stores below would make the compiler reload fields.
-        let (rows, first) = (self.bytes.as_chunks::<4>().0, self.first);
-        let value = |i: usize| u32::from_le_bytes(rows[i]) as u64;
-        let last = rows.len() - 1;
+        let (values, first) = (self.values, self.first);
+        let value = |i: usize| u32::from_le_bytes(values[i]) as u64;
+        let last = values.len() - 1;
         let marker = self.lines.unshared_marker();
         let mut conflicts = 0;
         for i in range {
@@ -528,7 +529,7 @@ impl SegmentScan<'_> {
     /// Row `i` in full: base, empty row, value out of range, then its lines.
     fn row(&self, f: &mut SegmentFindings, i: usize) {
         self.prefetch_ahead(i);
-        let v = value(self.bytes, i);
+        let v = self.value(i);
         let row = self.first + i as u64 + 1;
         if let Some(base) = self.base {
             let b = base[i] as u64;
@@ -555,7 +556,9 @@ impl SegmentScan<'_> {
             return;
         }
         f.conflicts += match self.marking {
-            Marking::Unshared => self.lines.place_unshared(row, v),
+            // SAFETY: `v` is in 1..=n (0 and values above n returned above), and `row`
+            // is a row of the segment, in 1..=n.
+            Marking::Unshared => unsafe { self.lines.unshared_marker().place(row, v) },
             Marking::Locked => self.lines.place(row, v),
         } as u64;
         if let Some(rows) = self.rows {
