@@ -14,7 +14,7 @@ pub enum Kernel {
     Portable,
     /// x86-64 with AVX2, BMI1/2 and POPCNT (Haswell, Zen and later).
     Avx2,
-    /// x86-64 with AVX-512F, BW and VPOPCNTDQ (Ice Lake, Zen 4 and later).
+    /// x86-64 with AVX-512F, BW, VL and VPOPCNTDQ (Ice Lake, Zen 4 and later).
     Avx512,
 }
 
@@ -60,6 +60,7 @@ impl Kernel {
             Kernel::Avx512 => {
                 std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
                     && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
                     && std::arch::is_x86_feature_detected!("popcnt")
             }
@@ -132,19 +133,19 @@ impl Kernel {
 fn disjoint_pairs_portable<const E: usize>(patterns: &[u64], items: &[u64], bits: u32) -> u64 {
     // The baseline has no population count instruction for a word (x86-64 before SSE4.2;
     // NEON's counts bytes): bits are counted by bytes.
-    disjoint_pairs::<8, E, true>(patterns, items, bits)
+    disjoint_pairs::<8, E, Bytewise>(patterns, items, bits)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 fn disjoint_pairs_avx2<const E: usize>(patterns: &[u64], items: &[u64], bits: u32) -> u64 {
-    disjoint_pairs::<16, E, false>(patterns, items, bits)
+    disjoint_pairs::<16, E, WordCounts>(patterns, items, bits)
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vpopcntdq,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,bmi1,bmi2,popcnt")]
 fn disjoint_pairs_avx512<const E: usize>(patterns: &[u64], items: &[u64], bits: u32) -> u64 {
-    disjoint_pairs::<16, E, false>(patterns, items, bits)
+    disjoint_pairs::<16, E, Avx512Counts>(patterns, items, bits)
 }
 
 /// Bits of a mask combined in advance: a table entry per value of each chunk of `K` bits,
@@ -175,10 +176,10 @@ struct Entry<const W: usize>(Lanes<W>);
 /// Bit-sliced matching: the patterns are cut into blocks of `64 W`; for each block and each
 /// chunk of a mask's bits, every value of that chunk maps to the block's patterns having
 /// none of its bits. An item is then matched against a whole block by AND-ing one entry per
-/// chunk, and the bits left are the block's patterns disjoint from it. `BY_BYTES`: count
-/// those bits without a population count instruction ([`BytewiseCounts`]).
+/// chunk, and the bits left are the block's patterns disjoint from it. `C` counts those
+/// bits for the kernel ([`Tally`]).
 #[inline(always)]
-fn disjoint_pairs<const W: usize, const E: usize, const BY_BYTES: bool>(
+fn disjoint_pairs<const W: usize, const E: usize, C: Tally>(
     patterns: &[u64],
     items: &[u64],
     bits: u32,
@@ -195,14 +196,14 @@ fn disjoint_pairs<const W: usize, const E: usize, const BY_BYTES: bool>(
     // chunks unrolls (13 chunks of 5 bits cover 64).
     const { assert!(13 * E.trailing_zeros() >= 64) };
     match bits.div_ceil(E.trailing_zeros()) {
-        0..=6 => blocks::<W, E, 6, BY_BYTES>(patterns, items),
-        7 => blocks::<W, E, 7, BY_BYTES>(patterns, items),
-        8 => blocks::<W, E, 8, BY_BYTES>(patterns, items),
-        9 => blocks::<W, E, 9, BY_BYTES>(patterns, items),
-        10 => blocks::<W, E, 10, BY_BYTES>(patterns, items),
-        11 => blocks::<W, E, 11, BY_BYTES>(patterns, items),
-        12 => blocks::<W, E, 12, BY_BYTES>(patterns, items),
-        _ => blocks::<W, E, 13, BY_BYTES>(patterns, items),
+        0..=6 => blocks::<W, E, 6, C>(patterns, items),
+        7 => blocks::<W, E, 7, C>(patterns, items),
+        8 => blocks::<W, E, 8, C>(patterns, items),
+        9 => blocks::<W, E, 9, C>(patterns, items),
+        10 => blocks::<W, E, 10, C>(patterns, items),
+        11 => blocks::<W, E, 11, C>(patterns, items),
+        12 => blocks::<W, E, 12, C>(patterns, items),
+        _ => blocks::<W, E, 13, C>(patterns, items),
     }
 }
 
@@ -210,26 +211,26 @@ fn disjoint_pairs<const W: usize, const E: usize, const BY_BYTES: bool>(
 /// (most column sets have a few hundred halves, where a block of 1024 would be mostly
 /// empty).
 #[inline(always)]
-fn blocks<const W: usize, const E: usize, const CHUNKS: usize, const BY_BYTES: bool>(
+fn blocks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally>(
     patterns: &[u64],
     items: &[u64],
 ) -> u64 {
     let (head, tail) = patterns.split_at(patterns.len() / (64 * W) * (64 * W));
-    let mut total = pairs_in_chunks::<W, E, CHUNKS, BY_BYTES>(head, items);
+    let mut total = pairs_in_chunks::<W, E, CHUNKS, C>(head, items);
     if !tail.is_empty() {
         total += if W > 4 && tail.len() <= 256 {
-            pairs_in_chunks::<4, E, CHUNKS, BY_BYTES>(tail, items)
+            pairs_in_chunks::<4, E, CHUNKS, C>(tail, items)
         } else if W > 8 && tail.len() <= 512 {
-            pairs_in_chunks::<8, E, CHUNKS, BY_BYTES>(tail, items)
+            pairs_in_chunks::<8, E, CHUNKS, C>(tail, items)
         } else {
-            pairs_in_chunks::<W, E, CHUNKS, BY_BYTES>(tail, items)
+            pairs_in_chunks::<W, E, CHUNKS, C>(tail, items)
         };
     }
     total
 }
 
 #[inline(always)]
-fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, const BY_BYTES: bool>(
+fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally>(
     patterns: &[u64],
     items: &[u64],
 ) -> u64 {
@@ -272,25 +273,8 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, const BY
                 entries[v] = Entry(e);
             }
         }
-        // Counted into one sum per lane, without a branch and without adding the lanes
-        // up: testing for an empty result first, and a horizontal sum per item, measured
-        // 16-29 % slower (BENCHMARKS.md, issue 18).
-        if BY_BYTES {
-            for group in items.chunks(BYTEWISE_ITEMS) {
-                let mut counts = BytewiseCounts::<W>::new();
-                for &x in group {
-                    counts.add(&matched(table, x));
-                }
-                counts.drain_into(&mut lanes);
-            }
-        } else {
-            for &x in items {
-                let acc = matched(table, x);
-                for w in 0..W {
-                    lanes[w] += acc[w].count_ones() as u64;
-                }
-            }
-        }
+        // SAFETY: `C` is the tally of the kernel whose features were detected.
+        unsafe { C::tally(table, items, &mut lanes) };
     }
     lanes.iter().sum()
 }
@@ -311,6 +295,145 @@ fn matched<const W: usize, const E: usize, const CHUNKS: usize>(
         }
     }
     acc
+}
+
+/// How a kernel counts, for one block, the pairs its table holds with every item: each
+/// item's [`matched`] lanes are counted into one sum per lane, without a branch and without
+/// adding the lanes up (testing for an empty result first, and a horizontal sum per item,
+/// measured 16-29 % slower; BENCHMARKS.md, issue 18).
+trait Tally {
+    /// Adds, lane by lane, the set bits of every item's matched lanes to `lanes`.
+    ///
+    /// # Safety
+    /// The CPU has the instructions the tally is written with.
+    unsafe fn tally<const W: usize, const E: usize, const CHUNKS: usize>(
+        table: &[[Entry<W>; E]; CHUNKS],
+        items: &[u64],
+        lanes: &mut Lanes<W>,
+    );
+}
+
+/// Without a population count instruction: by bytes ([`BytewiseCounts`]).
+struct Bytewise;
+
+impl Tally for Bytewise {
+    #[inline(always)]
+    unsafe fn tally<const W: usize, const E: usize, const CHUNKS: usize>(
+        table: &[[Entry<W>; E]; CHUNKS],
+        items: &[u64],
+        lanes: &mut Lanes<W>,
+    ) {
+        for group in items.chunks(BYTEWISE_ITEMS) {
+            let mut counts = BytewiseCounts::<W>::new();
+            for &x in group {
+                counts.add(&matched(table, x));
+            }
+            counts.drain_into(lanes);
+        }
+    }
+}
+
+/// With a population count of each word, left to the compiler (AVX2 and POPCNT).
+struct WordCounts;
+
+impl Tally for WordCounts {
+    #[inline(always)]
+    unsafe fn tally<const W: usize, const E: usize, const CHUNKS: usize>(
+        table: &[[Entry<W>; E]; CHUNKS],
+        items: &[u64],
+        lanes: &mut Lanes<W>,
+    ) {
+        for &x in items {
+            let acc = matched(table, x);
+            for w in 0..W {
+                lanes[w] += acc[w].count_ones() as u64;
+            }
+        }
+    }
+}
+
+/// With AVX-512 registers and VPOPCNTDQ, written out: compiled for AVX-512 from the
+/// generic loop of [`WordCounts`], the compiler matched eight items at a time with gather
+/// loads, and the kernel ran 1.7x slower than the AVX2 one (BENCHMARKS.md, issue 18).
+#[cfg(target_arch = "x86_64")]
+struct Avx512Counts;
+
+#[cfg(target_arch = "x86_64")]
+impl Tally for Avx512Counts {
+    #[inline(always)]
+    unsafe fn tally<const W: usize, const E: usize, const CHUNKS: usize>(
+        table: &[[Entry<W>; E]; CHUNKS],
+        items: &[u64],
+        lanes: &mut Lanes<W>,
+    ) {
+        // SAFETY: the caller's CPU has the features (the trait's contract).
+        unsafe { tally_avx512(table, items, lanes) }
+    }
+}
+
+/// [`Avx512Counts`]: 512-bit lanes for blocks of 512 or 1024 patterns, 256-bit ones (with
+/// AVX-512VL) for the narrow tail blocks of 256.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512vpopcntdq")]
+fn tally_avx512<const W: usize, const E: usize, const CHUNKS: usize>(
+    table: &[[Entry<W>; E]; CHUNKS],
+    items: &[u64],
+    lanes: &mut Lanes<W>,
+) {
+    use std::arch::x86_64::*;
+    const { assert!(W == 4 || W == 8 || W == 16) };
+    let chunk = E.trailing_zeros() as usize;
+    // An entry is 64-byte aligned and W words long; `at(c, x)` points at the entry of
+    // item `x`'s chunk `c`.
+    let at = |c: usize, x: u64| table[c][(x >> (chunk * c)) as usize & (E - 1)].0.as_ptr();
+    if W == 4 {
+        let mut sum = _mm256_setzero_si256();
+        for &x in items {
+            // SAFETY: an entry holds W = 4 words, aligned to 64 bytes.
+            let mut acc = unsafe { _mm256_load_si256(at(0, x).cast()) };
+            for c in 1..CHUNKS {
+                // SAFETY: as above.
+                let e = unsafe { _mm256_load_si256(at(c, x).cast()) };
+                acc = _mm256_and_si256(acc, e);
+            }
+            sum = _mm256_add_epi64(sum, _mm256_popcnt_epi64(acc));
+        }
+        let mut out = [0u64; 4];
+        // SAFETY: `out` holds four words.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), sum) };
+        for (lane, v) in lanes.iter_mut().zip(out) {
+            *lane += v;
+        }
+        return;
+    }
+    // W = 8 or 16: one or two 512-bit registers per entry.
+    let halves = W / 8;
+    let mut sum = [_mm512_setzero_si512(); 2];
+    for &x in items {
+        let mut acc = [_mm512_setzero_si512(); 2];
+        for (h, acc) in acc.iter_mut().enumerate().take(halves) {
+            // SAFETY: an entry holds W words, aligned to 64 bytes; `h < W / 8`.
+            *acc = unsafe { _mm512_load_si512(at(0, x).add(8 * h).cast()) };
+        }
+        for c in 1..CHUNKS {
+            for (h, acc) in acc.iter_mut().enumerate().take(halves) {
+                // SAFETY: as above.
+                let e = unsafe { _mm512_load_si512(at(c, x).add(8 * h).cast()) };
+                *acc = _mm512_and_si512(*acc, e);
+            }
+        }
+        for h in 0..halves {
+            sum[h] = _mm512_add_epi64(sum[h], _mm512_popcnt_epi64(acc[h]));
+        }
+    }
+    for h in 0..halves {
+        let mut out = [0u64; 8];
+        // SAFETY: `out` holds eight words.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), sum[h]) };
+        for (lane, v) in lanes[8 * h..].iter_mut().zip(out) {
+            *lane += v;
+        }
+    }
 }
 
 /// Set bits of a few bit-sliced results, counted per lane without a population count
