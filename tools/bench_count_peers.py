@@ -29,8 +29,8 @@ A000170 = {12: 14200, 13: 73712, 14: 365596, 15: 2279184, 16: 14772512, 17: 9581
 # The peer's own tuning table (solcounter.h): n -> (sieveCuts, matchMinSize, bmiIntrin).
 PEER_CFG = {16: (0, 40, False), 17: (0, 40, False), 18: (0, 40, False), 19: (0, 40, True),
             20: (3, 60, True), 21: (3, 60, True), 22: (6, 80, True)}
-SIMD = ["sse4_2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "avx512f", "avx512bw",
-        "avx512vpopcntdq", "asimd", "sve"]
+SIMD = ["sse4_2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "avx512f", "avx512bw", "avx512vl",
+        "avx512_vpopcntdq", "asimd", "sve"]
 
 
 def cpu():
