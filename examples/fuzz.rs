@@ -411,7 +411,7 @@ fn work_dir(target: &str) -> PathBuf {
 }
 
 fn save_finding(dir: &Path, kind: &str, bytes: &[u8], ext: &str) -> PathBuf {
-    let h = xxhash_rust::xxh3::xxh3_64(bytes);
+    let h = twox_hash::XxHash3_64::oneshot(bytes);
     let p = dir.join("findings").join(format!("{kind}-{h:016x}.{ext}"));
     std::fs::write(&p, bytes).unwrap();
     p

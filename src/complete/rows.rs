@@ -85,7 +85,7 @@ impl RowStore {
             .par_chunks(bytes_per_block)
             .map(|b| {
                 let k = b.chunks_exact(4).filter(|c| c != &[0, 0, 0, 0]).count() as u64;
-                (k, xxhash_rust::xxh3::xxh3_64(b))
+                (k, twox_hash::XxHash3_64::oneshot(b))
             })
             .collect();
         let mut hasher = PayloadHasher::new();

@@ -171,7 +171,7 @@ impl Checkpoint {
 
     fn to_text(&self) -> String {
         let body = self.body();
-        let sum = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        let sum = twox_hash::XxHash3_64::oneshot(body.as_bytes());
         format!("{body},\"xxh3\":\"{sum:016x}\"}}\n")
     }
 
@@ -228,7 +228,7 @@ impl Checkpoint {
             .ok_or_else(|| bad("no checksum at the end"))?;
         let actual = format!(
             "{:016x}",
-            xxhash_rust::xxh3::xxh3_64(&text.as_bytes()[..body_end])
+            twox_hash::XxHash3_64::oneshot(&text.as_bytes()[..body_end])
         );
         if actual != expected {
             return Err(CheckpointError::Corrupt(format!(

@@ -64,7 +64,7 @@ pub fn write_raw_nqb(path: &Path, n: u64, rows: &[u32]) {
 
 /// Recomputes the header checksum after a test edited header bytes.
 pub fn reseal_header(bytes: &mut [u8]) {
-    let h = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
+    let h = twox_hash::XxHash3_64::oneshot(&bytes[..56]);
     bytes[56..64].copy_from_slice(&h.to_le_bytes());
 }
 

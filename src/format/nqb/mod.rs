@@ -12,9 +12,15 @@ use super::{AtomicFile, ErrorKind, FormatError};
 use crate::board::MAX_N;
 use rayon::prelude::*;
 use std::fs::File;
+use std::hash::Hasher;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use twox_hash::XxHash3_64;
+
+/// XXH3-64 of `bytes` (SIMD chosen at run time: AVX2, NEON or SSE2).
+fn xxh3_64(bytes: &[u8]) -> u64 {
+    XxHash3_64::oneshot(bytes)
+}
 
 mod checksum;
 mod header;

@@ -13,7 +13,7 @@ pub(super) fn header_frame(header: &[u8; HEADER_LEN]) -> [u8; HEADER_FRAME_LEN] 
     let block = 1u32 | ((HEADER_LEN as u32) << 3); // last block, raw, 64 bytes
     f[6..9].copy_from_slice(&block.to_le_bytes()[..3]);
     f[9..9 + HEADER_LEN].copy_from_slice(header);
-    let sum = xxhash_rust::xxh64::xxh64(header, 0) as u32;
+    let sum = twox_hash::XxHash64::oneshot(0, header) as u32;
     f[9 + HEADER_LEN..].copy_from_slice(&sum.to_le_bytes());
     f
 }
@@ -28,7 +28,7 @@ pub struct NqbWriter {
     rows: u64,
     k: u64,
     hasher: PayloadHasher,
-    block: Xxh3,
+    block: XxHash3_64,
     block_fill: u64,
     pending: Vec<u8>,
     seek_table: zeekstd::SeekTable,
@@ -71,7 +71,7 @@ impl NqbWriter {
             rows: 0,
             k: 0,
             hasher: PayloadHasher::new(),
-            block: Xxh3::new(),
+            block: XxHash3_64::new(),
             block_fill: 0,
             pending: Vec::new(),
             seek_table,
@@ -124,12 +124,12 @@ impl NqbWriter {
         let block_bytes = CHECKSUM_BLOCK_ROWS * 4;
         while !bytes.is_empty() {
             let take = ((block_bytes - self.block_fill) as usize).min(bytes.len());
-            self.block.update(&bytes[..take]);
+            self.block.write(&bytes[..take]);
             self.block_fill += take as u64;
             bytes = &bytes[take..];
             if self.block_fill == block_bytes {
-                self.hasher.push(self.block.digest());
-                self.block.reset();
+                self.hasher.push(self.block.finish());
+                self.block = XxHash3_64::new();
                 self.block_fill = 0;
             }
         }
@@ -181,7 +181,7 @@ impl NqbWriter {
             let rest = std::mem::take(&mut self.pending);
             self.compress_frames(&rest, frame_rows)?;
         } else if self.block_fill > 0 {
-            self.hasher.push(self.block.digest());
+            self.hasher.push(self.block.finish());
         }
         let header = Header {
             n: self.n,
