@@ -8,7 +8,8 @@
 //! `first_conflicts`).
 
 use crate::board::{AtomicBitmap, Bitmap, LineBitmaps, LineKind, lines_through};
-use crate::format::{ErrorKind, FormatError, Input, SegmentCache, SegmentSum, nqb::PayloadHasher};
+use crate::format::nqb::{CHECKSUM_BLOCK_ROWS, PayloadHasher};
+use crate::format::{ErrorKind, FormatError, Input, SegmentCache, SegmentSum};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -428,6 +429,11 @@ const PREFETCH_AHEAD: usize = 64;
 /// the base's, if any), takes the lean loop (`SegmentScan::mark_queens`).
 const BLOCK_ROWS: usize = 64;
 
+/// Rows per checksum block: segments start on a block's first row, and blocks are whole
+/// marking blocks.
+const HASH_BLOCK_ROWS: usize = CHECKSUM_BLOCK_ROWS as usize;
+const _: () = assert!(HASH_BLOCK_ROWS.is_multiple_of(BLOCK_ROWS));
+
 /// One segment being scanned: its rows, where their queens are marked, and the base's
 /// rows to compare them with.
 struct SegmentScan<'a> {
@@ -445,13 +451,17 @@ impl SegmentScan<'_> {
     /// Scans every row, a block of [`BLOCK_ROWS`] at a time.
     fn run(&self) -> SegmentFindings {
         let n = self.lines.n;
-        let mut f = SegmentFindings {
-            block_hashes: PayloadHasher::block_hashes(self.values.as_flattened()),
-            ..Default::default()
-        };
+        let mut f = SegmentFindings::default();
         let rows_here = self.values.len();
         let mut start = 0;
         while start < rows_here {
+            // Each checksum block is hashed just before its rows are marked, while it is in
+            // the cache (a segment of 4 MiB hashed whole was read from memory twice).
+            if start.is_multiple_of(HASH_BLOCK_ROWS) {
+                let block = &self.values[start..(start + HASH_BLOCK_ROWS).min(rows_here)];
+                f.block_hashes
+                    .extend(PayloadHasher::block_hashes(block.as_flattened()));
+            }
             let end = (start + BLOCK_ROWS).min(rows_here);
             let values = self.values[start..end]
                 .iter()
