@@ -9,7 +9,9 @@
 //! [`Input`]: crate::format::Input
 //! [`RowWriter`]: crate::format::RowWriter
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
 
 /// The stages of a completion run, in the order they usually come.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,16 +70,33 @@ pub struct Meter {
     free_rows: AtomicU64,
     restarts: AtomicU64,
     dead_ends: AtomicU64,
+    /// Whether stage changes are logged into `stage_log`.
+    logging: AtomicBool,
+    /// Every stage change since the log was last taken, while `logging`: a stage can be
+    /// over (a small input read in a millisecond) before anyone polls the meter.
+    stage_log: Mutex<Vec<Reading>>,
 }
 
-static METER: Meter = Meter {
-    rows_read: AtomicU64::new(0),
-    rows_written: AtomicU64::new(0),
-    stage: AtomicU8::new(Stage::Idle as u8),
-    free_rows: AtomicU64::new(0),
-    restarts: AtomicU64::new(0),
-    dead_ends: AtomicU64::new(0),
-};
+static METER: Meter = Meter::new();
+
+/// Every counter of the meter at one moment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reading {
+    /// When it was taken.
+    pub at: Instant,
+    /// See [`Meter::stage`].
+    pub stage: Stage,
+    /// See [`Meter::free_rows`].
+    pub free_rows: u64,
+    /// See [`Meter::restarts`].
+    pub restarts: u64,
+    /// See [`Meter::dead_ends`].
+    pub dead_ends: u64,
+    /// See [`Meter::rows_read`].
+    pub rows_read: u64,
+    /// See [`Meter::rows_written`].
+    pub rows_written: u64,
+}
 
 /// The process's meter.
 pub fn meter() -> &'static Meter {
@@ -85,6 +104,20 @@ pub fn meter() -> &'static Meter {
 }
 
 impl Meter {
+    /// Every counter at zero, idle, not logging.
+    const fn new() -> Meter {
+        Meter {
+            rows_read: AtomicU64::new(0),
+            rows_written: AtomicU64::new(0),
+            stage: AtomicU8::new(Stage::Idle as u8),
+            free_rows: AtomicU64::new(0),
+            restarts: AtomicU64::new(0),
+            dead_ends: AtomicU64::new(0),
+            logging: AtomicBool::new(false),
+            stage_log: Mutex::new(Vec::new()),
+        }
+    }
+
     /// Rows that inputs have handed out and released since the process started.
     pub fn rows_read(&self) -> u64 {
         self.rows_read.load(Relaxed)
@@ -132,8 +165,42 @@ impl Meter {
         self.rows_written.fetch_add(rows, Relaxed);
     }
 
+    /// Every counter, now.
+    pub fn read(&self) -> Reading {
+        Reading {
+            at: Instant::now(),
+            stage: self.stage(),
+            free_rows: self.free_rows(),
+            restarts: self.restarts(),
+            dead_ends: self.dead_ends(),
+            rows_read: self.rows_read(),
+            rows_written: self.rows_written(),
+        }
+    }
+
+    /// Starts (or stops) logging a [`Reading`] at every stage change, for
+    /// [`Meter::take_stage_log`]; a stopped log is emptied.
+    pub fn log_stages(&self, on: bool) {
+        self.logging.store(on, Relaxed);
+        if !on {
+            self.take_stage_log();
+        }
+    }
+
+    /// The readings logged at stage changes since the last call, oldest first.
+    pub fn take_stage_log(&self) -> Vec<Reading> {
+        std::mem::take(&mut *self.stage_log.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     pub(crate) fn set_stage(&self, stage: Stage) {
         self.stage.store(stage as u8, Relaxed);
+        if self.logging.load(Relaxed) {
+            let reading = self.read();
+            self.stage_log
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(reading);
+        }
     }
 
     pub(crate) fn set_free_rows(&self, rows: u64) {
@@ -150,5 +217,29 @@ mod tests {
         for s in Stage::ALL {
             assert_eq!(Stage::ALL[s as u8 as usize], s);
         }
+    }
+
+    #[test]
+    fn a_logged_stage_change_is_kept_until_taken() {
+        // A meter of its own: the process's is shared by every test.
+        let m = Meter::new();
+        m.set_stage(Stage::Input);
+        assert!(m.take_stage_log().is_empty(), "not logging yet");
+        m.log_stages(true);
+        m.set_stage(Stage::Input);
+        m.set_free_rows(7);
+        m.set_stage(Stage::Pairing);
+        m.set_stage(Stage::Output);
+        let log = m.take_stage_log();
+        let stages: Vec<_> = log.iter().map(|r| (r.stage, r.free_rows)).collect();
+        assert_eq!(
+            stages,
+            [(Stage::Input, 0), (Stage::Pairing, 7), (Stage::Output, 7)]
+        );
+        assert!(log.windows(2).all(|w| w[0].at <= w[1].at));
+        assert!(m.take_stage_log().is_empty(), "taken once");
+        m.set_stage(Stage::Scatter);
+        m.log_stages(false);
+        assert!(m.take_stage_log().is_empty(), "emptied when stopped");
     }
 }

@@ -487,9 +487,16 @@ fn trace_and_plot_of_a_run() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert!(rows.iter().all(|r| r.len() == 7));
     let stages: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    // Every stage the run went through, however short, in order: the input of 200,000
+    // rows is read in a millisecond or two, less than the sampling period.
+    let first = |stage: &str| stages.iter().position(|s| *s == stage);
     for stage in ["input", "pairing", "output"] {
-        assert!(stages.contains(&stage), "{stage} missing: {stages:?}");
+        assert!(first(stage).is_some(), "{stage} missing: {stages:?}");
     }
+    assert!(
+        first("input") < first("pairing") && first("pairing") < first("output"),
+        "{stages:?}"
+    );
     let seconds: Vec<f64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
     assert!(
         seconds.windows(2).all(|w| w[0] <= w[1]),

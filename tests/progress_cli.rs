@@ -92,12 +92,15 @@ fn bars_appear_on_a_terminal_for_generate_verify_convert_and_complete() {
     assert_eq!(code, 0, "{term}");
     assert!(term.contains("converting"), "{term:?}");
 
+    // The spinner is redrawn ten times a second: the run must spend well over 0.1 s
+    // placing queens for a stage to be seen (about 1 s at this n; n = 200,000 was over in
+    // 50 ms, and the stage showed only when the machine was busy).
     let o = d.path().join("o.nqb");
     let (code, out, term) = run_on_terminal(&[
         "generate",
         "solution",
         "--n",
-        "200000",
+        "20000000",
         "--random",
         "--seed",
         "1",
@@ -105,7 +108,7 @@ fn bars_appear_on_a_terminal_for_generate_verify_convert_and_complete() {
         o.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{out}{term}");
-    assert!(term.contains("completing n = 200000"), "{term:?}");
+    assert!(term.contains("completing n = 20000000"), "{term:?}");
     assert!(term.contains("free rows"), "the stage is named: {term:?}");
 
     // --quiet, and a pipe instead of a terminal, show nothing.

@@ -3,7 +3,7 @@
 
 use super::Error;
 use nqueens::format::{AtomicFile, ErrorKind, FormatError};
-use nqueens::progress::{Stage, meter};
+use nqueens::progress::{Reading, Stage, meter};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -34,29 +34,39 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    /// Starts sampling: a sample is kept whenever the stage or a count changed, and at
-    /// least every 100 ms.
+    /// Starts sampling: a sample is kept at every stage change (from the meter's log, so
+    /// that no stage is missed however short), whenever a count changed, and at least
+    /// every 100 ms.
     pub(crate) fn start() -> Recorder {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
+        let m = meter();
+        m.log_stages(true);
         let thread = std::thread::spawn(move || {
             let t0 = Instant::now();
-            let m = meter();
-            let (read0, written0, restarts0, dead0) =
-                (m.rows_read(), m.rows_written(), m.restarts(), m.dead_ends());
-            let take = || Sample {
-                seconds: t0.elapsed().as_secs_f64(),
-                stage: m.stage(),
-                free_rows: m.free_rows(),
-                restarts: m.restarts() - restarts0,
-                dead_ends: m.dead_ends() - dead0,
-                rows_read: m.rows_read() - read0,
-                rows_written: m.rows_written() - written0,
+            let zero = m.read();
+            let sample = |r: Reading| Sample {
+                seconds: r.at.saturating_duration_since(t0).as_secs_f64(),
+                stage: r.stage,
+                free_rows: r.free_rows,
+                restarts: r.restarts - zero.restarts,
+                dead_ends: r.dead_ends - zero.dead_ends,
+                rows_read: r.rows_read - zero.rows_read,
+                rows_written: r.rows_written - zero.rows_written,
             };
-            let mut samples = vec![take()];
+            let mut samples = vec![sample(zero)];
             loop {
                 let done = stopped.load(Ordering::SeqCst);
-                let s = take();
+                // The log first, then the meter: a change logged after the meter was
+                // read last time is placed where it belongs in time.
+                let changes = m.take_stage_log();
+                let s = sample(m.read());
+                for change in changes.into_iter().map(sample) {
+                    if samples.len() < MAX_SAMPLES {
+                        let at = samples.partition_point(|x| x.seconds <= change.seconds);
+                        samples.insert(at, change);
+                    }
+                }
                 let last = samples.last().expect("one at least");
                 let changed = (s.stage, s.free_rows, s.restarts, s.dead_ends)
                     != (last.stage, last.free_rows, last.restarts, last.dead_ends);
@@ -66,6 +76,7 @@ impl Recorder {
                     samples.push(s);
                 }
                 if done {
+                    m.log_stages(false);
                     return samples;
                 }
                 std::thread::sleep(PERIOD);
