@@ -97,12 +97,17 @@ impl AtomicBitmap {
         }
     }
 
-    /// Asks for huge pages (see [`advise_huge_pages`]) and touches every page of the
-    /// bitmap, in parallel, so that the pages the kernel supplies on first touch are
-    /// supplied now, on every core, rather than one random touch at a time while marking.
-    /// For a bitmap with no bit set yet: the touch stores zeros.
+    /// Touches every page of the bitmap, in parallel, so that the pages the kernel
+    /// supplies on first touch are supplied now, on every core, rather than one random
+    /// touch at a time while marking. For a bitmap with no bit set yet: the touch stores
+    /// zeros.
+    ///
+    /// The pages are the kernel's default size: 2 MiB pages (`MADV_HUGEPAGE`) were tried
+    /// and dropped. In a VM that hands free memory back to its host, a fresh huge page can
+    /// cost 20 times a small one to touch first (0.42 against 2.6 GB/s), which made
+    /// verify at n = 1e9 take up to 10 s instead of 4-4.5 s; and where the host still backed
+    /// them, they saved at most 4-7 % (BENCHMARKS.md, "Sixth session on verify").
     pub(crate) fn touch_pages(&self) {
-        advise_huge_pages(&self.words);
         const PAGE_WORDS: usize = 4096 / 8;
         self.words.par_chunks(PAGE_WORDS << 8).for_each(|chunk| {
             for word in chunk.iter().step_by(PAGE_WORDS) {
@@ -134,30 +139,6 @@ impl AtomicBitmap {
         }
         word.fetch_or(mask, Ordering::Relaxed) & mask != 0
     }
-}
-
-/// Asks Linux to back `words` with 2 MiB pages where it can: marking random bits of
-/// bitmaps of hundreds of megabytes otherwise misses the TLB on nearly every access
-/// (7-15 % of verify's time at n = 1e8 and 1e9, BENCHMARKS.md). Only advice: where
-/// transparent huge pages are off, or elsewhere than Linux, nothing changes. Must come
-/// before the first touch of the pages.
-fn advise_huge_pages(words: &[AtomicU64]) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = (words.as_ptr() as usize).next_multiple_of(HUGE);
-        let end = (words.as_ptr() as usize + std::mem::size_of_val(words)) & !(HUGE - 1);
-        if end > start {
-            // SAFETY: the range lies inside the allocation of `words` (rounded inwards to
-            // whole huge pages), and MADV_HUGEPAGE changes how its pages are backed, never
-            // what they hold. A failure only leaves the advice untaken.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = words;
 }
 
 /// A hint to load the cache line at `p`; no effect on program state.
