@@ -189,17 +189,20 @@ impl Meter {
 
     /// The readings logged at stage changes since the last call, oldest first.
     pub fn take_stage_log(&self) -> Vec<Reading> {
-        std::mem::take(&mut *self.stage_log.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *self.locked_stage_log())
+    }
+
+    /// The stage log, locked (a panic while it was held left it whole: a push is the only
+    /// change made under the lock).
+    fn locked_stage_log(&self) -> std::sync::MutexGuard<'_, Vec<Reading>> {
+        self.stage_log.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn set_stage(&self, stage: Stage) {
         self.stage.store(stage as u8, Relaxed);
         if self.logging.load(Relaxed) {
             let reading = self.read();
-            self.stage_log
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(reading);
+            self.locked_stage_log().push(reading);
         }
     }
 
