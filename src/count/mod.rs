@@ -1,21 +1,22 @@
-//! Counting placements of n non-attacking queens, rooks or bishops (regular, super, awesome),
-//! with preplaced pieces, distinct up to symmetry, and split into shards.
+//! Counting placements of n non-attacking queens, rooks or bishops (regular, super,
+//! awesome), with preplaced pieces, distinct up to symmetry, and split into shards.
 //!
-//! Which engine runs depends on the piece: queens and rooks take one row and one column each
-//! and go to the bitboard row engine (`rows`), searching half the first row when nothing is
-//! preplaced (the mirror image of each placement is the other half); regular rooks and regular bishops
-//! have closed counts (a factorial; a Ferrers-board programme per colour, `bishops`); super
-//! and awesome bishops, and bishops up to symmetry, go to the square engine (`squares`).
-//! Regular queens on an empty board, total and `--distinct` (by Burnside's formula), join
-//! half boards (`halves`, n <= 23, its SIMD kernel chosen in `kernel`; larger boards use
-//! start constellations, `constellations`); a sharded `--distinct` takes Takaken's search
-//! (`takaken`). That count is made of work items a caller can watch, stop and resume
-//! ([`resumable`], saved by `count --checkpoint` as a [`checkpoint`]). Regular queens on a
-//! large board with few free rows go to the exact engine over its residual
-//! (`crate::exact`), the one `complete` uses. The results of the shards of a count are
-//! added up by [`merge`]. `count --algorithm basic` is the plain bitmask backtracker
-//! ([`count_queens_basic`]), kept as the baseline the engines are measured against; tests
-//! compare every engine with the slow obvious counter in `oracle`.
+//! Which engine runs depends on the piece: queens and rooks take one row and one column
+//! each and go to the bitboard row engine (`rows`), searching half the first row when
+//! nothing is preplaced (the mirror image of each placement is the other half); regular
+//! rooks and regular bishops have closed counts (a factorial; a Ferrers-board programme per
+//! colour, `bishops`); super and awesome bishops, and bishops up to symmetry, go to the
+//! square engine (`squares`). Regular queens on an empty board, total and `--distinct` (by
+//! Burnside's formula), join half boards (`halves`, n <= 23, large sets sieved first in
+//! `sieve`, its SIMD kernel chosen in `kernel`; larger boards use start constellations,
+//! `constellations`); a sharded `--distinct` takes Takaken's search (`takaken`). That count
+//! is made of work items a caller can watch, stop and resume ([`resumable`], saved by
+//! `count --checkpoint` as a [`checkpoint`]). Regular queens on a large board with few free
+//! rows go to the exact engine over its residual (`crate::exact`), the one `complete` uses.
+//! The results of the shards of a count are added up by [`merge`]. `count --algorithm
+//! basic` is the plain bitmask backtracker ([`count_queens_basic`]), kept as the baseline
+//! the engines are measured against; tests compare every engine with the slow obvious
+//! counter in `oracle`.
 
 mod basic;
 mod bishops;
@@ -29,6 +30,7 @@ mod oracle;
 pub mod resumable;
 pub(crate) mod rows;
 mod rules;
+mod sieve;
 mod squares;
 mod symmetry;
 mod takaken;
