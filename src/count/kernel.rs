@@ -254,16 +254,24 @@ fn blocks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally>(
 ) -> u64 {
     let (head, tail) = patterns.split_at(patterns.len() / (64 * W) * (64 * W));
     let mut total = pairs_in_chunks::<W, E, CHUNKS, C>(head, items);
-    if !tail.is_empty() {
-        total += if W > 4 && tail.len() <= 256 {
-            pairs_in_chunks::<4, E, CHUNKS, C>(tail, items)
-        } else if W > 8 && tail.len() <= 512 {
-            pairs_in_chunks::<8, E, CHUNKS, C>(tail, items)
-        } else {
-            pairs_in_chunks::<W, E, CHUNKS, C>(tail, items)
-        };
-    }
+    total += match tail_block_words(W, tail.len()) {
+        0 => 0,
+        4 => pairs_in_chunks::<4, E, CHUNKS, C>(tail, items),
+        8 => pairs_in_chunks::<8, E, CHUNKS, C>(tail, items),
+        _ => pairs_in_chunks::<W, E, CHUNKS, C>(tail, items),
+    };
     total
+}
+
+/// The words of the block that holds the `tail` patterns left after the full blocks of
+/// `w` words: the narrowest of 4, 8 and `w` that holds them (0 for no tail).
+pub(crate) fn tail_block_words(w: usize, tail: usize) -> usize {
+    match tail {
+        0 => 0,
+        t if w > 4 && t <= 256 => 4,
+        t if w > 8 && t <= 512 => 8,
+        _ => w,
+    }
 }
 
 #[inline(always)]

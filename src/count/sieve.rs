@@ -13,7 +13,7 @@
 //! sample of each side, and sieves only when the estimate is clearly lower ([`MARGIN`]).
 //! It is a layer above the kernels: each class is matched by the kernel as a pair of sets.
 
-use super::kernel::Kernel;
+use super::kernel::{Kernel, tail_block_words};
 
 /// Cut bits a sieve uses at most (16 classes).
 const MAX_CUTS: usize = 4;
@@ -164,12 +164,7 @@ impl Costs {
     fn matching(&self, p: usize, x: usize) -> usize {
         let w = self.block_words;
         let full = p / (64 * w);
-        let tail_words = match p - full * 64 * w {
-            0 => 0,
-            t if w > 4 && t <= 256 => 4,
-            t if w > 8 && t <= 512 => 8,
-            _ => w,
-        };
+        let tail_words = tail_block_words(w, p - full * 64 * w);
         let blocks = full + (tail_words > 0) as usize;
         let words = full * w + tail_words;
         words * (x + self.build) + blocks * self.item * x
