@@ -5,6 +5,7 @@ bench-out/count_peers.md.
 
   python3 tools/bench_count_peers.py [--sizes 16-20] [--threads 1,2] [--peer-src DIR]
                                      [--scratch DIR] [--skip-peer] [--kernels-max 19]
+                                     [--peer-march native] [--peer-flags "..."] [--kernel K]
 
 The peer is built in a scratch directory outside the project (never inside it): from
 --peer-src (a checkout or a bare git directory of github.com/EvgenyKluev/N-Queens-Count-Sol),
@@ -17,6 +18,11 @@ Ours runs once per thread count with the kernel it picks, and once per kernel th
 supports (NQUEENS_KERNEL, one thread) up to --kernels-max. Seconds are wall seconds of the
 count as each program prints them (ours: the JSON's "seconds"; the peer: its "Elapsed
 time"), both excluding process start.
+
+To stand in for a CPU without AVX-512 on one that has it: `--kernel avx2` runs ours with the
+AVX2 kernel at most, and `--peer-flags "-mno-avx512f"` builds the peer for the same CPU
+without AVX-512 (same tuning, no AVX-512 instruction). It is a stand-in, not the other CPU:
+the caches and the latencies stay this one's.
 """
 import argparse, json, os, platform, re, shutil, subprocess, sys, tempfile, time
 
@@ -65,11 +71,12 @@ def peer_source(a, scratch):
     return src
 
 
-def build_peer(src, scratch, n):
-    exe = os.path.join(scratch, f"kluev-{n}")
+def build_peer(src, scratch, n, extra_flags):
+    tag = re.sub(r"[^A-Za-z0-9]+", "", "".join(extra_flags))
+    exe = os.path.join(scratch, f"kluev-{n}" + (f"-{tag}" if tag else ""))
     if os.path.exists(exe):
         return exe
-    work = os.path.join(scratch, f"build-{n}")
+    work = exe.replace("kluev-", "build-")
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(src, work)
     cuts, min_size, bmi = PEER_CFG[n]
@@ -87,8 +94,8 @@ def build_peer(src, scratch, n):
         p = os.path.join(work, header)
         text = open(p).read().replace(f'//#include "{include}"', f'#include "{include}"')
         open(p, "w").write(text)
-    subprocess.run(["g++", "-std=c++20", "-O3", "-march=native", "-pthread", "main.cpp", "-o", exe],
-                   cwd=work, check=True)
+    subprocess.run(["g++", "-std=c++20", "-O3", "-march=native", *extra_flags, "-pthread",
+                    "main.cpp", "-o", exe], cwd=work, check=True)
     return exe
 
 
@@ -108,10 +115,14 @@ def run_ours(n, threads, kernel=None):
     return int(v["placements"]), float(v["seconds"])
 
 
-def kernels():
-    """The kernels this CPU runs: `nqueens count` refuses a forced kernel it cannot run."""
+KERNELS = ("avx512", "avx2", "portable")
+
+
+def kernels(most=None):
+    """The kernels this CPU runs (up to `most`): `nqueens count` refuses a forced kernel it
+    cannot run."""
     ok = []
-    for k in ("avx512", "avx2", "portable"):
+    for k in KERNELS[KERNELS.index(most) if most else 0:]:
         env = dict(os.environ, NQUEENS_KERNEL=k)
         if subprocess.run([BIN, "count", "12", "--quiet"], env=env, capture_output=True).returncode == 0:
             ok.append(k)
@@ -126,7 +137,12 @@ def main():
     ap.add_argument("--scratch")
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--kernels-max", type=int, default=19)
+    ap.add_argument("--peer-flags", default="",
+                    help="more g++ flags for the peer, after -O3 -march=native (e.g. -mno-avx512f)")
+    ap.add_argument("--kernel", choices=KERNELS,
+                    help="the fastest kernel ours may use (NQUEENS_KERNEL on every run of ours)")
     a = ap.parse_args()
+    peer_flags = a.peer_flags.split()
     lo, _, hi = a.sizes.partition("-")
     sizes = list(range(int(lo), int(hi or lo) + 1))
     threads = [int(t) for t in a.threads.split(",")]
@@ -136,9 +152,12 @@ def main():
     os.makedirs(scratch, exist_ok=True)
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     model, flags = cpu()
-    avail = kernels()
+    avail = kernels(a.kernel)
     lines = [f"CPU: {model}; {os.cpu_count()} logical cores; SIMD flags: {' '.join(flags) or 'none'}; "
-             f"kernels: {' '.join(avail)}; date {time.strftime('%Y-%m-%d')}", ""]
+             f"kernels: {' '.join(avail)}; ours with {a.kernel or 'the kernel it picks'}; "
+             f"peer: g++ -O3 -march=native {a.peer_flags}; date {time.strftime('%Y-%m-%d')}", ""]
+    if a.kernel and a.kernel not in avail:
+        sys.exit(f"this CPU cannot run the {a.kernel} kernel")
     print(lines[0], flush=True)
     src = None if a.skip_peer else peer_source(a, scratch)
     head = ["n"] + [f"ours {t}T s" for t in threads]
@@ -149,12 +168,12 @@ def main():
     for n in sizes:
         row, ours, peer = [str(n)], {}, {}
         for t in threads:
-            c, s = run_ours(n, t)
+            c, s = run_ours(n, t, a.kernel)
             assert c == A000170[n], (n, c)
             ours[t] = s
             row.append(f"{s:.2f}")
         if not a.skip_peer:
-            exe = build_peer(src, scratch, n)
+            exe = build_peer(src, scratch, n, peer_flags)
             for t in threads:
                 c, s = run_peer(exe, t)
                 assert c == A000170[n], ("peer", n, c)
