@@ -187,6 +187,7 @@ fn each_piece(
 /// Placements of queens on the first `rows` rows of a board, one per row, generated for one
 /// set of columns at a time by joining compatible pieces of the left and right quarters.
 struct Halves {
+    geo: Geometry,
     rows: u32,
     /// Columns `0..split` are the left quarter's, the rest the right's.
     split: u32,
@@ -198,6 +199,7 @@ impl Halves {
     fn new(n: u32, rows: u32) -> Halves {
         let split = n / 2;
         Halves {
+            geo: Geometry { n },
             rows,
             split,
             left: Quarter::new(n, rows, 0, split, true),
@@ -205,56 +207,75 @@ impl Halves {
         }
     }
 
-    /// Appends `map(top mask)` of every placement on exactly the columns `cols` whose top
-    /// mask has none of the bits of `avoid` to `out`.
+    /// Appends the top mask of every placement on exactly the columns `cols` whose top
+    /// mask has none of the bits of `avoid` to `out`; when `across_middle`, the mask of
+    /// the placement turned upside down below the middle row instead
+    /// ([`Geometry::bottom_across_middle`]).
     fn on(
         &self,
         cols: u32,
         avoid: u64,
-        map: impl Fn(u64) -> u64,
+        across_middle: bool,
         out: &mut Vec<u64>,
         (lefts, rights): &mut (Vec<Piece>, Vec<Piece>),
     ) {
         let low = cols & ((1 << self.split) - 1);
         let high = cols >> self.split;
         let all_rows = (1u32 << self.rows) - 1;
+        // Turning moves bits, so it distributes over the OR of a join: each piece is
+        // turned once, as it is copied, rather than every pair.
+        let turn = across_middle.then_some(self.geo);
         each_subset(self.rows, low.count_ones(), |rows| {
-            lefts.clear();
-            lefts.extend(
-                self.left
-                    .of(rows, low)
-                    .iter()
-                    .filter(|p| p.top & avoid == 0)
-                    .copied(),
-            );
+            let lefts = avoiding(self.left.of(rows, low), avoid, turn, lefts);
             if lefts.is_empty() {
                 return;
             }
-            rights.clear();
-            rights.extend(
-                self.right
-                    .of(all_rows ^ rows, high)
-                    .iter()
-                    .filter(|p| p.top & avoid == 0)
-                    .copied(),
-            );
+            let rights = avoiding(self.right.of(all_rows ^ rows, high), avoid, turn, rights);
             // About half the pairs are compatible, unpredictably: write every pair and
-            // keep those that are, without a branch. The left piece is copied out first:
+            // keep those that are, without a branch, into spare capacity (zero-filling it
+            // first was a memset of twice the output). The left piece is copied out first:
             // read through its reference, it was loaded again after every store (up to
             // 14 % of a count, BENCHMARKS.md, issue 18).
-            let start = out.len();
-            out.resize(start + lefts.len() * rights.len(), 0);
-            let buf = &mut out[start..];
+            let most = lefts.len() * rights.len();
+            out.reserve(most);
+            let buf = &mut out.spare_capacity_mut()[..most];
             let mut k = 0;
-            for &Piece { cut, top } in lefts.iter() {
-                for r in rights.iter() {
-                    buf[k] = map(top | r.top);
+            for &Piece { cut, top } in lefts {
+                for r in rights {
+                    // SAFETY: `k` counts pairs kept, at most the pairs seen before this
+                    // one, so `k < most`, the length of `buf`.
+                    unsafe { buf.get_unchecked_mut(k).write(top | r.top) };
                     k += (cut & r.cut == 0) as usize;
                 }
             }
-            out.truncate(start + k);
+            // SAFETY: the first `k` entries of the spare capacity were written above.
+            unsafe { out.set_len(out.len() + k) };
         });
     }
+}
+
+/// The pieces of `group` whose top mask has none of the bits of `avoid`, turned across
+/// the middle row when `turn` is given: the whole group as it is when there is nothing
+/// to avoid or turn (the top halves), without a copy; else copied into `buf`.
+#[inline(always)]
+fn avoiding<'a>(
+    group: &'a [Piece],
+    avoid: u64,
+    turn: Option<Geometry>,
+    buf: &'a mut Vec<Piece>,
+) -> &'a [Piece] {
+    buf.clear();
+    match turn {
+        None if avoid == 0 => return group,
+        None => keep_where(buf, group, |p| p.top & avoid == 0),
+        Some(geo) => {
+            keep_where(buf, group, |p| p.top & avoid == 0);
+            for p in buf.iter_mut() {
+                p.top = geo.bottom_across_middle(p.top);
+            }
+        }
+    }
+    buf
 }
 
 /// The work for board size `n`: the column sets to count, one per symmetry orbit, and the
@@ -402,7 +423,7 @@ impl Work {
         let s = scratch;
         s.upper.clear();
         self.halves
-            .on(item.top, 0, |m| m, &mut s.upper, &mut s.pieces);
+            .on(item.top, 0, false, &mut s.upper, &mut s.pieces);
         let mut total = 0;
         for orbit in &item.orbits {
             let avoid = orbit.middle.map_or(0, |c| self.geo.through(c));
@@ -421,15 +442,14 @@ impl Work {
                 // them), and splitting them further by main-diagonal queens costs more
                 // in per-call overhead than the pairs it saves (measured at n = 17); the
                 // bottom halves are turned as they are built.
-                let turn = |m| self.geo.bottom_across_middle(m);
                 self.halves
-                    .on(orbit.bottom, avoid, turn, &mut lower, &mut s.pieces);
+                    .on(orbit.bottom, avoid, true, &mut lower, &mut s.pieces);
                 total += orbit.size * kernel.disjoint_pairs(&lower, &upper, self.geo.bits());
             } else {
                 // Even n: the bottom column set's halves serve as tops too, so they are
                 // kept as built and turned where used.
                 self.halves
-                    .on(orbit.bottom, avoid, |m| m, &mut lower, &mut s.pieces);
+                    .on(orbit.bottom, avoid, false, &mut lower, &mut s.pieces);
                 if !upper.is_empty() && !lower.is_empty() {
                     let (plain, diagonal) = self.pairs(&upper, &lower, true, kernel, s);
                     total += orbit.size * plain + orbit.top_images * diagonal;
@@ -510,19 +530,22 @@ impl Work {
     }
 }
 
-/// Appends the masks of `from` that `keep` accepts to `out`, without a branch per mask:
-/// each is written past the end, which moves on only when it is kept (which masks are kept
-/// is unpredictable, so a branch would mispredict often).
+/// Appends the values of `from` that `keep` accepts to `out`, without a branch per value:
+/// each is written past the end, which moves on only when it is kept (which are kept is
+/// unpredictable, so a branch would mispredict often).
 #[inline(always)]
-fn keep_where(out: &mut Vec<u64>, from: &[u64], keep: impl Fn(u64) -> bool) {
-    let start = out.len();
-    out.resize(start + from.len(), 0);
-    let mut kept = start;
+fn keep_where<T: Copy>(out: &mut Vec<T>, from: &[T], keep: impl Fn(T) -> bool) {
+    out.reserve(from.len());
+    let spare = &mut out.spare_capacity_mut()[..from.len()];
+    let mut kept = 0;
     for &m in from {
-        out[kept] = m;
+        // SAFETY: `kept` is at most the number of values seen before this one, so it is
+        // below `from.len()`, the length of `spare`.
+        unsafe { spare.get_unchecked_mut(kept).write(m) };
         kept += keep(m) as usize;
     }
-    out.truncate(kept);
+    // SAFETY: the first `kept` entries of the spare capacity were written above.
+    unsafe { out.set_len(out.len() + kept) };
 }
 
 /// Calls `f` with every `k`-subset of `0..n` as a bitmask.
@@ -610,7 +633,7 @@ mod tests {
                 let slow = slow_halves(n, k);
                 each_subset(n, k, |cols| {
                     let mut fast = Vec::new();
-                    halves.on(cols, 0, |m| m, &mut fast, &mut Default::default());
+                    halves.on(cols, 0, false, &mut fast, &mut Default::default());
                     fast.sort_unstable();
                     let mut want: Vec<u64> =
                         slow.iter().filter(|h| h.0 == cols).map(|h| h.1).collect();
