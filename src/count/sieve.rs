@@ -137,23 +137,37 @@ impl Sieve {
     }
 
     /// `masks` ordered by class into `sorted`; returns where each class starts, and the
-    /// last ends (`classes() + 1` bounds).
-    pub(crate) fn sort(&self, masks: &[u64], sorted: &mut Vec<u64>) -> Vec<usize> {
+    /// last ends (`classes() + 1` bounds). `classes` is scratch space: each mask's class is
+    /// worked out once, in the counting pass.
+    pub(crate) fn sort(
+        &self,
+        masks: &[u64],
+        sorted: &mut Vec<u64>,
+        classes: &mut Vec<u8>,
+    ) -> Vec<usize> {
         let mut bounds = vec![0; self.classes() + 1];
-        for &m in masks {
-            bounds[self.class(m) + 1] += 1;
+        classes.clear();
+        classes.extend(masks.iter().map(|&m| self.class(m) as u8));
+        for &c in classes.iter() {
+            bounds[c as usize + 1] += 1;
         }
         for c in 1..bounds.len() {
             bounds[c] += bounds[c - 1];
         }
-        let mut next = bounds.clone();
+        let mut next = [0usize; 1 << MAX_CUTS];
+        next[..self.classes()].copy_from_slice(&bounds[..self.classes()]);
         sorted.clear();
-        sorted.resize(masks.len(), 0);
-        for &m in masks {
-            let c = self.class(m);
-            sorted[next[c]] = m;
-            next[c] += 1;
+        sorted.reserve(masks.len());
+        let spare = &mut sorted.spare_capacity_mut()[..masks.len()];
+        for (&m, &c) in masks.iter().zip(classes.iter()) {
+            // SAFETY: `next[c]` starts at the start of class `c` and moves on once per
+            // mask of that class, so it stays below the class's end, at most `masks.len()`.
+            unsafe { spare.get_unchecked_mut(next[c as usize]).write(m) };
+            next[c as usize] += 1;
         }
+        // SAFETY: every one of the `masks.len()` places was written once above: the
+        // classes' ranges cover them, and each class's masks fill its range.
+        unsafe { sorted.set_len(masks.len()) };
         bounds
     }
 }
@@ -201,13 +215,13 @@ fn disjoint_pairs_at(
         return count(patterns, items);
     };
     thread_local! {
-        static SCRATCH: std::cell::Cell<[Vec<u64>; 3]> = const {
-            std::cell::Cell::new([Vec::new(), Vec::new(), Vec::new()])
+        static SCRATCH: std::cell::Cell<([Vec<u64>; 3], Vec<u8>)> = const {
+            std::cell::Cell::new(([Vec::new(), Vec::new(), Vec::new()], Vec::new()))
         };
     }
-    let [mut sorted_p, mut sorted_x, mut compatible] = SCRATCH.take();
-    let p_bounds = sieve.sort(patterns, &mut sorted_p);
-    let x_bounds = sieve.sort(items, &mut sorted_x);
+    let ([mut sorted_p, mut sorted_x, mut compatible], mut classes) = SCRATCH.take();
+    let p_bounds = sieve.sort(patterns, &mut sorted_p, &mut classes);
+    let x_bounds = sieve.sort(items, &mut sorted_x, &mut classes);
     let mut total = 0;
     for s in 0..sieve.classes() {
         let ps = &sorted_p[p_bounds[s]..p_bounds[s + 1]];
@@ -220,7 +234,7 @@ fn disjoint_pairs_at(
         }
         total += count(ps, &compatible);
     }
-    SCRATCH.set([sorted_p, sorted_x, compatible]);
+    SCRATCH.set(([sorted_p, sorted_x, compatible], classes));
     total
 }
 
@@ -241,7 +255,7 @@ mod tests {
             .map(|i| i.wrapping_mul(0x9e37_79b9) & 0xff)
             .collect();
         let mut sorted = Vec::new();
-        let bounds = sieve.sort(&masks, &mut sorted);
+        let bounds = sieve.sort(&masks, &mut sorted, &mut Vec::new());
         assert_eq!(bounds.len(), 9);
         assert_eq!(bounds[8], masks.len());
         for c in 0..8 {
