@@ -22,6 +22,7 @@
 //! so one set per orbit is counted, weighted by the orbit's size; for even n, Kluev's
 //! main-diagonal weighting halves the remaining pairs again.
 
+use super::join::{Piece, Turn};
 use super::kernel::Kernel;
 
 /// Largest n. The masks would fit up to n = 32, but a count of n = 23 already takes days on
@@ -76,17 +77,6 @@ struct Quarter {
     pieces: Vec<Piece>,
 }
 
-/// A placement on a quarter.
-#[derive(Clone, Copy)]
-struct Piece {
-    /// The rows of `0..rows` where the diagonals crossing into the other quarter meet its
-    /// nearest column, one direction in the low 16 bits and the other above: pieces of
-    /// the two quarters are compatible when these are disjoint.
-    cut: u32,
-    /// The piece's part of the half's top mask ([`Geometry::top`]).
-    top: u64,
-}
-
 impl Quarter {
     /// The quarter of an `n`-wide board's first `rows` rows that starts at column `first`
     /// and is `width` wide; `left` when the other quarter lies to its right.
@@ -136,7 +126,10 @@ fn each_piece(
 ) {
     let geo = Geometry { n };
     // Depth-first over rows: each row is skipped or takes a queen.
-    let mut stack = vec![(0u32, 0u32, 0u32, 0u64, 0u64, 0u64, 0u32)];
+    let mut stack = vec![(0u32, 0u32, 0u32, 0u64, 0u64, 0u64, 0u64)];
+    // A piece's `cut`: the rows of `0..rows` where the diagonals crossing into the other
+    // quarter meet its nearest column, one direction in the low 16 bits and the other
+    // above; its `top`: its part of the half's top mask ([`Geometry::top`]).
     while let Some((row, taken_rows, taken_cols, d1, d2, top, cut)) = stack.pop() {
         if row == rows {
             f(taken_rows | taken_cols << rows, Piece { cut, top });
@@ -161,7 +154,7 @@ fn each_piece(
             let down = row + to_cut;
             let up = row.checked_sub(to_cut);
             let bit = |v: Option<u32>| match v {
-                Some(v) if v < rows => 1u32 << v,
+                Some(v) if v < rows => 1u64 << v,
                 _ => 0,
             };
             // The left quarter's down-right diagonals meet the right quarter's up-left
@@ -210,72 +203,28 @@ impl Halves {
     /// Appends the top mask of every placement on exactly the columns `cols` whose top
     /// mask has none of the bits of `avoid` to `out`; when `across_middle`, the mask of
     /// the placement turned upside down below the middle row instead
-    /// ([`Geometry::bottom_across_middle`]).
+    /// ([`Geometry::across_middle`]).
     fn on(
         &self,
         cols: u32,
         avoid: u64,
         across_middle: bool,
+        kernel: Kernel,
         out: &mut Vec<u64>,
-        (lefts, rights): &mut (Vec<Piece>, Vec<Piece>),
+        buffers: &mut (Vec<Piece>, Vec<Piece>),
     ) {
         let low = cols & ((1 << self.split) - 1);
         let high = cols >> self.split;
         let all_rows = (1u32 << self.rows) - 1;
-        // Turning moves bits, so it distributes over the OR of a join: each piece is
-        // turned once, as it is copied, rather than every pair.
-        let turn = across_middle.then_some(self.geo);
+        let turn = across_middle.then(|| self.geo.across_middle());
         each_subset(self.rows, low.count_ones(), |rows| {
-            let lefts = avoiding(self.left.of(rows, low), avoid, turn, lefts);
-            if lefts.is_empty() {
-                return;
-            }
-            let rights = avoiding(self.right.of(all_rows ^ rows, high), avoid, turn, rights);
-            // About half the pairs are compatible, unpredictably: write every pair and
-            // keep those that are, without a branch, into spare capacity (zero-filling it
-            // first was a memset of twice the output). The left piece is copied out first:
-            // read through its reference, it was loaded again after every store (up to
-            // 14 % of a count, BENCHMARKS.md, issue 18).
-            let most = lefts.len() * rights.len();
-            out.reserve(most);
-            let buf = &mut out.spare_capacity_mut()[..most];
-            let mut k = 0;
-            for &Piece { cut, top } in lefts {
-                for r in rights {
-                    // SAFETY: `k` counts pairs kept, at most the pairs seen before this
-                    // one, so `k < most`, the length of `buf`.
-                    unsafe { buf.get_unchecked_mut(k).write(top | r.top) };
-                    k += (cut & r.cut == 0) as usize;
-                }
-            }
-            // SAFETY: the first `k` entries of the spare capacity were written above.
-            unsafe { out.set_len(out.len() + k) };
+            let (lefts, rights) = (
+                self.left.of(rows, low),
+                self.right.of(all_rows ^ rows, high),
+            );
+            kernel.join(lefts, rights, avoid, turn, out, buffers);
         });
     }
-}
-
-/// The pieces of `group` whose top mask has none of the bits of `avoid`, turned across
-/// the middle row when `turn` is given: the whole group as it is when there is nothing
-/// to avoid or turn (the top halves), without a copy; else copied into `buf`.
-#[inline(always)]
-fn avoiding<'a>(
-    group: &'a [Piece],
-    avoid: u64,
-    turn: Option<Geometry>,
-    buf: &'a mut Vec<Piece>,
-) -> &'a [Piece] {
-    buf.clear();
-    match turn {
-        None if avoid == 0 => return group,
-        None => keep_where(buf, group, |p| p.top & avoid == 0),
-        Some(geo) => {
-            keep_where(buf, group, |p| p.top & avoid == 0);
-            for p in buf.iter_mut() {
-                p.top = geo.bottom_across_middle(p.top);
-            }
-        }
-    }
-    buf
 }
 
 /// The work for board size `n`: the column sets to count, one per symmetry orbit, and the
@@ -322,12 +271,14 @@ pub(super) struct Scratch {
 }
 
 impl Geometry {
-    /// For odd n, cut at the middle row itself: the mask of a half of the last `n / 2`
-    /// rows, turned upside down (`top`), as seen from the middle row. The distances to
-    /// that row are the top half's, so only the two directions swap.
-    fn bottom_across_middle(&self, top: u64) -> u64 {
-        let (l, r) = (top & self.low(), top >> self.n);
-        r | (l & (self.low() >> 1)) << self.n
+    /// For odd n, cut at the middle row itself: what turns the mask of a half of the last
+    /// `n / 2` rows, turned upside down (`top`), into its mask as seen from the middle row.
+    /// The distances to that row are the top half's, so only the two directions swap.
+    fn across_middle(&self) -> Turn {
+        Turn {
+            shift: self.n,
+            mask: self.low() >> 1,
+        }
     }
 
     /// The bits of a mask whose diagonals pass through column `c` of the row masks are
@@ -423,7 +374,7 @@ impl Work {
         let s = scratch;
         s.upper.clear();
         self.halves
-            .on(item.top, 0, false, &mut s.upper, &mut s.pieces);
+            .on(item.top, 0, false, kernel, &mut s.upper, &mut s.pieces);
         let mut total = 0;
         for orbit in &item.orbits {
             let avoid = orbit.middle.map_or(0, |c| self.geo.through(c));
@@ -443,13 +394,19 @@ impl Work {
                 // in per-call overhead than the pairs it saves (measured at n = 17); the
                 // bottom halves are turned as they are built.
                 self.halves
-                    .on(orbit.bottom, avoid, true, &mut lower, &mut s.pieces);
+                    .on(orbit.bottom, avoid, true, kernel, &mut lower, &mut s.pieces);
                 total += orbit.size * kernel.disjoint_pairs(&lower, &upper, self.geo.bits());
             } else {
                 // Even n: the bottom column set's halves serve as tops too, so they are
                 // kept as built and turned where used.
-                self.halves
-                    .on(orbit.bottom, avoid, false, &mut lower, &mut s.pieces);
+                self.halves.on(
+                    orbit.bottom,
+                    avoid,
+                    false,
+                    kernel,
+                    &mut lower,
+                    &mut s.pieces,
+                );
                 if !upper.is_empty() && !lower.is_empty() {
                     let (plain, diagonal) = self.pairs(&upper, &lower, true, kernel, s);
                     total += orbit.size * plain + orbit.top_images * diagonal;
@@ -497,28 +454,26 @@ impl Work {
             v.clear();
             v.reserve(len);
         }
-        let (z, o, t) = (
-            &mut zero.spare_capacity_mut()[..len],
-            &mut one.spare_capacity_mut()[..len],
-            &mut two.spare_capacity_mut()[..len],
-        );
-        let mut lens = [0usize; 3];
-        for (i, &b) in bottoms.iter().enumerate() {
+        // Raw pointers and lengths in registers: through slices and an array of lengths,
+        // three of them were kept on the stack and reloaded for every half.
+        let (z, o, t) = (zero.as_mut_ptr(), one.as_mut_ptr(), two.as_mut_ptr());
+        let (mut zs, mut os, mut ts) = (0usize, 0usize, 0usize);
+        let plain = plain as usize;
+        for &b in bottoms {
             let b = geo.bottom(b);
-            let queens = (b & d1 != 0) as usize + (b & d2 != 0) as usize;
-            debug_assert!(lens.iter().all(|&l| l <= i));
-            // SAFETY: each length grows by at most one per half, so every one is at most
-            // `i < len`, the length of the spare capacity taken above.
+            let (q1, q2) = ((b & d1 != 0) as usize, (b & d2 != 0) as usize);
+            // SAFETY: each length grows by at most one per half, so each is below `len`,
+            // the capacity reserved above, when written at.
             unsafe {
-                z.get_unchecked_mut(lens[0]).write(b);
-                o.get_unchecked_mut(lens[1]).write(b);
-                t.get_unchecked_mut(lens[2]).write(b);
+                z.add(zs).write(b);
+                o.add(os).write(b);
+                t.add(ts).write(b);
             }
-            lens[0] += (plain && queens == 0) as usize;
-            lens[1] += (queens == 1) as usize;
-            lens[2] += (queens == 2) as usize;
+            zs += plain & !(q1 | q2) & 1;
+            os += q1 ^ q2;
+            ts += q1 & q2;
         }
-        for (v, len) in [zero, one, two].into_iter().zip(lens) {
+        for (v, len) in [zero, one, two].into_iter().zip([zs, os, ts]) {
             // SAFETY: the first `len` entries of the spare capacity were written above.
             unsafe { v.set_len(len) };
         }
@@ -632,13 +587,15 @@ mod tests {
                 let halves = Halves::new(n, k);
                 let slow = slow_halves(n, k);
                 each_subset(n, k, |cols| {
-                    let mut fast = Vec::new();
-                    halves.on(cols, 0, false, &mut fast, &mut Default::default());
-                    fast.sort_unstable();
                     let mut want: Vec<u64> =
                         slow.iter().filter(|h| h.0 == cols).map(|h| h.1).collect();
                     want.sort_unstable();
-                    assert_eq!(fast, want, "n = {n}, k = {k}, columns {cols:b}");
+                    for kernel in Kernel::available() {
+                        let mut fast = Vec::new();
+                        halves.on(cols, 0, false, kernel, &mut fast, &mut Default::default());
+                        fast.sort_unstable();
+                        assert_eq!(fast, want, "n = {n}, k = {k}, columns {cols:b}, {kernel:?}");
+                    }
                 });
             }
         }
@@ -676,7 +633,7 @@ mod tests {
                     for &(bc, bm) in halves.iter().filter(|h| h.0 >> c & 1 == 0) {
                         if tc & bc == 0
                             && (tm | bm) & through == 0
-                            && tm & geo.bottom_across_middle(bm) == 0
+                            && tm & geo.across_middle().apply(bm) == 0
                         {
                             by_masks += 1;
                         }

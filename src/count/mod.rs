@@ -23,6 +23,7 @@ mod bishops;
 pub mod checkpoint;
 mod constellations;
 mod halves;
+mod join;
 pub(crate) mod kernel;
 pub mod merge;
 #[cfg(test)]
