@@ -53,11 +53,16 @@ impl Geometry {
         (l & self.low()) | (r & (self.low() >> 1)) << self.n
     }
 
-    /// The mask of the same half turned upside down and used as a bottom half: flipping
-    /// swaps the two diagonal directions, and the cut row moves by one.
-    fn bottom(&self, top: u64) -> u64 {
-        let (l, r) = (top & self.low(), top >> self.n);
-        ((r << 1) & self.low()) | ((l >> 1) << self.n)
+    /// What turns a top mask into the mask of the same half turned upside down and used as
+    /// a bottom half: flipping swaps the two diagonal directions, and the cut row moves by
+    /// one (a bit at the edge of the board drops out).
+    fn upside_down(&self) -> Turn {
+        let moved = self.low() & !1;
+        Turn {
+            shift: self.n - 1,
+            up: moved,
+            down: moved,
+        }
     }
 
     /// Bits a mask uses.
@@ -277,7 +282,8 @@ impl Geometry {
     fn across_middle(&self) -> Turn {
         Turn {
             shift: self.n,
-            mask: self.low() >> 1,
+            up: self.low() >> 1,
+            down: !0,
         }
     }
 
@@ -440,43 +446,12 @@ impl Work {
         // and keep it where it belongs, without a branch.
         free.clear();
         keep_where(free, tops, |m| m & diagonals == 0);
-        let [zero, one, two] = by_diagonals;
         // Two bits: cheaper than a population count where the CPU has none built in.
         let (d1, d2) = (
             diagonals & diagonals.wrapping_neg(),
             diagonals & (diagonals - 1),
         );
-        // Written unchecked into spare capacity: the bounds checks (three lengths kept in
-        // memory for want of registers) and zero-filling first cost 7-11 % of a count at
-        // n = 18 (BENCHMARKS.md, issue 18).
-        let len = bottoms.len();
-        for v in [&mut *zero, &mut *one, &mut *two] {
-            v.clear();
-            v.reserve(len);
-        }
-        // Raw pointers and lengths in registers: through slices and an array of lengths,
-        // three of them were kept on the stack and reloaded for every half.
-        let (z, o, t) = (zero.as_mut_ptr(), one.as_mut_ptr(), two.as_mut_ptr());
-        let (mut zs, mut os, mut ts) = (0usize, 0usize, 0usize);
-        let plain = plain as usize;
-        for &b in bottoms {
-            let b = geo.bottom(b);
-            let (q1, q2) = ((b & d1 != 0) as usize, (b & d2 != 0) as usize);
-            // SAFETY: each length grows by at most one per half, so each is below `len`,
-            // the capacity reserved above, when written at.
-            unsafe {
-                z.add(zs).write(b);
-                o.add(os).write(b);
-                t.add(ts).write(b);
-            }
-            zs += plain & !(q1 | q2) & 1;
-            os += q1 ^ q2;
-            ts += q1 & q2;
-        }
-        for (v, len) in [zero, one, two].into_iter().zip([zs, os, ts]) {
-            // SAFETY: the first `len` entries of the spare capacity were written above.
-            unsafe { v.set_len(len) };
-        }
+        kernel.split(bottoms, geo.upside_down(), (d1, d2), plain, by_diagonals);
         let pairs = |v: &[u64]| kernel.disjoint_pairs(v, free, geo.bits());
         (
             pairs(&by_diagonals[0]),
@@ -611,7 +586,7 @@ mod tests {
             let mut by_masks = 0;
             for &(tc, tm) in &tops {
                 for &(bc, bm) in &bottoms {
-                    if tc & bc == 0 && tm & geo.bottom(bm) == 0 {
+                    if tc & bc == 0 && tm & geo.upside_down().apply(bm) == 0 {
                         by_masks += 1;
                     }
                 }

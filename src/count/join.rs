@@ -23,22 +23,23 @@ pub(crate) struct Piece {
     pub top: u64,
 }
 
-/// A move of a mask's bits: the bits of `mask` up by `shift`, the rest down by `shift`
-/// (bits that would leave the word are dropped). It distributes over OR, so a join may
-/// turn its pieces or its pairs.
+/// A move of a mask's bits: those of `up` up by `shift`, those of `down` down by `shift`,
+/// the rest dropped. It distributes over OR, so a join may turn its pieces or its pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Turn {
     /// How far bits move.
     pub shift: u32,
     /// The bits that move up.
-    pub mask: u64,
+    pub up: u64,
+    /// The bits that move down, as they lie after the move.
+    pub down: u64,
 }
 
 impl Turn {
     /// `m` turned.
     #[inline(always)]
     pub(crate) fn apply(self, m: u64) -> u64 {
-        (m >> self.shift) | (m & self.mask) << self.shift
+        (m >> self.shift) & self.down | (m & self.up) << self.shift
     }
 }
 
@@ -73,24 +74,23 @@ impl Kernel {
         let most = lefts.len() * rights.len();
         out.reserve(most + SLACK);
         let spare = &mut out.spare_capacity_mut()[..most + SLACK];
-        let (turned, t) = (turn.is_some(), turn.unwrap_or(NO_TURN));
         let kept = match self {
             Kernel::Portable => join_portable(lefts, rights, spare),
             // SAFETY: this arm runs only where `supported` found AVX2 and POPCNT; `spare`
             // holds `most + SLACK` values.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe {
-                match turned {
-                    false => join_avx2::<false>(lefts, rights, avoid, t, spare),
-                    true => join_avx2::<true>(lefts, rights, avoid, t, spare),
+                match turn {
+                    None => join_avx2::<false>(lefts, rights, avoid, NO_TURN, spare),
+                    Some(t) => join_avx2::<true>(lefts, rights, avoid, t, spare),
                 }
             },
             // SAFETY: as above, AVX-512 was detected.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unsafe {
-                match turned {
-                    false => join_avx512::<false>(lefts, rights, avoid, t, spare),
-                    true => join_avx512::<true>(lefts, rights, avoid, t, spare),
+                match turn {
+                    None => join_avx512::<false>(lefts, rights, avoid, NO_TURN, spare),
+                    Some(t) => join_avx512::<true>(lefts, rights, avoid, t, spare),
                 }
             },
             #[cfg(not(target_arch = "x86_64"))]
@@ -103,7 +103,12 @@ impl Kernel {
 }
 
 /// The turn the vector joins are given when there is none (never applied).
-const NO_TURN: Turn = Turn { shift: 0, mask: 0 };
+#[cfg(target_arch = "x86_64")]
+const NO_TURN: Turn = Turn {
+    shift: 0,
+    up: 0,
+    down: 0,
+};
 
 /// The pieces of `group` whose top has none of the bits of `avoid`, turned by `turn` when
 /// given: the whole group as it is when there is nothing to avoid or turn, without a copy;
@@ -170,29 +175,12 @@ fn join_avx2<const TURN: bool>(
     out: &mut [MaybeUninit<u64>],
 ) -> usize {
     use std::arch::x86_64::*;
-    // For each set of kept lanes, the 32-bit halves of the kept 64-bit lanes, in order.
-    const PACK: [[i32; 8]; 16] = {
-        let mut table = [[0; 8]; 16];
-        let mut mask = 0;
-        while mask < 16 {
-            let (mut lane, mut at) = (0, 0);
-            while lane < 4 {
-                if mask >> lane & 1 == 1 {
-                    table[mask][at] = 2 * lane;
-                    table[mask][at + 1] = 2 * lane + 1;
-                    at += 2;
-                }
-                lane += 1;
-            }
-            mask += 1;
-        }
-        table
-    };
     let zero = _mm256_setzero_si256();
     let avoid_v = _mm256_set1_epi64x(avoid as i64);
-    let (shift, up) = (
-        _mm_cvtsi64_si128(turn.shift as i64),
-        _mm256_set1_epi64x(turn.mask as i64),
+    let shift = _mm_cvtsi64_si128(turn.shift as i64);
+    let (up, down) = (
+        _mm256_set1_epi64x(turn.up as i64),
+        _mm256_set1_epi64x(turn.down as i64),
     );
     let base = rights.as_ptr().cast::<u64>();
     let whole = rights.len() / 4 * 4;
@@ -221,7 +209,8 @@ fn join_avx2<const TURN: bool>(
             let mut joined = _mm256_or_si256(tops, lt);
             if TURN {
                 let moved = _mm256_sll_epi64(_mm256_and_si256(joined, up), shift);
-                joined = _mm256_or_si256(_mm256_srl_epi64(joined, shift), moved);
+                let fallen = _mm256_and_si256(_mm256_srl_epi64(joined, shift), down);
+                joined = _mm256_or_si256(fallen, moved);
             }
             // SAFETY: `keep < 16`.
             let order = unsafe { _mm256_loadu_si256(PACK.get_unchecked(keep).as_ptr().cast()) };
@@ -242,6 +231,27 @@ fn join_avx2<const TURN: bool>(
     }
     k
 }
+
+/// For each set of kept 64-bit lanes of four, their 32-bit halves in order: the
+/// permutation that packs them to the front of an AVX2 register.
+#[cfg(target_arch = "x86_64")]
+pub(super) const PACK: [[i32; 8]; 16] = {
+    let mut table = [[0; 8]; 16];
+    let mut mask = 0;
+    while mask < 16 {
+        let (mut lane, mut at) = (0, 0);
+        while lane < 4 {
+            if mask >> lane & 1 == 1 {
+                table[mask][at] = 2 * lane;
+                table[mask][at + 1] = 2 * lane + 1;
+                at += 2;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
 
 /// Eight pairs at a time: the kept ones are packed together by a compress, the whole
 /// register stored; the last pieces of a list are loaded under a mask. The right pieces
@@ -265,9 +275,10 @@ fn join_avx512<const TURN: bool>(
         _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15),
     );
     let avoid_v = _mm512_set1_epi64(avoid as i64);
-    let (shift, up) = (
-        _mm_cvtsi64_si128(turn.shift as i64),
-        _mm512_set1_epi64(turn.mask as i64),
+    let shift = _mm_cvtsi64_si128(turn.shift as i64);
+    let (up, down) = (
+        _mm512_set1_epi64(turn.up as i64),
+        _mm512_set1_epi64(turn.down as i64),
     );
     let base = rights.as_ptr().cast::<u64>();
     let to = out.as_mut_ptr().cast::<u64>();
@@ -298,7 +309,8 @@ fn join_avx512<const TURN: bool>(
             let mut joined = _mm512_or_si512(tops, lt);
             if TURN {
                 let moved = _mm512_sll_epi64(_mm512_and_si512(joined, up), shift);
-                joined = _mm512_or_si512(_mm512_srl_epi64(joined, shift), moved);
+                let fallen = _mm512_and_si512(_mm512_srl_epi64(joined, shift), down);
+                joined = _mm512_or_si512(fallen, moved);
             }
             // SAFETY: `k` counts the pairs kept so far, at most the pairs seen before these,
             // so `k + 8 <= lefts.len() * rights.len() + SLACK`, within `out`.
@@ -323,7 +335,7 @@ mod tests {
                 let joined = l.top | r.top;
                 if l.cut & r.cut == 0 && joined & avoid == 0 {
                     v.push(turn.map_or(joined, |t| {
-                        (joined >> t.shift) | (joined & t.mask) << t.shift
+                        (joined >> t.shift) & t.down | (joined & t.up) << t.shift
                     }));
                 }
             }
@@ -343,13 +355,13 @@ mod tests {
             rights in prop::collection::vec((0u64..16, any::<u64>()), 0..21),
             avoid_bits in 0u32..3,
             avoid_salt in any::<u64>(),
-            turn in prop::option::of((1u32..40, any::<u64>())),
+            turn in prop::option::of((1u32..40, any::<u64>(), any::<u64>())),
             before in prop::collection::vec(any::<u64>(), 0..3),
         ) {
             let (lefts, rights) = (pieces(&lefts), pieces(&rights));
             // Up to two bits, as the halves avoid (the squares a middle queen attacks).
             let avoid = (0..avoid_bits).fold(0u64, |a, i| a | 1 << (avoid_salt >> (8 * i) & 63));
-            let turn = turn.map(|(shift, mask)| Turn { shift, mask });
+            let turn = turn.map(|(shift, up, down)| Turn { shift, up, down });
             let want = slow(&lefts, &rights, avoid, turn);
             for kernel in Kernel::available() {
                 // What `out` held is kept, in front of the joined pairs.

@@ -438,6 +438,7 @@ fn carry_save<const W: usize>(sum: &mut Lanes<W>, a: &Lanes<W>, b: &Lanes<W>) ->
 /// With a population count of each word, left to the compiler (AVX2 and POPCNT). Adding
 /// eight items bit-sliced first ([`harley_seal`]) measured 5 % slower on an Intel Xeon
 /// (Q(18), 3.20 -> 3.37 s; BENCHMARKS.md, issue 18).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct WordCounts;
 
 impl Tally for WordCounts {

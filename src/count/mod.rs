@@ -32,6 +32,7 @@ pub mod resumable;
 pub(crate) mod rows;
 mod rules;
 mod sieve;
+mod split;
 mod squares;
 mod symmetry;
 mod takaken;
