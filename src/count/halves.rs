@@ -196,12 +196,18 @@ struct Halves {
 impl Halves {
     fn new(n: u32, rows: u32) -> Halves {
         let split = n / 2;
+        // The two quarters on two threads where there are: building them is the setup of a
+        // count, 2.8 s of n = 20 on one thread.
+        let (left, right) = rayon::join(
+            || Quarter::new(n, rows, 0, split, true),
+            || Quarter::new(n, rows, split, n - split, false),
+        );
         Halves {
             geo: Geometry { n },
             rows,
             split,
-            left: Quarter::new(n, rows, 0, split, true),
-            right: Quarter::new(n, rows, split, n - split, false),
+            left,
+            right,
         }
     }
 
