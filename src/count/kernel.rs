@@ -4,6 +4,8 @@
 //! asked once which sets it has, and `NQUEENS_KERNEL` (`portable`, `avx2`, `avx512`) forces
 //! one for tests and benchmarks. The portable kernel is what ARM and older x86 run; it is
 //! plain code written so that the compiler vectorises it for the baseline (SSE2, NEON).
+//! This file holds the matching of two sets of masks; the same choice of kernel also
+//! joins quarter pieces ([`super::join`]) and splits halves ([`super::split`]).
 
 use super::sieve;
 use std::sync::OnceLock;
