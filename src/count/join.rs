@@ -110,6 +110,70 @@ const NO_TURN: Turn = Turn {
     down: 0,
 };
 
+/// A [`Turn`] in AVX2 registers, applied to four masks at once.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct Turn4 {
+    shift: std::arch::x86_64::__m128i,
+    up: std::arch::x86_64::__m256i,
+    down: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Turn4 {
+    #[target_feature(enable = "avx2")]
+    pub(super) fn new(turn: Turn) -> Turn4 {
+        use std::arch::x86_64::*;
+        Turn4 {
+            shift: _mm_cvtsi64_si128(turn.shift as i64),
+            up: _mm256_set1_epi64x(turn.up as i64),
+            down: _mm256_set1_epi64x(turn.down as i64),
+        }
+    }
+
+    /// Each of the four masks of `m` turned.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn apply(self, m: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::*;
+        let moved = _mm256_sll_epi64(_mm256_and_si256(m, self.up), self.shift);
+        let fallen = _mm256_and_si256(_mm256_srl_epi64(m, self.shift), self.down);
+        _mm256_or_si256(fallen, moved)
+    }
+}
+
+/// A [`Turn`] in AVX-512 registers, applied to eight masks at once.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct Turn8 {
+    shift: std::arch::x86_64::__m128i,
+    up: std::arch::x86_64::__m512i,
+    down: std::arch::x86_64::__m512i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Turn8 {
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn new(turn: Turn) -> Turn8 {
+        use std::arch::x86_64::*;
+        Turn8 {
+            shift: _mm_cvtsi64_si128(turn.shift as i64),
+            up: _mm512_set1_epi64(turn.up as i64),
+            down: _mm512_set1_epi64(turn.down as i64),
+        }
+    }
+
+    /// Each of the eight masks of `m` turned.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    pub(super) fn apply(self, m: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {
+        use std::arch::x86_64::*;
+        let moved = _mm512_sll_epi64(_mm512_and_si512(m, self.up), self.shift);
+        let fallen = _mm512_and_si512(_mm512_srl_epi64(m, self.shift), self.down);
+        _mm512_or_si512(fallen, moved)
+    }
+}
+
 /// The pieces of `group` whose top has none of the bits of `avoid`, turned by `turn` when
 /// given: the whole group as it is when there is nothing to avoid or turn, without a copy;
 /// else copied into `buffer`, without a branch per piece (which are kept is unpredictable).
@@ -177,11 +241,7 @@ fn join_avx2<const TURN: bool>(
     use std::arch::x86_64::*;
     let zero = _mm256_setzero_si256();
     let avoid_v = _mm256_set1_epi64x(avoid as i64);
-    let shift = _mm_cvtsi64_si128(turn.shift as i64);
-    let (up, down) = (
-        _mm256_set1_epi64x(turn.up as i64),
-        _mm256_set1_epi64x(turn.down as i64),
-    );
+    let turn4 = Turn4::new(turn);
     let base = rights.as_ptr().cast::<u64>();
     let whole = rights.len() / 4 * 4;
     let to = out.as_mut_ptr().cast::<u64>();
@@ -208,9 +268,7 @@ fn join_avx2<const TURN: bool>(
             let keep = _mm256_movemask_pd(_mm256_castsi256_pd(free)) as usize;
             let mut joined = _mm256_or_si256(tops, lt);
             if TURN {
-                let moved = _mm256_sll_epi64(_mm256_and_si256(joined, up), shift);
-                let fallen = _mm256_and_si256(_mm256_srl_epi64(joined, shift), down);
-                joined = _mm256_or_si256(fallen, moved);
+                joined = turn4.apply(joined);
             }
             // SAFETY: `keep < 16`.
             let order = unsafe { _mm256_loadu_si256(PACK.get_unchecked(keep).as_ptr().cast()) };
@@ -275,11 +333,7 @@ fn join_avx512<const TURN: bool>(
         _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15),
     );
     let avoid_v = _mm512_set1_epi64(avoid as i64);
-    let shift = _mm_cvtsi64_si128(turn.shift as i64);
-    let (up, down) = (
-        _mm512_set1_epi64(turn.up as i64),
-        _mm512_set1_epi64(turn.down as i64),
-    );
+    let turn = Turn8::new(turn);
     let base = rights.as_ptr().cast::<u64>();
     let to = out.as_mut_ptr().cast::<u64>();
     let mut k = 0;
@@ -308,9 +362,7 @@ fn join_avx512<const TURN: bool>(
             let keep = _mm512_mask_testn_epi64_mask(keep, tops, avoid_v);
             let mut joined = _mm512_or_si512(tops, lt);
             if TURN {
-                let moved = _mm512_sll_epi64(_mm512_and_si512(joined, up), shift);
-                let fallen = _mm512_and_si512(_mm512_srl_epi64(joined, shift), down);
-                joined = _mm512_or_si512(fallen, moved);
+                joined = turn.apply(joined);
             }
             // SAFETY: `k` counts the pairs kept so far, at most the pairs seen before these,
             // so `k + 8 <= lefts.len() * rights.len() + SLACK`, within `out`.

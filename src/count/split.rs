@@ -5,9 +5,9 @@
 //! the AVX2 and AVX-512 ones place four or eight masks at once. At n = 18 the split was
 //! 16 % of a count on an Intel Xeon with the AVX-512 kernel (BENCHMARKS.md, issue 18).
 
-#[cfg(target_arch = "x86_64")]
-use super::join::PACK;
 use super::join::Turn;
+#[cfg(target_arch = "x86_64")]
+use super::join::{PACK, Turn4, Turn8};
 use super::kernel::Kernel;
 
 /// Values a vector kernel may write past the last mask it places in each part.
@@ -101,11 +101,7 @@ unsafe fn split_avx2(
 ) -> [usize; 3] {
     use std::arch::x86_64::*;
     let zero = _mm256_setzero_si256();
-    let shift = _mm_cvtsi64_si128(turn.shift as i64);
-    let (up, down) = (
-        _mm256_set1_epi64x(turn.up as i64),
-        _mm256_set1_epi64x(turn.down as i64),
-    );
+    let turn4 = Turn4::new(turn);
     let (one_v, other_v) = (
         _mm256_set1_epi64x(one as i64),
         _mm256_set1_epi64x(other as i64),
@@ -116,8 +112,7 @@ unsafe fn split_avx2(
     for j in (0..whole).step_by(4) {
         // SAFETY: masks j..j + 4 lie in `masks`.
         let m = unsafe { _mm256_loadu_si256(masks.as_ptr().add(j).cast()) };
-        let moved = _mm256_sll_epi64(_mm256_and_si256(m, up), shift);
-        let m = _mm256_or_si256(_mm256_and_si256(_mm256_srl_epi64(m, shift), down), moved);
+        let m = turn4.apply(m);
         let clear_one = _mm256_cmpeq_epi64(_mm256_and_si256(m, one_v), zero);
         let clear_other = _mm256_cmpeq_epi64(_mm256_and_si256(m, other_v), zero);
         let q1 = 15 & !_mm256_movemask_pd(_mm256_castsi256_pd(clear_one)) as usize;
@@ -162,11 +157,7 @@ unsafe fn split_avx512(
     to: [*mut u64; 3],
 ) -> [usize; 3] {
     use std::arch::x86_64::*;
-    let shift = _mm_cvtsi64_si128(turn.shift as i64);
-    let (up, down) = (
-        _mm512_set1_epi64(turn.up as i64),
-        _mm512_set1_epi64(turn.down as i64),
-    );
+    let turn = Turn8::new(turn);
     let (one_v, other_v) = (
         _mm512_set1_epi64(one as i64),
         _mm512_set1_epi64(other as i64),
@@ -178,8 +169,7 @@ unsafe fn split_avx512(
         let valid: u8 = if left >= 8 { !0 } else { (1u8 << left) - 1 };
         // SAFETY: the masked load reads only masks j..j + min(8, left).
         let m = unsafe { _mm512_maskz_loadu_epi64(valid, masks.as_ptr().add(j).cast()) };
-        let moved = _mm512_sll_epi64(_mm512_and_si512(m, up), shift);
-        let m = _mm512_or_si512(_mm512_and_si512(_mm512_srl_epi64(m, shift), down), moved);
+        let m = turn.apply(m);
         let q1 = _mm512_mask_test_epi64_mask(valid, m, one_v);
         let q2 = _mm512_mask_test_epi64_mask(valid, m, other_v);
         let keeps = [valid & !(q1 | q2) & none_kept, q1 ^ q2, q1 & q2];
