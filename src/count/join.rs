@@ -176,7 +176,7 @@ impl Turn8 {
 
 /// The pieces of `group` whose top has none of the bits of `avoid`, turned by `turn` when
 /// given: the whole group as it is when there is nothing to avoid or turn, without a copy;
-/// else copied into `buffer`, without a branch per piece (which are kept is unpredictable).
+/// else copied into `buffer`.
 #[inline(always)]
 fn usable<'a>(
     group: &'a [Piece],
@@ -188,23 +188,39 @@ fn usable<'a>(
         return group;
     }
     buffer.clear();
-    buffer.reserve(group.len());
-    let spare = &mut buffer.spare_capacity_mut()[..group.len()];
+    keep_where(
+        buffer,
+        group,
+        |p| p.top & avoid == 0,
+        |p| Piece {
+            cut: p.cut,
+            top: turn.map_or(p.top, |t| t.apply(p.top)),
+        },
+    );
+    buffer
+}
+
+/// Appends `map(v)` of the values `v` of `from` that `keep` accepts to `out`, without a
+/// branch per value: each is written past the end, which moves on only when it is kept
+/// (which are kept is unpredictable, so a branch would mispredict often).
+#[inline(always)]
+pub(super) fn keep_where<T: Copy, U>(
+    out: &mut Vec<U>,
+    from: &[T],
+    keep: impl Fn(T) -> bool,
+    map: impl Fn(T) -> U,
+) {
+    out.reserve(from.len());
+    let spare = &mut out.spare_capacity_mut()[..from.len()];
     let mut kept = 0;
-    for &p in group {
-        let top = turn.map_or(p.top, |t| t.apply(p.top));
-        // SAFETY: `kept` is at most the number of pieces seen before this one, below
-        // `group.len()`, the length of `spare`.
-        unsafe {
-            spare
-                .get_unchecked_mut(kept)
-                .write(Piece { cut: p.cut, top })
-        };
-        kept += (p.top & avoid == 0) as usize;
+    for &v in from {
+        // SAFETY: `kept` is at most the number of values seen before this one, so it is
+        // below `from.len()`, the length of `spare`.
+        unsafe { spare.get_unchecked_mut(kept).write(map(v)) };
+        kept += keep(v) as usize;
     }
     // SAFETY: the first `kept` values of the spare capacity were written above.
-    unsafe { buffer.set_len(kept) };
-    buffer
+    unsafe { out.set_len(out.len() + kept) };
 }
 
 /// Writes every pair and moves on only past the compatible ones; returns how many it kept.
