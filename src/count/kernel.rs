@@ -8,6 +8,7 @@
 //! joins quarter pieces ([`super::join`]) and splits halves ([`super::split`]).
 
 use super::sieve;
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 /// A set of instructions the counting engines' inner loops are compiled for.
@@ -286,8 +287,12 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally
     }
     let chunk = E.trailing_zeros() as usize;
     let bits = (CHUNKS * chunk).min(64);
-    let mut table: Vec<[Entry<W>; E]> = vec![[Entry([0; W]); E]; CHUNKS];
-    let table: &mut [[Entry<W>; E]; CHUNKS] = table.as_mut_slice().try_into().expect("CHUNKS");
+    // Not zero-filled: every block writes each entry before reading it (the fill was 3 % of
+    // a count at n = 19).
+    let mut storage = Box::<[[Entry<W>; E]; CHUNKS]>::new_uninit();
+    let building = storage
+        .as_mut_ptr()
+        .cast::<[[MaybeUninit<Entry<W>>; E]; CHUNKS]>();
     let mut lanes = [0u64; W];
     for block in patterns.chunks(64 * W) {
         // has[b]: the block's patterns with bit b set, built one word (64 patterns) at a
@@ -307,19 +312,25 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally
                     .fold(0u64, |acc, (i, &p)| acc | (p >> b & 1) << i);
             }
         }
-        for (c, entries) in table.iter_mut().enumerate() {
-            entries[0] = Entry(if c == 0 { valid } else { [!0; W] });
+        // SAFETY: `MaybeUninit<[T; N]>` and `[MaybeUninit<T>; N]` have one layout, and
+        // nothing else refers to the storage while the block is built.
+        let entries_of = unsafe { &mut *building };
+        for (c, entries) in entries_of.iter_mut().enumerate() {
+            entries[0].write(Entry(if c == 0 { valid } else { [!0; W] }));
             for v in 1..E {
                 let bit = c * chunk + v.trailing_zeros() as usize;
-                let mut e = entries[v & (v - 1)].0;
+                // SAFETY: entry `v & (v - 1)`, below `v`, was written earlier in this loop.
+                let mut e = unsafe { entries[v & (v - 1)].assume_init_ref() }.0;
                 if bit < 64 {
                     for (w, e) in e.iter_mut().enumerate() {
                         *e &= !has[bit][w];
                     }
                 }
-                entries[v] = Entry(e);
+                entries[v].write(Entry(e));
             }
         }
+        // SAFETY: the loop above wrote every entry of every chunk.
+        let table = unsafe { &*building.cast::<[[Entry<W>; E]; CHUNKS]>() };
         // SAFETY: `C` is the tally of the kernel whose features were detected.
         unsafe { C::tally(table, items, &mut lanes) };
     }
