@@ -295,8 +295,8 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally
         .cast::<[[MaybeUninit<Entry<W>>; E]; CHUNKS]>();
     let mut lanes = [0u64; W];
     for block in patterns.chunks(64 * W) {
-        // has[b]: the block's patterns with bit b set, built one word (64 patterns) at a
-        // time in registers.
+        // has[b]: the block's patterns with bit b set, one word (64 patterns) at a time: the
+        // transpose of the word's patterns as a bit matrix.
         let mut has = [[0u64; W]; 64];
         let mut valid = [0u64; W];
         for (w, word) in block.chunks(64).enumerate() {
@@ -305,11 +305,11 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally
             } else {
                 (1u64 << word.len()) - 1
             };
-            for (b, has) in has.iter_mut().enumerate().take(bits) {
-                has[w] = word
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |acc, (i, &p)| acc | (p >> b & 1) << i);
+            let mut rows = [0u64; 64];
+            rows[..word.len()].copy_from_slice(word);
+            transpose_bits(&mut rows);
+            for (has, &row) in has.iter_mut().zip(&rows).take(bits) {
+                has[w] = row;
             }
         }
         // SAFETY: `MaybeUninit<[T; N]>` and `[MaybeUninit<T>; N]` have one layout, and
@@ -335,6 +335,29 @@ fn pairs_in_chunks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally
         unsafe { C::tally(table, items, &mut lanes) };
     }
     lanes.iter().sum()
+}
+
+/// Transposes a 64 x 64 bit matrix in place: bit j of row i moves to bit i of row j. Six
+/// rounds, each swapping the off-diagonal quarters of every block of the round's size at
+/// once: 6 x 32 masked swaps, where testing bit by bit took 64 x 64 shifts (a third of the
+/// portable kernel's time at n = 18, in building its tables).
+#[inline(always)]
+fn transpose_bits(m: &mut [u64; 64]) {
+    let mut j = 32;
+    let mut mask = 0x0000_0000_ffff_ffff_u64;
+    while j != 0 {
+        // The rows with bit j of their index clear, each paired with the row j after it:
+        // its high j bits of each 2j swap with the other's low j bits.
+        let mut k = 0;
+        while k < 64 {
+            let t = ((m[k] >> j) ^ m[k + j]) & mask;
+            m[k] ^= t << j;
+            m[k + j] ^= t;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        mask ^= mask << j;
+    }
 }
 
 /// The patterns of a block that `x` is disjoint from: one table entry per chunk of its bits,
@@ -620,6 +643,19 @@ mod tests {
             let slow = p.iter().map(|&a| x.iter().filter(|&&b| a & b == 0).count() as u64).sum::<u64>();
             for k in Kernel::available() {
                 prop_assert_eq!(k.disjoint_pairs(&p, &x, bits), slow, "{:?}", k);
+            }
+        }
+
+        #[test]
+        fn transpose_bits_moves_each_bit_across_the_diagonal(
+            rows in prop::collection::vec(any::<u64>(), 64),
+        ) {
+            let mut m: [u64; 64] = rows.clone().try_into().unwrap();
+            transpose_bits(&mut m);
+            for (i, &row) in rows.iter().enumerate() {
+                for (j, &t) in m.iter().enumerate() {
+                    prop_assert_eq!(row >> j & 1, t >> i & 1, "bit {} of row {}", j, i);
+                }
             }
         }
     }
