@@ -114,9 +114,10 @@ impl Kernel {
     /// [`sieve::Costs`]). Counted from the instructions of each loop: per item and block,
     /// the portable kernel spends about 45 on a block of 8 words, AVX2 about 56 on 16, AVX-512
     /// about 12 per 16 words plus the chunk indices; building a block's table spends about
-    /// 1,100 per word since it is built from a transpose (3,300 before, and the build costs
-    /// a third of what they were: 5 % faster with the portable kernel at n = 19, the others
-    /// within noise; a third of that again measured no faster); sorting a mask about 30.
+    /// 1,100 per word since it is built from a transpose (3,300 before); sorting a mask
+    /// about 30. The `build` figures were cut to a third with the transpose: 5 % faster
+    /// with the portable kernel at n = 19, the others within noise; a third of that again
+    /// measured no faster.
     pub(crate) fn costs(self) -> sieve::Costs {
         match self {
             Kernel::Portable => sieve::Costs {
