@@ -1,5 +1,8 @@
-//! Building boards: explicitly constructed solutions for any n, and compositions that keep
-//! a random subset of a file's queens (the seed paper's test protocol).
+//! Building boards: solutions from explicit sources (the classic construction, its
+//! transpose and mirror image, linear solutions), and compositions made by clearing part of
+//! a file's queens: a random subset (the seed paper's test protocol) or a structured part
+//! (a block of rows, a stride, a band of columns or diagonals, a square region), the shapes
+//! of compositions users hold.
 
 use crate::format::{FormatError, Input, RowWriter};
 use rand::{RngExt, SeedableRng};
@@ -28,6 +31,20 @@ pub enum GenerateError {
         /// The source file.
         path: String,
     },
+    /// No linear solution q(i) = a i mod n for this n and a.
+    #[error(
+        "no linear solution q(i) = {a} i mod {n}: a, a - 1 and a + 1 must all be prime to n \
+         (linear solutions exist only when n is prime to 6)"
+    )]
+    NoLinear {
+        /// Board size.
+        n: u64,
+        /// The multiplier asked for.
+        a: u64,
+    },
+    /// A clearing that does not fit the board.
+    #[error("{0}")]
+    BadClearing(String),
     /// Reading or writing failed.
     #[error(transparent)]
     Format(#[from] FormatError),
@@ -80,6 +97,94 @@ pub(crate) fn constructed_column(n: u64, row: u64) -> u64 {
     }
 }
 
+/// The row (1-based) whose queen is in column `col` (1-based) in the constructed solution
+/// of size `n`: the inverse of [`constructed_column`], piece by piece.
+pub(crate) fn constructed_row(n: u64, col: u64) -> u64 {
+    debug_assert!(n == 1 || n >= 4);
+    debug_assert!((1..=n).contains(&col));
+    let evens = n / 2;
+    let odds = n - evens;
+    // p: 0-based position among the rows; evens come first, then odds.
+    let p = match (n % 6, col.is_multiple_of(2)) {
+        (2, true) => col / 2 - 1,
+        (2, false) => {
+            evens
+                + match col {
+                    3 => 0,
+                    1 => 1,
+                    5 => odds - 1,
+                    c => (c - 3) / 2,
+                }
+        }
+        (3, true) => {
+            if col == 2 {
+                evens - 1
+            } else {
+                (col - 4) / 2
+            }
+        }
+        (3, false) => {
+            evens
+                + match col {
+                    1 => odds - 2,
+                    3 => odds - 1,
+                    c => (c - 5) / 2,
+                }
+        }
+        (_, true) => col / 2 - 1,
+        (_, false) => evens + (col - 1) / 2,
+    };
+    p + 1
+}
+
+/// Where a solution comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The explicit construction ([`constructed_column`]).
+    Construction,
+    /// The construction's transpose (row and column exchanged): the inverse permutation.
+    Transposed,
+    /// The construction's mirror image (column j becomes n + 1 - j).
+    Mirrored,
+    /// The linear solution q(i) = a (i - 1) mod n + 1, which exists when a, a - 1 and
+    /// a + 1 are all prime to n (so only for n prime to 6).
+    Linear {
+        /// The multiplier.
+        a: u64,
+    },
+}
+
+impl Source {
+    /// Checks that this source has a solution of size `n`.
+    pub fn check(self, n: u64) -> Result<(), GenerateError> {
+        check_solvable(n)?;
+        if let Source::Linear { a } = self {
+            let prime_to_n = |x: u64| gcd(x % n, n) == 1;
+            if n > 1 && !(prime_to_n(a) && prime_to_n(a + n - 1) && prime_to_n(a + 1)) {
+                return Err(GenerateError::NoLinear { n, a });
+            }
+        }
+        Ok(())
+    }
+
+    /// The column (1-based) of row `row` (1-based) of this source's solution of size `n`.
+    pub fn column(self, n: u64, row: u64) -> u64 {
+        match self {
+            Source::Construction => constructed_column(n, row),
+            Source::Transposed => constructed_row(n, row),
+            Source::Mirrored => n + 1 - constructed_column(n, row),
+            Source::Linear { a } => ((a as u128 * (row - 1) as u128) % n as u128) as u64 + 1,
+        }
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// Checks that a constructed solution exists for `n`.
 pub fn check_solvable(n: u64) -> Result<(), GenerateError> {
     match n {
@@ -92,7 +197,12 @@ pub fn check_solvable(n: u64) -> Result<(), GenerateError> {
 
 /// Streams the constructed solution of size `n` into `out`, computing batches in parallel.
 pub fn write_constructed_solution(n: u64, out: &mut RowWriter) -> Result<(), GenerateError> {
-    check_solvable(n)?;
+    write_solution(Source::Construction, n, out)
+}
+
+/// Streams `source`'s solution of size `n` into `out`, computing batches in parallel.
+pub fn write_solution(source: Source, n: u64, out: &mut RowWriter) -> Result<(), GenerateError> {
+    source.check(n)?;
     let mut first = 0;
     let mut rows = Vec::new();
     while first < n {
@@ -100,7 +210,7 @@ pub fn write_constructed_solution(n: u64, out: &mut RowWriter) -> Result<(), Gen
         rows.clear();
         (0..count as usize)
             .into_par_iter()
-            .map(|i| constructed_column(n, first + 1 + i as u64) as u32)
+            .map(|i| source.column(n, first + 1 + i as u64) as u32)
             .collect_into_vec(&mut rows);
         out.write_rows(&rows)?;
         first += count;
@@ -160,6 +270,296 @@ pub fn write_random_composition(
     Ok(keep)
 }
 
+/// A direction of diagonals: D1 (index n + j - i, constant along a falling diagonal) or
+/// D2 (index i + j).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Index n + j - i, 1..=2n-1.
+    D1,
+    /// Index i + j, 2..=2n.
+    D2,
+}
+
+/// The kinds of structured part a composition can be cleared of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A run of consecutive rows.
+    Block,
+    /// Every s-th row.
+    Stride,
+    /// A band of consecutive columns.
+    Columns,
+    /// A band of consecutive diagonals of one direction.
+    Diagonals(Direction),
+    /// A square of rows x columns.
+    Square,
+}
+
+impl std::fmt::Display for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let last = |start: u64, len: u64| start + len - 1;
+        match *self {
+            Region::Rows { start, len } => write!(f, "rows {start}..={}", last(start, len)),
+            Region::Stride { first, step } => write!(f, "every {step}th row from row {first}"),
+            Region::Columns { start, len } => write!(f, "columns {start}..={}", last(start, len)),
+            Region::Diagonals {
+                direction,
+                start,
+                len,
+            } => write!(
+                f,
+                "{} diagonals {start}..={}",
+                match direction {
+                    Direction::D1 => "D1 (n + j - i)",
+                    Direction::D2 => "D2 (i + j)",
+                },
+                last(start, len)
+            ),
+            Region::Square { row, col, side } => write!(
+                f,
+                "the square rows {row}..={} x columns {col}..={}",
+                last(row, side),
+                last(col, side)
+            ),
+        }
+    }
+}
+
+/// A structured part of an n-board: the queens inside it are cleared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    /// Rows `start..start + len`.
+    Rows {
+        /// First row (1-based).
+        start: u64,
+        /// Rows.
+        len: u64,
+    },
+    /// Rows `first, first + step, first + 2 step, ...`.
+    Stride {
+        /// First row (1-based).
+        first: u64,
+        /// Distance between rows.
+        step: u64,
+    },
+    /// Columns `start..start + len`.
+    Columns {
+        /// First column (1-based).
+        start: u64,
+        /// Columns.
+        len: u64,
+    },
+    /// Diagonals of `direction` with index `start..start + len`.
+    Diagonals {
+        /// Which diagonals.
+        direction: Direction,
+        /// First index.
+        start: u64,
+        /// Diagonals.
+        len: u64,
+    },
+    /// Rows `row..row + side` x columns `col..col + side`.
+    Square {
+        /// First row.
+        row: u64,
+        /// First column.
+        col: u64,
+        /// Side.
+        side: u64,
+    },
+}
+
+impl Shape {
+    /// The region of this shape and `size` (rows, columns or diagonals; about `size` rows
+    /// for a stride; for a square, the side sqrt(size n), which holds about `size` queens of
+    /// a random solution) on an n-board, starting at `at` or, without it, at a place drawn
+    /// from `seed`: anywhere on the board for rows, columns and squares, a
+    /// random row of the first stride for strides, and for diagonals a band inside the
+    /// board's middle half of indices (where diagonals are long), or as near as it fits.
+    pub fn region(
+        self,
+        n: u64,
+        size: u64,
+        at: Option<u64>,
+        seed: u64,
+    ) -> Result<Region, GenerateError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_c1ea);
+        let bad = |what: String| Err(GenerateError::BadClearing(what));
+        let size = if self == Shape::Square {
+            ((size as f64 * n as f64).sqrt().round() as u64).clamp(1, n)
+        } else {
+            size
+        };
+        if size == 0 {
+            return bad("the part to clear is empty (size 0)".into());
+        }
+        // First and last allowed index of the region's lines, and where it may start by
+        // default.
+        let (lo, hi, default_lo, default_hi) = match self {
+            Shape::Block | Shape::Columns | Shape::Square => (1, n, 1, n),
+            Shape::Stride => (1, n, 1, n),
+            Shape::Diagonals(d) => {
+                let lo = if d == Direction::D1 { 1 } else { 2 };
+                (lo, lo + 2 * n - 2, lo + n / 2, lo + n / 2 + n)
+            }
+        };
+        if self == Shape::Stride {
+            if size > n {
+                return bad(format!("cannot clear {size} rows of {n}"));
+            }
+            let step = n / size;
+            let first = match at {
+                Some(f) if (1..=step).contains(&f) => f,
+                Some(f) => {
+                    return bad(format!(
+                        "a stride of {step} starts at row 1..={step}, not {f}"
+                    ));
+                }
+                None => rng.random_range(1..=step),
+            };
+            return Ok(Region::Stride { first, step });
+        }
+        let span = hi - lo + 1;
+        if size > span {
+            return bad(format!(
+                "a part of size {size} does not fit: only {span} lines"
+            ));
+        }
+        let start = match at {
+            Some(a) if a >= lo && a + size - 1 <= hi => a,
+            Some(a) => {
+                return bad(format!(
+                    "a part of size {size} starting at {a} leaves the range {lo}..={hi}"
+                ));
+            }
+            None => {
+                // Inside the default range if it fits, else anywhere it fits.
+                let (l, h) = if size <= default_hi - default_lo + 1 {
+                    (default_lo, default_hi + 1 - size)
+                } else {
+                    (lo, hi + 1 - size)
+                };
+                rng.random_range(l..=h)
+            }
+        };
+        Ok(match self {
+            Shape::Block => Region::Rows { start, len: size },
+            Shape::Columns => Region::Columns { start, len: size },
+            Shape::Diagonals(direction) => Region::Diagonals {
+                direction,
+                start,
+                len: size,
+            },
+            Shape::Square => {
+                let col = match at {
+                    Some(a) => a,
+                    None => rng.random_range(1..=n + 1 - size),
+                };
+                Region::Square {
+                    row: start,
+                    col,
+                    side: size,
+                }
+            }
+            Shape::Stride => unreachable!("returned above"),
+        })
+    }
+}
+
+impl Region {
+    /// The square of `size` (as in [`Shape::region`]) centred on (`row`, `col`), moved
+    /// inside the board where it would leave it.
+    pub fn square_around(n: u64, size: u64, row: u64, col: u64) -> Region {
+        let side = ((size as f64 * n as f64).sqrt().round() as u64).clamp(1, n);
+        let start = |x: u64| x.saturating_sub(side / 2).clamp(1, n + 1 - side);
+        Region::Square {
+            row: start(row),
+            col: start(col),
+            side,
+        }
+    }
+
+    /// Whether the square (`row`, `col`) of an n-board lies in the region.
+    pub fn contains(&self, n: u64, row: u64, col: u64) -> bool {
+        let within = |x: u64, start: u64, len: u64| x >= start && x - start < len;
+        match *self {
+            Region::Rows { start, len } => within(row, start, len),
+            Region::Stride { first, step } => row >= first && (row - first).is_multiple_of(step),
+            Region::Columns { start, len } => within(col, start, len),
+            Region::Diagonals {
+                direction,
+                start,
+                len,
+            } => {
+                let d = match direction {
+                    Direction::D1 => n + col - row,
+                    Direction::D2 => row + col,
+                };
+                within(d, start, len)
+            }
+            Region::Square {
+                row: r,
+                col: c,
+                side,
+            } => within(row, r, side) && within(col, c, side),
+        }
+    }
+}
+
+/// A queen of `source`: the first at or after a row drawn from `seed`, cyclically; `None`
+/// for an empty board.
+pub fn random_queen(source: &Input, seed: u64) -> Result<Option<(u64, u64)>, GenerateError> {
+    let n = source.n();
+    if n == 0 {
+        return Ok(None);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5155_a4e5);
+    let start = rng.random_range(0..n);
+    let (per, segments) = (source.segment_rows(), source.segment_count());
+    let mut scratch = Vec::new();
+    for k in 0..=segments {
+        let s = (start / per + k) % segments;
+        let bytes = source.segment(s, &mut scratch)?;
+        let skip = if k == 0 { (start % per) as usize } else { 0 };
+        let rows = crate::format::le::to_rows(bytes)
+            .into_iter()
+            .enumerate()
+            .skip(skip);
+        for (i, v) in rows {
+            if v != 0 {
+                return Ok(Some((s * per + i as u64 + 1, v as u64)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Writes the composition that keeps every queen of `source` outside `region` (streamed
+/// once, in row order). Returns the number of queens cleared.
+pub fn write_cleared_composition(
+    source: &Input,
+    region: Region,
+    out: &mut RowWriter,
+) -> Result<u64, GenerateError> {
+    let n = source.n();
+    let mut cleared = 0;
+    let mut scratch = Vec::new();
+    let mut rows = Vec::new();
+    let mut row = 1;
+    for s in 0..source.segment_count() {
+        let bytes = source.segment(s, &mut scratch)?;
+        rows.clear();
+        for v in crate::format::le::to_rows(bytes) {
+            let clear = v != 0 && region.contains(n, row, v as u64);
+            cleared += clear as u64;
+            rows.push(if clear { 0 } else { v });
+            row += 1;
+        }
+        out.write_rows(&rows)?;
+    }
+    Ok(cleared)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +577,79 @@ mod tests {
             assert!(q.iter().all(|&c| (1..=n).contains(&c)), "n = {n}");
             assert!(is_solution(&q), "n = {n}: {q:?}");
         }
+    }
+
+    #[test]
+    fn every_source_is_a_solution_for_every_small_n() {
+        for n in (1..=300u64).filter(|&n| n == 1 || n >= 4) {
+            let mut sources = vec![Source::Construction, Source::Transposed, Source::Mirrored];
+            if (Source::Linear { a: 2 }).check(n).is_ok() {
+                sources.push(Source::Linear { a: 2 });
+            }
+            for src in sources {
+                let q: Vec<u64> = (1..=n).map(|r| src.column(n, r)).collect();
+                assert!(is_solution(&q), "n = {n}, {src:?}: {q:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn transposed_inverts_the_construction() {
+        for n in (4..=200u64).chain([1]) {
+            for r in 1..=n {
+                assert_eq!(constructed_row(n, constructed_column(n, r)), r, "n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn linear_solutions_exist_exactly_when_n_is_prime_to_six() {
+        for n in 4..200u64 {
+            let exists = (2..n).any(|a| Source::Linear { a }.check(n).is_ok());
+            assert_eq!(exists, n % 2 != 0 && n % 3 != 0, "n = {n}");
+        }
+        assert!(matches!(
+            Source::Linear { a: 2 }.check(9),
+            Err(GenerateError::NoLinear { .. })
+        ));
+    }
+
+    #[test]
+    fn regions_clear_what_they_say() {
+        let n = 1000;
+        for (shape, size) in [
+            (Shape::Block, 20),
+            (Shape::Stride, 50),
+            (Shape::Columns, 30),
+            (Shape::Diagonals(Direction::D1), 40),
+            (Shape::Diagonals(Direction::D2), 40),
+            (Shape::Square, 100),
+        ] {
+            for seed in 0..20 {
+                let region = shape.region(n, size, None, seed).unwrap();
+                assert_eq!(region, shape.region(n, size, None, seed).unwrap());
+                let inside = |r: u64, c: u64| region.contains(n, r, c);
+                let q: Vec<u64> = (1..=n).map(|r| constructed_column(n, r)).collect();
+                let cleared = (1..=n).filter(|&r| inside(r, q[r as usize - 1])).count() as u64;
+                match shape {
+                    Shape::Block | Shape::Columns => assert_eq!(cleared, size),
+                    Shape::Stride => assert!(cleared >= size && cleared <= 2 * size),
+                    Shape::Diagonals(_) => assert!(cleared <= size),
+                    Shape::Square => assert!(cleared <= 4 * size),
+                }
+            }
+        }
+        let at = Shape::Block.region(n, 10, Some(991), 0).unwrap();
+        assert_eq!(
+            at,
+            Region::Rows {
+                start: 991,
+                len: 10
+            }
+        );
+        assert!(Shape::Block.region(n, 10, Some(992), 0).is_err());
+        assert!(Shape::Columns.region(n, 1001, None, 0).is_err());
+        assert!(Shape::Block.region(n, 0, None, 0).is_err());
     }
 
     #[test]

@@ -33,10 +33,12 @@ pub enum Stage {
     Exact,
     /// Re-verifying and writing the answer.
     Output,
+    /// Min-conflicts repair of a full assignment of the free rows.
+    Repair,
 }
 
 impl Stage {
-    const ALL: [Stage; 8] = [
+    const ALL: [Stage; 9] = [
         Stage::Idle,
         Stage::Input,
         Stage::Certificates,
@@ -45,6 +47,7 @@ impl Stage {
         Stage::Endgame,
         Stage::Exact,
         Stage::Output,
+        Stage::Repair,
     ];
 
     /// The stage's name as shown to users.
@@ -58,6 +61,7 @@ impl Stage {
             Stage::Endgame => "end game",
             Stage::Exact => "exact search",
             Stage::Output => "output",
+            Stage::Repair => "repair",
         }
     }
 }
@@ -70,6 +74,7 @@ pub struct Meter {
     free_rows: AtomicU64,
     restarts: AtomicU64,
     dead_ends: AtomicU64,
+    conflicts: AtomicU64,
     /// Whether stage changes are logged into `stage_log`.
     logging: AtomicBool,
     /// Every stage change since the log was last taken, while `logging`: a stage can be
@@ -92,6 +97,8 @@ pub struct Reading {
     pub restarts: u64,
     /// See [`Meter::dead_ends`].
     pub dead_ends: u64,
+    /// See [`Meter::conflicts`].
+    pub conflicts: u64,
     /// See [`Meter::rows_read`].
     pub rows_read: u64,
     /// See [`Meter::rows_written`].
@@ -113,6 +120,7 @@ impl Meter {
             free_rows: AtomicU64::new(0),
             restarts: AtomicU64::new(0),
             dead_ends: AtomicU64::new(0),
+            conflicts: AtomicU64::new(0),
             logging: AtomicBool::new(false),
             stage_log: Mutex::new(Vec::new()),
         }
@@ -149,6 +157,16 @@ impl Meter {
         self.dead_ends.load(Relaxed)
     }
 
+    /// Diagonal conflicts left in the repair phase's assignment (the fewest it has reached
+    /// in its present run); 0 outside it.
+    pub fn conflicts(&self) -> u64 {
+        self.conflicts.load(Relaxed)
+    }
+
+    pub(crate) fn set_conflicts(&self, conflicts: u64) {
+        self.conflicts.store(conflicts, Relaxed);
+    }
+
     pub(crate) fn add_restart(&self) {
         self.restarts.fetch_add(1, Relaxed);
     }
@@ -173,6 +191,7 @@ impl Meter {
             free_rows: self.free_rows(),
             restarts: self.restarts(),
             dead_ends: self.dead_ends(),
+            conflicts: self.conflicts(),
             rows_read: self.rows_read(),
             rows_written: self.rows_written(),
         }

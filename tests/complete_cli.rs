@@ -482,7 +482,7 @@ fn trace_and_plot_of_a_run() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("seconds,stage,free_rows,restarts,dead_ends,rows_read,rows_written")
+        Some("seconds,stage,free_rows,restarts,dead_ends,rows_read,rows_written,conflicts")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert!(rows.iter().all(|r| r.len() == 7));

@@ -294,6 +294,12 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
         &stats.endgame,
         format!("{} runs", stats.endgame.runs / 2),
     )?;
+    phase(
+        w,
+        "repair",
+        &stats.repair,
+        format!("{} swaps tried", stats.repair_moves),
+    )?;
     phase(w, "exact", &stats.exact, String::new())?;
     wln!(
         w,

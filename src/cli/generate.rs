@@ -1,17 +1,23 @@
 //! `nqueens generate solution|composition|excluded`
 
+use super::size::{PartSize, parse_part};
 use super::{Error, exit};
 use nqueens::format::{Input, OutputFormat, RowWriter, STDIO};
-use nqueens::generate::{check_solvable, write_constructed_solution, write_random_composition};
+use nqueens::generate::{
+    Direction, Shape, Source, check_solvable, write_cleared_composition, write_random_composition,
+    write_solution,
+};
 use nqueens::verify::{Requirements, Verdict, verify};
 use std::path::PathBuf;
 
 /// What to generate.
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
-    /// A solution for an n-board (explicit construction, O(n), streamed to disk).
+    /// A solution for an n-board: the explicit construction (O(n), streamed to disk), its
+    /// transpose or mirror image, a linear solution, or a random one.
     Solution(SolutionArgs),
-    /// A composition keeping a random subset of a file's queens.
+    /// A composition: a file's queens with a random subset or a structured part (a block
+    /// of rows, a stride, a band of columns or diagonals, a square) cleared.
     Composition(CompositionArgs),
     /// A series of Excluded Diagonals instances (CSPLib 079), by the generator of Gent,
     /// Jefferson and Nightingale: the 4n - 2 diagonals in a random order, each excluded
@@ -80,7 +86,9 @@ impl OutputArgs {
     after_help = super::EXIT_CODES,
     after_long_help = examples!(
         "nqueens generate solution --n 1e8 -o s.nqb",
-        "nqueens generate solution --n 1e6 --random --seed 3 -o r.zst",
+        "nqueens generate solution --n 1e5 --source transposed -o t.nqb",
+        "nqueens generate solution --n 100003 --source linear --a 3 -o l.nqb",
+        "nqueens generate solution --n 1e6 --source random --seed 3 -o r.zst",
         "nqueens generate solution --n 8"
     )
 )]
@@ -88,15 +96,64 @@ pub struct SolutionArgs {
     /// Board size (1 or at least 4; 1e8 and 10^8 are accepted too).
     #[arg(long, value_parser = super::parse_size)]
     n: u64,
-    /// A random solution (the completion engine on the empty board) instead of the
-    /// explicit construction.
+    /// Where the solution comes from: the explicit construction (Hoffman, Loessi and Moore),
+    /// its transpose, its mirror image (column j becomes n + 1 - j), the linear solution
+    /// q(i) = a (i - 1) mod n + 1 (n prime to 6), or random (the completion engine on the
+    /// empty board).
+    #[arg(long, value_enum, default_value_t = SourceArg::Construction)]
+    source: SourceArg,
+    /// The multiplier a of a linear solution (a, a - 1 and a + 1 prime to n).
+    #[arg(long, default_value_t = 2)]
+    a: u64,
+    /// Same as --source random.
     #[arg(long)]
     random: bool,
     /// Seed of a random solution; default a fresh one, printed on standard error.
-    #[arg(long, requires = "random")]
+    #[arg(long)]
     seed: Option<u64>,
     #[command(flatten)]
     out: OutputArgs,
+}
+
+/// The `generate solution --source` choices.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceArg {
+    /// The explicit construction.
+    Construction,
+    /// The construction's transpose.
+    Transposed,
+    /// The construction's mirror image.
+    Mirrored,
+    /// q(i) = a (i - 1) mod n + 1.
+    Linear,
+    /// A random solution.
+    Random,
+}
+
+/// The `generate composition --clear` choices.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClearArg {
+    /// A random subset of the queens (the seed paper's protocol).
+    Random,
+    /// A run of consecutive rows.
+    Block,
+    /// Every s-th row, s = n / size.
+    Stride,
+    /// A band of consecutive columns.
+    Columns,
+    /// A band of consecutive diagonals (--direction).
+    Diagonals,
+    /// A square of rows x columns whose side is the size.
+    Region,
+}
+
+/// The `--direction` choices.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectionArg {
+    /// Index n + j - i.
+    D1,
+    /// Index i + j.
+    D2,
 }
 
 /// Arguments of `generate composition`.
@@ -104,16 +161,37 @@ pub struct SolutionArgs {
 #[command(
     after_help = super::EXIT_CODES,
     after_long_help = examples!(
-        "nqueens generate composition --from s.nqb --k 90000000 --seed 1 -o board.nqb"
+        "nqueens generate composition --from s.nqb --k 90000000 --seed 1 -o board.nqb",
+        "nqueens generate composition --from s.nqb --free 2% --seed 1 -o board.nqb",
+        "nqueens generate composition --from s.nqb --clear block --free 2000 -o block.nqb",
+        "nqueens generate composition --from s.nqb --clear columns --free 10% --at 1 -o band.nqb",
+        "nqueens generate composition --from s.nqb --clear diagonals --direction d2 --free 0.05 -o d.nqb"
     )
 )]
 pub struct CompositionArgs {
     /// The solution (or composition) whose queens are sampled.
     #[arg(long, value_name = "SOLUTION")]
     from: PathBuf,
-    /// Queens to keep; default uniform in 1..k-1 (the seed paper's protocol).
-    #[arg(long)]
+    /// What to clear: a random subset of the queens, or the queens inside a block of rows,
+    /// a stride of rows, a band of columns or diagonals, or a square region.
+    #[arg(long, value_enum, default_value_t = ClearArg::Random)]
+    clear: ClearArg,
+    /// Queens to keep (--clear random only); default, without --free, uniform in 1..k-1
+    /// (the seed paper's protocol).
+    #[arg(long, conflicts_with = "free")]
     k: Option<u64>,
+    /// How much to clear, as a count (2000, 2e3) or a fraction of n (2%, 0.02): queens
+    /// (random), rows (block, stride), columns, diagonals, or for a region about that many
+    /// queens (a square of side sqrt(size n)).
+    #[arg(long, value_parser = parse_part, value_name = "SIZE")]
+    free: Option<PartSize>,
+    /// Where the part starts (first row, column or diagonal index; the first row of a
+    /// stride, 1..=s; the first row and column of a square); default drawn from the seed.
+    #[arg(long, value_name = "POS", value_parser = super::parse_size)]
+    at: Option<u64>,
+    /// The diagonals of --clear diagonals.
+    #[arg(long, value_enum, default_value_t = DirectionArg::D1)]
+    direction: DirectionArg,
     /// Seed of every random choice; default a fresh one, printed on standard error.
     #[arg(long)]
     seed: Option<u64>,
@@ -124,42 +202,112 @@ pub struct CompositionArgs {
 /// Runs `generate`.
 pub fn run(cmd: Command) -> Result<i32, Error> {
     match cmd {
-        Command::Solution(a) if a.random => random_solution(a),
-        Command::Solution(a) => {
-            check_solvable(a.n)?;
-            with_output(&a.out, a.n, |w| {
-                write_constructed_solution(a.n, w).map(|_| ())
-            })
-        }
+        Command::Solution(a) => solution(a),
         Command::Excluded(a) => excluded(a),
-        Command::Composition(a) => {
-            nqueens::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
-            let opts = nqueens::format::OpenOptions {
-                mmap: super::mapped(),
-                ..Default::default()
-            };
-            let source = Input::open_with(&a.from, &opts)?;
-            let report = verify(&source, Requirements::default())?;
-            if report.verdict == Verdict::Invalid {
-                return Err(Error::Invalid {
-                    path: a.from.clone(),
-                    why: report.first_problem().unwrap_or_default(),
-                });
-            }
-            let seed = a.seed.unwrap_or_else(rand::random);
-            let mut kept = 0;
-            let code = with_output(&a.out, source.n(), |w| {
-                kept = write_random_composition(&source, report.k, a.k, seed, w)?;
-                Ok(())
-            })?;
-            eprintln!(
-                "kept {kept} of {} queens of {} (seed {seed})",
-                report.k,
-                a.from.display()
-            );
-            Ok(code)
-        }
+        Command::Composition(a) => composition(a),
     }
+}
+
+fn solution(a: SolutionArgs) -> Result<i32, Error> {
+    let source = match (a.random, a.source) {
+        (true, _) | (_, SourceArg::Random) => return random_solution(a),
+        (false, SourceArg::Construction) => Source::Construction,
+        (false, SourceArg::Transposed) => Source::Transposed,
+        (false, SourceArg::Mirrored) => Source::Mirrored,
+        (false, SourceArg::Linear) => Source::Linear { a: a.a },
+    };
+    if a.seed.is_some() {
+        return Err(Error::Usage(
+            "--seed applies to --source random only: the other sources are fixed".into(),
+        ));
+    }
+    source.check(a.n)?;
+    with_output(&a.out, a.n, |w| write_solution(source, a.n, w))
+}
+
+fn composition(a: CompositionArgs) -> Result<i32, Error> {
+    nqueens::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
+    let opts = nqueens::format::OpenOptions {
+        mmap: super::mapped(),
+        ..Default::default()
+    };
+    let source = Input::open_with(&a.from, &opts)?;
+    let report = verify(&source, Requirements::default())?;
+    if report.verdict == Verdict::Invalid {
+        return Err(Error::Invalid {
+            path: a.from.clone(),
+            why: report.first_problem().unwrap_or_default(),
+        });
+    }
+    let n = source.n();
+    let seed = a.seed.unwrap_or_else(rand::random);
+    let shape = match a.clear {
+        ClearArg::Random => None,
+        ClearArg::Block => Some(Shape::Block),
+        ClearArg::Stride => Some(Shape::Stride),
+        ClearArg::Columns => Some(Shape::Columns),
+        ClearArg::Diagonals => Some(Shape::Diagonals(match a.direction {
+            DirectionArg::D1 => Direction::D1,
+            DirectionArg::D2 => Direction::D2,
+        })),
+        ClearArg::Region => Some(Shape::Square),
+    };
+    let Some(shape) = shape else {
+        if a.at.is_some() {
+            return Err(Error::Usage(
+                "--at applies to structured clearings only".into(),
+            ));
+        }
+        let keep = match (a.k, a.free) {
+            (Some(k), _) => Some(k),
+            (None, Some(free)) => Some(report.k.saturating_sub(free.of(n).min(report.k))),
+            (None, None) => None,
+        };
+        let mut kept = 0;
+        let code = with_output(&a.out, n, |w| {
+            kept = write_random_composition(&source, report.k, keep, seed, w)?;
+            Ok(())
+        })?;
+        eprintln!(
+            "kept {kept} of {} queens of {} (seed {seed})",
+            report.k,
+            a.from.display()
+        );
+        return Ok(code);
+    };
+    if a.k.is_some() {
+        return Err(Error::Usage(
+            "--k applies to --clear random; give the part's size with --free".into(),
+        ));
+    }
+    let Some(size) = a.free else {
+        return Err(Error::Usage(format!(
+            "--clear {} needs --free SIZE (a count, or a fraction of n such as 2%)",
+            format!("{:?}", a.clear).to_lowercase()
+        )));
+    };
+    let region = match (shape, a.at) {
+        // A square placed at random would often hold no queen of a constructed solution
+        // (its queens lie on a few lines): centre it on a random queen instead.
+        (Shape::Square, None) => {
+            let (row, col) = nqueens::generate::random_queen(&source, seed)?.ok_or_else(|| {
+                Error::Usage(format!("{} has no queen to clear", a.from.display()))
+            })?;
+            nqueens::generate::Region::square_around(n, size.of(n), row, col)
+        }
+        _ => shape.region(n, size.of(n), a.at, seed)?,
+    };
+    let mut cleared = 0;
+    let code = with_output(&a.out, n, |w| {
+        cleared = write_cleared_composition(&source, region, w)?;
+        Ok(())
+    })?;
+    eprintln!(
+        "cleared {cleared} of {} queens of {} inside {region} (seed {seed})",
+        report.k,
+        a.from.display()
+    );
+    Ok(code)
 }
 
 fn excluded(a: ExcludedArgs) -> Result<i32, Error> {

@@ -56,9 +56,66 @@ pub fn parse_size_u32(s: &str) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("{s:?} is larger than {}", u32::MAX))
 }
 
+/// A part of a board: a count of rows (or columns, diagonals), or a fraction of n.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PartSize {
+    /// So many.
+    Count(u64),
+    /// This fraction of n (0 < f <= 1).
+    Fraction(f64),
+}
+
+impl PartSize {
+    /// The count on an n-board: a fraction is rounded, and at least 1.
+    pub fn of(self, n: u64) -> u64 {
+        match self {
+            PartSize::Count(c) => c,
+            PartSize::Fraction(f) => ((f * n as f64).round() as u64).clamp(1, n.max(1)),
+        }
+    }
+}
+
+/// Parses a part size: a percentage (`2%`, `0.1%`), a fraction below 1 (`0.02`), or a
+/// whole count in any notation of [`parse_size`] (`2000`, `2e3`).
+pub fn parse_part(s: &str) -> Result<PartSize, String> {
+    let t = s.trim();
+    let fraction = |v: &str, scale: f64| -> Result<PartSize, String> {
+        let f: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?} is not a count, a fraction or a percentage"))?;
+        let f = f / scale;
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(format!(
+                "{s:?} is not a fraction in (0, 1] (or 0 % < p <= 100 %)"
+            ));
+        }
+        Ok(PartSize::Fraction(f))
+    };
+    if let Some(p) = t.strip_suffix('%') {
+        return fraction(p, 100.0);
+    }
+    if t.starts_with("0.") || t.starts_with('.') {
+        return fraction(t, 1.0);
+    }
+    parse_size(t).map(PartSize::Count)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_as_counts_fractions_and_percentages() {
+        assert_eq!(parse_part("2%"), Ok(PartSize::Fraction(0.02)));
+        assert_eq!(parse_part("0.5"), Ok(PartSize::Fraction(0.5)));
+        assert_eq!(parse_part("2e3"), Ok(PartSize::Count(2000)));
+        assert_eq!(PartSize::Fraction(0.02).of(100_000), 2000);
+        assert_eq!(PartSize::Fraction(1e-9).of(100), 1);
+        for bad in ["0%", "101%", "-1%", "x", "0.0", "1.5%x"] {
+            assert!(parse_part(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn sizes_in_every_notation() {

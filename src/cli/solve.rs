@@ -54,6 +54,11 @@ fn completion_progress(quiet: bool, input: &Input) -> super::Progress {
                     indicatif::HumanCount(written - w0)
                 )
             }
+            Stage::Repair => format!(
+                "repair of {} free rows, {} diagonal conflicts left",
+                indicatif::HumanCount(m.free_rows()),
+                indicatif::HumanCount(m.conflicts())
+            ),
             s => format!(
                 "{}, {} free rows",
                 s.name(),

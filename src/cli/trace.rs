@@ -25,6 +25,7 @@ pub(crate) struct Sample {
     dead_ends: u64,
     rows_read: u64,
     rows_written: u64,
+    conflicts: u64,
 }
 
 /// Samples the meter on a thread of its own until [`Recorder::finish`].
@@ -53,6 +54,7 @@ impl Recorder {
                 dead_ends: r.dead_ends - zero.dead_ends,
                 rows_read: r.rows_read - zero.rows_read,
                 rows_written: r.rows_written - zero.rows_written,
+                conflicts: r.conflicts,
             };
             let mut samples = vec![sample(zero)];
             loop {
@@ -68,8 +70,14 @@ impl Recorder {
                     }
                 }
                 let last = samples.last().expect("one at least");
-                let changed = (s.stage, s.free_rows, s.restarts, s.dead_ends)
-                    != (last.stage, last.free_rows, last.restarts, last.dead_ends);
+                let changed = (s.stage, s.free_rows, s.restarts, s.dead_ends, s.conflicts)
+                    != (
+                        last.stage,
+                        last.free_rows,
+                        last.restarts,
+                        last.dead_ends,
+                        last.conflicts,
+                    );
                 if (changed || s.seconds - last.seconds >= 0.1 || done)
                     && samples.len() < MAX_SAMPLES
                 {
@@ -92,20 +100,22 @@ impl Recorder {
     }
 }
 
-/// Writes the samples as CSV (a header line, then one line per sample).
+/// Writes the samples as CSV (a header line, then one line per sample). `conflicts` is the
+/// repair phase's count of diagonal conflicts (0 outside it).
 pub(crate) fn write_csv(path: &Path, samples: &[Sample]) -> Result<(), Error> {
     let mut text =
-        String::from("seconds,stage,free_rows,restarts,dead_ends,rows_read,rows_written\n");
+        String::from("seconds,stage,free_rows,restarts,dead_ends,rows_read,rows_written,conflicts\n");
     for s in samples {
         text += &format!(
-            "{:.6},{},{},{},{},{},{}\n",
+            "{:.6},{},{},{},{},{},{},{}\n",
             s.seconds,
             s.stage.name(),
             s.free_rows,
             s.restarts,
             s.dead_ends,
             s.rows_read,
-            s.rows_written
+            s.rows_written,
+            s.conflicts
         );
     }
     publish(path, text.as_bytes())
@@ -124,13 +134,14 @@ pub(crate) fn write_svg(path: &Path, samples: &[Sample], title: &str) -> Result<
 }
 
 /// The stages a plot shows, with their colours.
-const STAGES: [(Stage, plotters::style::RGBColor); 7] = [
+const STAGES: [(Stage, plotters::style::RGBColor); 8] = [
     (Stage::Input, plotters::style::RGBColor(120, 120, 120)),
     (Stage::Certificates, plotters::style::RGBColor(140, 86, 75)),
     (Stage::Pairing, plotters::style::RGBColor(31, 119, 180)),
     (Stage::Scatter, plotters::style::RGBColor(255, 127, 14)),
     (Stage::Endgame, plotters::style::RGBColor(44, 160, 44)),
     (Stage::Exact, plotters::style::RGBColor(148, 103, 189)),
+    (Stage::Repair, plotters::style::RGBColor(214, 39, 40)),
     (Stage::Output, plotters::style::RGBColor(23, 190, 207)),
 ];
 
@@ -143,7 +154,7 @@ fn draw(samples: &[Sample], title: &str) -> Result<String, Box<dyn std::error::E
         let t_max = samples.last().map_or(1.0, |s| s.seconds).max(1e-3);
         let y_max = samples
             .iter()
-            .map(|s| s.free_rows)
+            .map(|s| s.free_rows.max(s.conflicts))
             .max()
             .unwrap_or(1)
             .max(1) as f64;
@@ -156,7 +167,7 @@ fn draw(samples: &[Sample], title: &str) -> Result<String, Box<dyn std::error::E
         chart
             .configure_mesh()
             .x_desc("seconds")
-            .y_desc("free rows (0 drawn at 1)")
+            .y_desc("free rows; conflicts in repair (0 drawn at 1)")
             .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()?;
         // Free rows are known once the input is read: the input stage is drawn at that level.
@@ -167,6 +178,8 @@ fn draw(samples: &[Sample], title: &str) -> Result<String, Box<dyn std::error::E
         let level = |s: &Sample| {
             let rows = if matches!(s.stage, Stage::Idle | Stage::Input) {
                 known
+            } else if s.stage == Stage::Repair {
+                s.conflicts
             } else {
                 s.free_rows
             };

@@ -16,6 +16,7 @@
 pub mod certificate;
 mod job;
 pub(crate) mod pairing;
+mod repair;
 pub(crate) mod rows;
 mod scatter;
 pub(crate) mod state;
@@ -91,6 +92,18 @@ pub(crate) fn level3(n: u64) -> u64 {
 pub(crate) fn level2(n: u64) -> u64 {
     4 * level3(n)
 }
+
+/// Input free rows up to which the repair phase may run (it keeps a list of them, 4 bytes
+/// each, and a column for each): above it the board is nearly empty, and pairing does not
+/// stall there.
+const REPAIR_MAX_ROWS: u64 = 1 << 26;
+/// Pairing that leaves more than this many times level 2 free rows goes straight to the
+/// repair phase (random solutions' compositions pair down to about level 2).
+const PAIRING_SHORT: u64 = 16;
+/// The repair phase's first move budget, per input free row and in all (it doubles on
+/// every restart).
+const REPAIR_MOVES_PER_ROW: u64 = 64;
+const REPAIR_MOVES_MIN: u64 = 1 << 20;
 
 /// Phase 1 ends when a round places fewer than 1/PAIRING_STALL of the free rows: deeper
 /// pairing leaves rows without free cells far more often (BENCHMARKS.md, "Why the
@@ -186,6 +199,11 @@ pub struct Stats {
     pub scatter: Phase,
     /// Phase 3: exact search of residuals.
     pub endgame: Phase,
+    /// Min-conflicts repair of a full assignment of the input's free rows, when the end
+    /// games fail; `placed` counts the leftover rows it gave a column.
+    pub repair: Phase,
+    /// Swaps the repair phase tried.
+    pub repair_moves: u64,
     /// Exact search of the input residual (proofs).
     pub exact: Phase,
     /// Search nodes in all.
@@ -354,7 +372,12 @@ fn run(
     // are completed before that, and projecting costs time proportional to its cells.
     let mut input_residual: Option<Residual> = None;
     let input_mark = (m0 <= JOURNAL_FROM_INPUT).then(|| state.mark());
-    let mut exact_budget: u64 = 1 << 16;
+    let mut exact_budget: u64 = 1 << 14;
+    let mut wide_budget: u64 = 4 * m0;
+    // The input's free rows, for the repair phase: read off the journal when it reaches
+    // back to the input, else listed now.
+    let mut free_rows: Option<Vec<u32>> =
+        (input_mark.is_none() && m0 <= REPAIR_MAX_ROWS).then(|| free_rows_since(state, None));
     for restart in 0.. {
         if restart > 0 {
             stats.restarts += 1;
@@ -362,6 +385,18 @@ fn run(
             match input_mark {
                 Some(mark) => state.rewind_to(mark),
                 None => reload(input, state)?,
+            }
+            debug_assert!(
+                state.lines_match_rows(),
+                "bitmaps out of step after a restart"
+            );
+            // Tight residuals (blocks and bands cleared from constructions): the wide exact
+            // search of the input residual gets a turn, with a budget that doubles.
+            if m0 > exact::MAX_FREE as u64 && m0 <= exact::wide::MAX_ROWS as u64 {
+                if let Some(answer) = wide(state, stats, opts, wide_budget, stop) {
+                    return Ok(answer);
+                }
+                wide_budget = wide_budget.saturating_mul(2);
             }
             // Give the exact search of the input a turn, with a budget that doubles.
             if m0 <= RESIDUAL_MAX && input_mark.is_some() {
@@ -393,7 +428,15 @@ fn run(
         if stop.now() {
             return Ok(unknown(format!("during pairing, after {restart} restarts")));
         }
-        match end_games(state, stats, opts.seed, restart, l3, stop) {
+        // Pairing that stalls far above level 2 leaves rows with few free cells: scatter
+        // then meets a dead row on every try, and the repair phase does better at once.
+        let stalled = m0 <= REPAIR_MAX_ROWS && state.free() > PAIRING_SHORT * l2;
+        let played = if stalled {
+            EndGames::Failed
+        } else {
+            end_games(state, stats, opts.seed, restart, l3, stop)
+        };
+        match played {
             EndGames::Solved => return Ok(Answer::Solved),
             EndGames::Stopped(attempt) => {
                 return Ok(unknown(format!(
@@ -402,8 +445,72 @@ fn run(
             }
             EndGames::Failed => {}
         }
+        // The end games stall: repair a full assignment instead, from pairing's board.
+        if m0 <= REPAIR_MAX_ROWS {
+            let rows = free_rows.get_or_insert_with(|| free_rows_since(state, input_mark));
+            let budget = (REPAIR_MOVES_PER_ROW * m0).max(REPAIR_MOVES_MIN) << restart.min(20);
+            match repair_phase(state, rows, stats, opts.seed, restart, budget, stop) {
+                Ok(()) => return Ok(Answer::Solved),
+                Err(failed) if failed.stopped => {
+                    return Ok(unknown(format!(
+                        "during repair, after {restart} restarts: {} diagonal conflicts left \
+                         (fewest {}) among the {m0} free rows",
+                        failed.conflicts, failed.best
+                    )));
+                }
+                Err(_) => {}
+            }
+        }
     }
     unreachable!("the restart loop only ends by returning")
+}
+
+/// The free rows of `state`, with the rows placed since `mark` (when it is given: the
+/// input's free rows, if `mark` was taken on the input and `state` was reached from it by
+/// placements only).
+fn free_rows_since(state: &mut BoardState, mark: Option<usize>) -> Vec<u32> {
+    state.write_pending();
+    let mut rows = mark.map_or_else(Vec::new, |m| state.placed_since(m));
+    state.for_each_free_row(|i| {
+        rows.push(i as u32);
+        true
+    });
+    rows.sort_unstable();
+    rows
+}
+
+/// Runs the repair phase on `state` (pairing's board), timed and counted.
+fn repair_phase(
+    state: &mut BoardState,
+    rows: &[u32],
+    stats: &mut Stats,
+    seed: u64,
+    restart: u64,
+    budget: u64,
+    stop: &Stop,
+) -> Result<(), repair::Unrepaired> {
+    let leftover = state.free();
+    let report = |c: u64| meter().set_conflicts(c);
+    let outcome = timed(Stage::Repair, &mut stats.repair, || {
+        let effort = repair::Effort {
+            max_moves: budget,
+            stall: repair::STALL << (2 * restart).min(20),
+        };
+        let rng = seeded_rng(seed, &[5, restart]);
+        repair::repair(state, rows, rng, effort, &|| stop.now(), &report)
+    });
+    meter().set_conflicts(0);
+    match outcome {
+        Ok(done) => {
+            stats.repair.placed += leftover;
+            stats.repair_moves += done.moves;
+            Ok(())
+        }
+        Err(failed) => {
+            stats.repair_moves += failed.moves;
+            Err(failed)
+        }
+    }
 }
 
 /// The residual of `state` (timed as certificates), or the certificate that it has no
@@ -515,6 +622,45 @@ fn exact(
     });
     stats.add_search(counts);
     settle(state, res, stats, outcome, counts)
+}
+
+/// The wide exact search (`exact::wide`) of the free part of `state`, which must hold the
+/// input's queens only, up to `max_nodes` placements. `None` when it was stopped or does
+/// not apply.
+fn wide(
+    state: &mut BoardState,
+    stats: &mut Stats,
+    opts: &Options,
+    max_nodes: u64,
+    stop: &Stop,
+) -> Option<Answer> {
+    let _ = opts;
+    let (rows, cols) = state.free_rows_and_columns();
+    let stop_now = || stop.now();
+    let limits = exact::Limits {
+        max_nodes,
+        stop: &stop_now,
+    };
+    let lines = &state.lines;
+    let free = |i: u64, j: u64| lines.diagonals_free(i, j);
+    let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+        exact::wide::first(state.n, &rows, &cols, &free, limits)
+    })?;
+    stats.add_search(counts);
+    match outcome {
+        Outcome::Solved(cells) => {
+            stats.exact.placed += cells.len() as u64;
+            place_all(state, &cells);
+            Some(Answer::Solved)
+        }
+        Outcome::Exhausted => Some(Answer::Infeasible(Certificate::ExhaustedSearch {
+            free_rows: rows.len() as u64,
+            free_cells: 0,
+            nodes: counts.nodes,
+            decisions: counts.decisions,
+        })),
+        Outcome::Stopped => None,
+    }
 }
 
 /// The answer an exact search of the input residual gives: solved (the queens placed on

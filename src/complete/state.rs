@@ -141,6 +141,20 @@ impl BoardState {
         self.pending.shrink_to(PENDING_MAX / 64);
     }
 
+    /// Takes a finished repair: row `rows[k]` gets column `cols[k]`, for rows that were
+    /// free and rows pairing filled alike; the diagonals are already marked (the repair
+    /// works on the bitmaps). Every row then holds a queen.
+    pub(crate) fn adopt_repaired(&mut self, rows: &[u32], cols: &[u32]) {
+        debug_assert!(self.pending.is_empty());
+        for (&i, &j) in rows.iter().zip(cols) {
+            self.rows.set(i as u64, j as u64);
+            self.taken_rows.set(i as u64);
+            self.lines.columns.set(j as u64);
+        }
+        self.free = 0;
+        self.journal = None;
+    }
+
     fn unplace(&mut self, row: u64) {
         debug_assert!(self.pending.is_empty());
         let col = self.rows.get(row);
@@ -154,6 +168,32 @@ impl BoardState {
     /// state (a base level) for [`BoardState::rewind_to`].
     pub(crate) fn mark(&mut self) -> usize {
         self.journal.get_or_insert_with(Vec::new).len()
+    }
+
+    /// Whether the bitmaps hold exactly the lines of the queens in the row store (a check
+    /// for tests: O(n)).
+    pub(crate) fn lines_match_rows(&mut self) -> bool {
+        self.write_pending();
+        let mut fresh = LineBitmaps::new(self.n);
+        let mut rows = Bitmap::new(self.n + 1);
+        for i in 1..=self.n {
+            let j = self.rows.get(i);
+            if j != 0 {
+                fresh.mark(i, j);
+                rows.set(i);
+            }
+        }
+        (1..=self.n).all(|i| rows.get(i) == self.taken_rows.get(i))
+            && (1..=self.n).all(|j| fresh.columns.get(j) == self.lines.columns.get(j))
+            && (1..2 * self.n).all(|d| fresh.d1.get(d) == self.lines.d1.get(d))
+            && (2..=2 * self.n).all(|d| fresh.d2.get(d) == self.lines.d2.get(d))
+    }
+
+    /// The rows placed since `mark`, in the order placed.
+    pub(crate) fn placed_since(&self, mark: usize) -> Vec<u32> {
+        self.journal
+            .as_ref()
+            .map_or_else(Vec::new, |j| j[mark..].to_vec())
     }
 
     /// Undoes every placement recorded after `mark`.

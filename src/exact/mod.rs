@@ -17,6 +17,7 @@
 mod bits;
 pub(crate) mod residual;
 mod search;
+pub(crate) mod wide;
 
 pub(crate) use residual::{Residual, ones};
 

@@ -230,3 +230,50 @@ fn a_node_limit_stops_and_the_stop_function_is_obeyed() {
     }
     assert!(nodes <= 2 * super::search::POLL_NODES, "{nodes}");
 }
+
+/// The wide search of the residual `rows` x `cols` free where `free` says.
+fn wide_first(rows: &[u64], cols: &[u64], free: &[bool]) -> Outcome {
+    let m = rows.len();
+    let n = rows.iter().chain(cols).copied().max().unwrap_or(1);
+    let is_free = |i: u64, j: u64| {
+        let r = rows.iter().position(|&x| x == i).unwrap();
+        let c = cols.iter().position(|&x| x == j).unwrap();
+        free[r * m + c]
+    };
+    let limits = Limits {
+        max_nodes: u64::MAX,
+        stop: &|| false,
+    };
+    wide::first(n, rows, cols, &is_free, limits).unwrap().0
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The wide search finds a completion exactly when brute force does, and what it finds
+    /// is one.
+    #[test]
+    fn wide_search_agrees_with_brute_force(
+        (rows, cols, free) in (1usize..9).prop_flat_map(|m| (
+            proptest::sample::subsequence((1u64..=14).collect::<Vec<_>>(), m),
+            proptest::sample::subsequence((1u64..=14).collect::<Vec<_>>(), m),
+            proptest::collection::vec(proptest::bool::weighted(0.8), m * m),
+        ))
+    ) {
+        let all = brute(&rows, &cols, &free);
+        match wide_first(&rows, &cols, &free) {
+            Outcome::Solved(cells) => {
+                let at: Vec<usize> = rows
+                    .iter()
+                    .map(|&i| {
+                        let j = cells.iter().find(|c| c.0 == i).unwrap().1;
+                        cols.iter().position(|&x| x == j).unwrap()
+                    })
+                    .collect();
+                prop_assert!(all.contains(&at), "{at:?} is not a completion");
+            }
+            Outcome::Exhausted => prop_assert!(all.is_empty(), "missed {:?}", all[0]),
+            Outcome::Stopped => prop_assert!(false, "stopped without a limit"),
+        }
+    }
+}
