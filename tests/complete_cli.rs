@@ -518,3 +518,193 @@ fn trace_and_plot_of_a_run() {
     assert_eq!(code, 2, "{err}");
     assert!(std::fs::metadata(p("c.nqb")).unwrap().len() > 0);
 }
+
+/// Every source of `generate solution` with every clearing of `generate composition`,
+/// completed by `complete` and checked against its base with `verify`.
+#[test]
+fn compositions_of_every_origin_are_completed() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = "3001"; // prime to 6, so that the linear solution exists
+    for source in ["construction", "transposed", "mirrored", "linear", "random"] {
+        let sol = p(&format!("{source}.nqb"));
+        let mut args = vec![
+            "generate", "solution", "--n", n, "--source", source, "-o", &sol,
+        ];
+        if source == "random" {
+            args.extend(["--seed", "5"]);
+        }
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 0, "{source}: {err}");
+        let (code, out, _) = run(&["verify", "--require-complete", &sol]);
+        assert_eq!(code, 0, "{source}: {out}");
+        for (clear, free) in [
+            ("random", "5%"),
+            ("block", "0.1"),
+            ("stride", "100"),
+            ("columns", "10%"),
+            ("diagonals", "300"),
+            ("region", "2%"),
+        ] {
+            let comp = p(&format!("{source}-{clear}.nqb"));
+            let (code, _, err) = run(&[
+                "generate",
+                "composition",
+                "--from",
+                &sol,
+                "--clear",
+                clear,
+                "--free",
+                free,
+                "--seed",
+                "3",
+                "-o",
+                &comp,
+            ]);
+            assert_eq!(code, 0, "{source} {clear}: {err}");
+            assert!(err.contains("of 3001 queens"), "{err}");
+            let out = p(&format!("{source}-{clear}-done.nqb"));
+            let (code, stdout, err) = run(&["complete", &comp, "-o", &out, "--seed", "1"]);
+            assert_eq!(code, 0, "{source} {clear}: {stdout}{err}");
+            assert!(stdout.starts_with("SOLVED"), "{source} {clear}: {stdout}");
+            let (code, v, _) = run(&["verify", "--require-complete", "--base", &comp, &out]);
+            assert_eq!(code, 0, "{source} {clear}: {v}");
+        }
+    }
+}
+
+#[test]
+fn structured_clearings_are_where_they_say_and_reproducible() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let sol = p("s.nqb");
+    assert_eq!(
+        run(&["generate", "solution", "--n", "1000", "-o", &sol]).0,
+        0
+    );
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        &sol,
+        "--clear",
+        "block",
+        "--free",
+        "20",
+        "--at",
+        "101",
+        "-o",
+        &p("b.txt"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("cleared 20 of 1000 queens") && err.contains("rows 101..=120"),
+        "{err}"
+    );
+    let rows = read_rows(Path::new(&p("b.txt")));
+    let empty: Vec<usize> = (0..1000).filter(|&i| rows[i] == 0).map(|i| i + 1).collect();
+    assert_eq!(empty, (101..=120).collect::<Vec<_>>());
+    // The same seed gives the same file; --k and --free do not go together; a part that
+    // does not fit is refused with a one-line error.
+    for name in ["c1.nqb", "c2.nqb"] {
+        let (code, _, err) = run(&[
+            "generate",
+            "composition",
+            "--from",
+            &sol,
+            "--clear",
+            "diagonals",
+            "--direction",
+            "d2",
+            "--free",
+            "3%",
+            "--seed",
+            "9",
+            "-o",
+            &p(name),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    assert_eq!(
+        read_rows(Path::new(&p("c1.nqb"))),
+        read_rows(Path::new(&p("c2.nqb")))
+    );
+    let (code, _, _) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        &sol,
+        "--k",
+        "5",
+        "--free",
+        "2%",
+        "-o",
+        &p("x"),
+    ]);
+    assert_eq!(code, 2);
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        &sol,
+        "--clear",
+        "columns",
+        "--free",
+        "20",
+        "--at",
+        "990",
+        "-o",
+        &p("x.nqb"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("990") && err.lines().count() == 1, "{err}");
+    assert!(!Path::new(&p("x.nqb")).exists());
+    let (code, _, err) = run(&["generate", "solution", "--n", "1002", "--source", "linear"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("prime to 6"), "{err}");
+}
+
+/// The project's own default route (the explicit construction, then a random clearing),
+/// which stalled before the repair phase, at n = 1e5 through the binary.
+#[test]
+fn the_default_route_is_completed_at_1e5() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let sol = p("s.nqb");
+    assert_eq!(
+        run(&["generate", "solution", "--n", "100003", "-o", &sol]).0,
+        0
+    );
+    for (free, seed) in [("2%", "1"), ("3%", "2"), ("0.5%", "3")] {
+        let comp = p("c.nqb");
+        let (code, _, err) = run(&[
+            "generate",
+            "composition",
+            "--from",
+            &sol,
+            "--free",
+            free,
+            "--seed",
+            seed,
+            "-o",
+            &comp,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let out = p("done.nqb");
+        let (code, stdout, err) = run(&[
+            "complete",
+            &comp,
+            "-o",
+            &out,
+            "--seed",
+            seed,
+            "--time-limit",
+            "120",
+        ]);
+        assert_eq!(code, 0, "{free}: {stdout}{err}");
+        assert!(stdout.starts_with("SOLVED"), "{free}: {stdout}");
+        let (code, v, _) = run(&["verify", "--require-complete", "--base", &comp, &out]);
+        assert_eq!(code, 0, "{v}");
+        std::fs::remove_file(&out).unwrap();
+    }
+}

@@ -103,8 +103,9 @@ impl Recorder {
 /// Writes the samples as CSV (a header line, then one line per sample). `conflicts` is the
 /// repair phase's count of diagonal conflicts (0 outside it).
 pub(crate) fn write_csv(path: &Path, samples: &[Sample]) -> Result<(), Error> {
-    let mut text =
-        String::from("seconds,stage,free_rows,restarts,dead_ends,rows_read,rows_written,conflicts\n");
+    let mut text = String::from(
+        "seconds,stage,free_rows,restarts,dead_ends,rows_read,rows_written,conflicts\n",
+    );
     for s in samples {
         text += &format!(
             "{:.6},{},{},{},{},{},{},{}\n",

@@ -27,8 +27,10 @@ const TRIES: usize = 64;
 /// Moves without a new best count of conflicts before the rows in conflict are shaken.
 const PATIENCE: u64 = 1 << 12;
 /// Moves without a new fewest count before the repair gives up, on the first call (the
-/// caller doubles it on each restart): on tight residuals the count stalls far from zero,
-/// and the exact searches do better there.
+/// caller multiplies it by 4 on each restart, while the exact searches' budgets double:
+/// sparse residuals of a few hundred to a few thousand rows need long tabu runs, which
+/// paid more than exact search there; BENCHMARKS.md). On tight residuals the count stalls
+/// far from zero, and the exact searches do better.
 pub(crate) const STALL: u64 = 1 << 15;
 
 /// How long a repair may go on.

@@ -77,3 +77,219 @@ fn same_seed_same_solution_whatever_the_threads() {
     assert_eq!(one, run(3));
     assert_ne!(one, complete_rows(&vec![0; n], &opts(43)).unwrap().1);
 }
+
+/// A board state holding the queens of `q` (a valid composition).
+fn state_of(q: &[u32]) -> BoardState {
+    let input = Input::from_rows(std::path::Path::new("(memory)"), "memory", q).unwrap();
+    let store = RowStore::anonymous(q.len() as u64).unwrap();
+    match prepare(&input, store).unwrap() {
+        Prepared::Ready(state, _) => state,
+        Prepared::Invalid(_) => panic!("not a valid composition"),
+    }
+}
+
+/// Runs the repair phase on `q` (all its free rows leftover) with a generous effort.
+fn repaired(q: &[u32], seed: u64) -> (Result<repair::Repaired, repair::Unrepaired>, BoardState) {
+    let mut state = state_of(q);
+    let free: Vec<u32> = (1..=q.len() as u32)
+        .filter(|&i| q[i as usize - 1] == 0)
+        .collect();
+    let effort = repair::Effort {
+        max_moves: 200_000,
+        stall: 20_000,
+    };
+    let outcome = repair::repair(
+        &mut state,
+        &free,
+        seeded_rng(seed, &[5]),
+        effort,
+        &|| false,
+        &|_| {},
+    );
+    (outcome, state)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// The repair phase never moves a given queen, answers only with solutions, leaves the
+    /// board as it found it when it fails, and fails only where brute force agrees or on
+    /// a budget (it is a local search: it may fail on a completable board, never the
+    /// other way round).
+    #[test]
+    fn repair_keeps_given_queens_and_answers_only_with_solutions(
+        n in 4usize..=10,
+        picks in proptest::collection::vec((0usize..10, 0usize..10), 0..8),
+        seed in any::<u64>(),
+    ) {
+        let q = composition(n, &picks);
+        let (outcome, mut state) = repaired(&q, seed);
+        let rows = state.rows.to_vec();
+        match outcome {
+            Ok(_) => {
+                prop_assert!(completable(&q));
+                prop_assert!(rows.iter().all(|&c| c != 0) && is_valid(&rows), "{rows:?}");
+                for (a, b) in q.iter().zip(&rows) {
+                    prop_assert!(*a == 0 || a == b, "a given queen moved");
+                }
+                prop_assert!(state.lines_match_rows());
+            }
+            Err(_) => {
+                prop_assert_eq!(&rows, &q);
+                prop_assert!(state.lines_match_rows(), "bitmaps out of step after a failure");
+            }
+        }
+    }
+}
+
+#[test]
+fn repair_completes_random_clearings_of_a_construction() {
+    // A construction with rows cleared at random: the end games stall there, repair does not.
+    let n = 3001u64;
+    let q: Vec<u32> = (1..=n)
+        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .collect();
+    for seed in 0..4 {
+        let mut rng = seeded_rng(seed, &[9]);
+        let mut c = q.clone();
+        for _ in 0..150 {
+            c[rng.random_range(0..n as usize)] = 0;
+        }
+        let (outcome, state) = repaired(&c, seed);
+        assert!(outcome.is_ok(), "seed {seed}: {outcome:?}");
+        let rows = state.rows.to_vec();
+        assert!(is_valid(&rows) && rows.iter().all(|&j| j != 0));
+        assert!(c.iter().zip(&rows).all(|(a, b)| *a == 0 || a == b));
+    }
+}
+
+#[test]
+fn repair_after_pairing_keeps_the_board_consistent() {
+    // Pairing's queens are part of the assignment: a failed repair puts them back where
+    // pairing left them, a rewind then takes the board back to the input.
+    let n = 2000u64;
+    let q: Vec<u32> = (1..=n)
+        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .map(|j| if j % 7 == 0 { 0 } else { j })
+        .collect();
+    let mut state = state_of(&q);
+    let mark = state.mark();
+    pairing::pair_rounds(&mut state, 1, 0, 0, PAIRING_STALL, &|| false);
+    let free = {
+        let mut f = state.placed_since(mark);
+        state.for_each_free_row(|i| {
+            f.push(i as u32);
+            true
+        });
+        f.sort_unstable();
+        f
+    };
+    let before = state.rows.to_vec();
+    let tiny = repair::Effort {
+        max_moves: 10,
+        stall: 10,
+    };
+    let outcome = repair::repair(
+        &mut state,
+        &free,
+        seeded_rng(1, &[5]),
+        tiny,
+        &|| false,
+        &|_| {},
+    );
+    assert!(outcome.is_err());
+    assert_eq!(state.rows.to_vec(), before);
+    assert!(state.lines_match_rows());
+    state.rewind_to(mark);
+    assert_eq!(state.rows.to_vec(), q);
+    assert!(state.lines_match_rows());
+}
+
+/// A board of `source` with the queens inside `region` cleared.
+fn cleared(n: u64, source: crate::generate::Source, region: crate::generate::Region) -> Vec<u32> {
+    (1..=n)
+        .map(|r| {
+            let j = source.column(n, r);
+            if region.contains(n, r, j) {
+                0
+            } else {
+                j as u32
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_wide_search_completes_tight_residuals() {
+    // A block of rows, a band of columns and a band of diagonals cleared from
+    // constructions: wider than the bitset engine (1024 rows), so tight that repair
+    // stalls; propagation of the wide search finishes them.
+    use crate::generate::{Direction, Region, Source};
+    let n = 20_011u64;
+    for (source, region) in [
+        (
+            Source::Construction,
+            Region::Rows {
+                start: 9000,
+                len: 1100,
+            },
+        ),
+        (
+            Source::Transposed,
+            Region::Columns {
+                start: 4000,
+                len: 1100,
+            },
+        ),
+        (
+            Source::Linear { a: 2 },
+            Region::Diagonals {
+                direction: Direction::D1,
+                start: 15_000,
+                len: 1300,
+            },
+        ),
+    ] {
+        let q = cleared(n, source, region);
+        let state = state_of(&q);
+        let (rows, cols) = state.free_rows_and_columns();
+        assert!(
+            rows.len() > exact::MAX_FREE,
+            "{source:?}: {} free rows",
+            rows.len()
+        );
+        let limits = exact::Limits {
+            max_nodes: 4 * rows.len() as u64,
+            stop: &|| false,
+        };
+        let free = |i: u64, j: u64| state.lines.diagonals_free(i, j);
+        let (outcome, _) = exact::wide::first(n, &rows, &cols, &free, limits).unwrap();
+        let Outcome::Solved(cells) = outcome else {
+            panic!("{source:?} {region}: {outcome:?}");
+        };
+        let mut sol = q.clone();
+        for (i, j) in cells {
+            assert_eq!(sol[i as usize - 1], 0, "a given queen moved");
+            sol[i as usize - 1] = j as u32;
+        }
+        assert!(is_valid(&sol) && sol.iter().all(|&j| j != 0));
+    }
+}
+
+#[test]
+fn the_engine_turns_to_the_wide_search_on_a_tight_block() {
+    use crate::generate::{Region, Source};
+    let n = 12_001u64;
+    let q = cleared(
+        n,
+        Source::Construction,
+        Region::Rows {
+            start: 3000,
+            len: 1030,
+        },
+    );
+    let (answer, rows, stats) = complete_rows(&q, &opts(1)).unwrap();
+    assert_eq!(answer, Answer::Solved);
+    assert!(stats.exact.placed > 0, "{stats:?}");
+    assert!(is_valid(&rows) && rows.iter().all(|&j| j != 0));
+    assert!(q.iter().zip(&rows).all(|(a, b)| *a == 0 || a == b));
+}
