@@ -140,7 +140,7 @@ pub(crate) fn constructed_row(n: u64, col: u64) -> u64 {
 /// Where a solution comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
-    /// The explicit construction ([`constructed_column`]).
+    /// The explicit construction (Hoffman, Loessi and Moore).
     Construction,
     /// The construction's transpose (row and column exchanged): the inverse permutation.
     Transposed,

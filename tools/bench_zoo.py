@@ -27,14 +27,14 @@ BENCHMARKS.md ("Compositions of every origin").
 import argparse
 import csv
 import os
-import platform
-import re
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+from bench_frontier import cpu  # the CPU model and SIMD flags, as every bench prints them
 
 BASELINE_C = r"""
 /* Plain min-conflicts completion of an NQB composition (the bench's baseline). */
@@ -140,19 +140,6 @@ solver.parameters.num_workers = 2
 st = solver.Solve(model)
 print({cp_model.OPTIMAL: 'SOLVED', cp_model.FEASIBLE: 'SOLVED', cp_model.INFEASIBLE: 'INFEASIBLE'}.get(st, 'UNKNOWN'))
 """
-
-
-def cpu():
-    model, flags = platform.processor(), ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            text = f.read()
-        model = re.search(r"model name\s*:\s*(.*)", text).group(1)
-        have = set(re.search(r"flags\s*:\s*(.*)", text).group(1).split())
-        flags = " ".join(sorted(f for f in have if f.startswith(("avx", "bmi", "sse4"))))
-    except (OSError, AttributeError):
-        pass
-    return model, flags
 
 
 def size(s):

@@ -360,7 +360,7 @@ fn run(
             exact::first(&res, opts.seed, &|| stop.now())
         });
         stats.add_search(counts);
-        return Ok(match settle(state, &res, stats, outcome, counts) {
+        return Ok(match settle(state, res.extent(), stats, outcome, counts) {
             Some(answer) => answer,
             None => unknown(format!(
                 "during the exact search ({} nodes)",
@@ -621,7 +621,7 @@ fn exact(
         exact::first_sequential(res, opts.seed, limits)
     });
     stats.add_search(counts);
-    settle(state, res, stats, outcome, counts)
+    settle(state, res.extent(), stats, outcome, counts)
 }
 
 /// The wide exact search (`exact::wide`) of the free part of `state`, which must hold the
@@ -643,31 +643,19 @@ fn wide(
     };
     let lines = &state.lines;
     let free = |i: u64, j: u64| lines.diagonals_free(i, j);
-    let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+    let (outcome, counts, cells) = timed(Stage::Exact, &mut stats.exact, || {
         exact::wide::first(state.n, &rows, &cols, &free, limits)
     })?;
     stats.add_search(counts);
-    match outcome {
-        Outcome::Solved(cells) => {
-            stats.exact.placed += cells.len() as u64;
-            place_all(state, &cells);
-            Some(Answer::Solved)
-        }
-        Outcome::Exhausted => Some(Answer::Infeasible(Certificate::ExhaustedSearch {
-            free_rows: rows.len() as u64,
-            free_cells: 0,
-            nodes: counts.nodes,
-            decisions: counts.decisions,
-        })),
-        Outcome::Stopped => None,
-    }
+    settle(state, (rows.len() as u64, cells), stats, outcome, counts)
 }
 
-/// The answer an exact search of the input residual gives: solved (the queens placed on
-/// `state`), infeasible after an exhausted search, or `None` when it was stopped.
+/// The answer an exact search of the input residual (of `size`: free rows, free cells)
+/// gives: solved (the queens placed on `state`), infeasible after an exhausted search, or
+/// `None` when it was stopped.
 fn settle(
     state: &mut BoardState,
-    res: &Residual,
+    (free_rows, free_cells): (u64, u64),
     stats: &mut Stats,
     outcome: Outcome,
     counts: exact::Counts,
@@ -679,8 +667,8 @@ fn settle(
             Some(Answer::Solved)
         }
         Outcome::Exhausted => Some(Answer::Infeasible(Certificate::ExhaustedSearch {
-            free_rows: res.size() as u64,
-            free_cells: res.free_cells(),
+            free_rows,
+            free_cells,
             nodes: counts.nodes,
             decisions: counts.decisions,
         })),

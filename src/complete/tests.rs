@@ -262,7 +262,7 @@ fn the_wide_search_completes_tight_residuals() {
             stop: &|| false,
         };
         let free = |i: u64, j: u64| state.lines.diagonals_free(i, j);
-        let (outcome, _) = exact::wide::first(n, &rows, &cols, &free, limits).unwrap();
+        let (outcome, _, _) = exact::wide::first(n, &rows, &cols, &free, limits).unwrap();
         let Outcome::Solved(cells) = outcome else {
             panic!("{source:?} {region}: {outcome:?}");
         };

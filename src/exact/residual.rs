@@ -86,6 +86,11 @@ impl Residual {
         &self.cells[r * self.words..(r + 1) * self.words]
     }
 
+    /// Free rows and free cells.
+    pub(crate) fn extent(&self) -> (u64, u64) {
+        (self.size() as u64, self.free_cells())
+    }
+
     /// Number of free cells.
     pub(crate) fn free_cells(&self) -> u64 {
         self.cells.iter().map(|w| w.count_ones() as u64).sum()

@@ -284,15 +284,15 @@ struct Level {
 
 /// Searches the residual `rows` x `cols` of an n-board, whose free cells are those where
 /// `free(i, j)` (given queens' diagonals free), for a first solution, within
-/// `limits.max_nodes` placements. `None` when the residual is too wide or its lines span
-/// too far for dense counters.
+/// `limits.max_nodes` placements, with the number of free cells. `None` when the residual
+/// is too wide or its lines span too far for dense counters.
 pub(crate) fn first(
     n: u64,
     rows: &[u64],
     cols: &[u64],
     free: &(dyn Fn(u64, u64) -> bool + Sync),
     limits: Limits<'_>,
-) -> Option<(Outcome, Counts)> {
+) -> Option<(Outcome, Counts, u64)> {
     let m = rows.len();
     if m == 0 || m != cols.len() || m > MAX_ROWS {
         return None;
@@ -332,16 +332,17 @@ pub(crate) fn first(
             }
         }
         if k & 255 == 0 && (limits.stop)() {
-            return Some((Outcome::Stopped, Counts::default()));
+            return Some((Outcome::Stopped, Counts::default(), 0));
         }
     }
+    let cells = w.count.iter().map(|&c| c as u64).sum();
     for f in 0..3 {
         let supported = w.lines[f].support.iter().filter(|&&s| s > 0).count();
         w.lines[f].tight = supported == m;
         if supported < m {
             // Fewer lines than rows can take: no completion. Reported as an exhausted
             // search with no node (the exact engine's certificates say which lines).
-            return Some((Outcome::Exhausted, Counts::default()));
+            return Some((Outcome::Exhausted, Counts::default(), cells));
         }
     }
     let mut initial = Vec::new();
@@ -361,7 +362,7 @@ pub(crate) fn first(
     }
     let mut trail = Vec::new();
     if w.propagate(initial, &mut trail).is_err() {
-        return Some((Outcome::Exhausted, counts(&w)));
+        return Some((Outcome::Exhausted, counts(&w), cells));
     }
     let mut stack: Vec<Level> = Vec::new();
     // Descend: branch on a row; on a conflict, try its next column; with none left, back
@@ -369,14 +370,14 @@ pub(crate) fn first(
     let mut descend = true;
     loop {
         if w.nodes >= limits.max_nodes || (w.decisions & 63 == 0 && (limits.stop)()) {
-            return Some((Outcome::Stopped, counts(&w)));
+            return Some((Outcome::Stopped, counts(&w), cells));
         }
         if descend {
             if w.open == 0 {
-                let cells = (0..m)
+                let queens = (0..m)
                     .map(|k| (rows[k], cols[w.queen[k] as usize]))
                     .collect();
-                return Some((Outcome::Solved(cells), counts(&w)));
+                return Some((Outcome::Solved(queens), counts(&w), cells));
             }
             let row = w.branch_row().expect("an open row");
             stack.push(Level {
@@ -387,7 +388,7 @@ pub(crate) fn first(
         }
         // Try the next column of the top level.
         let Some(level) = stack.last_mut() else {
-            return Some((Outcome::Exhausted, counts(&w)));
+            return Some((Outcome::Exhausted, counts(&w), cells));
         };
         let (row, from, trail_len) = (level.row, level.next, level.trail_len);
         w.undo(&mut trail, trail_len);
