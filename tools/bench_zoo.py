@@ -191,7 +191,9 @@ def main():
     ap.add_argument("--clears", nargs="+", default=["block", "columns", "diagonals"])
     ap.add_argument("--fractions", nargs="+", type=float, default=[0.02, 0.05, 0.1, 0.3])
     ap.add_argument("--seeds", type=int, default=1, help="compositions per case")
-    ap.add_argument("--limit", type=float, default=60)
+    ap.add_argument("--limit", type=float, default=60, help="seconds for ours")
+    ap.add_argument("--peer-limit", type=float, default=None,
+                    help="seconds for min-conflicts and CP-SAT (default: --limit)")
     ap.add_argument("--nqueens", default="target/release/nqueens")
     ap.add_argument("--work", default=None, help="scratch directory (default: a new temporary one)")
     ap.add_argument("--no-baseline", action="store_true")
@@ -199,12 +201,14 @@ def main():
     ap.add_argument("--cpsat-max", type=int, default=5000)
     ap.add_argument("--csv", default=None)
     args = ap.parse_args()
+    peer_limit = args.peer_limit or args.limit
 
     work = args.work or tempfile.mkdtemp(prefix="nqueens-zoo-")
     os.makedirs(work, exist_ok=True)
     nq = os.path.abspath(args.nqueens)
     model, flags = cpu()
-    print(f"# {time.strftime('%Y-%m-%d')}, {model} ({os.cpu_count()} cores; {flags}); limit {args.limit} s")
+    print(f"# {time.strftime('%Y-%m-%d')}, {model} ({os.cpu_count()} cores; {flags}); "
+          f"limit {args.limit} s, peers {peer_limit} s")
     mc = os.path.join(work, "mc")
     if not args.no_baseline and not os.path.exists(mc):
         src = os.path.join(work, "mc.c")
@@ -254,11 +258,11 @@ def main():
                             os.remove(out)
                         base = ("-", 0.0)
                         if not args.no_baseline:
-                            t, o = run([mc, comp, str(args.limit), str(seed)], args.limit)
+                            t, o = run([mc, comp, str(peer_limit), str(seed)], peer_limit)
                             base = (verdict(o), t)
                         sat = ("-", 0.0)
                         if py and m <= args.cpsat_max:
-                            t, o = run([py, cp, comp, str(args.limit)], args.limit)
+                            t, o = run([py, cp, comp, str(peer_limit)], peer_limit)
                             sat = (verdict(o), t)
                         cell = lambda v, t: f"{v:>9} {t:6.2f}" if v != "-" else f"{'-':>16}"
                         print(f"{n:>10} {source:>12} {clear:>10} {frac:>7} {m:>8}  {cell(ours, t_ours)} "

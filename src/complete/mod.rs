@@ -8,10 +8,21 @@
 //!   places queens on random free cells (`scatter`) down to level 3, and the exact search
 //!   finishes with a node limit. A dead end rewinds to level 2 (journal) and tries again;
 //!   after `ATTEMPTS_PER_BASE` dead ends the attempt restarts from the input.
+//! - When pairing stalls far above level 2, or every end game on its base meets a dead
+//!   end (compositions that did not come from a random solution: a construction with rows
+//!   cleared at random, a random solution with a block cleared), the repair phase
+//!   (`repair`) gives every free row of the input a column and swaps columns until no
+//!   diagonal is shared, starting from pairing's queens.
 //! - Whenever the input's residual is small enough to project (`RESIDUAL_MAX` rows), it
 //!   is checked first for certificates of infeasibility (`exact::residual`), and between
 //!   randomized restarts the exact search of the input residual gets a growing node budget,
-//!   so that an infeasible input is eventually proved so rather than left unknown.
+//!   so that an infeasible input is eventually proved so rather than left unknown. Wider
+//!   residuals (up to `exact::wide::MAX_ROWS`) get the wide exact search instead, which
+//!   decides the tight ones (a block, a band of columns or diagonals cleared from a
+//!   construction) by propagation.
+//! - Budgets are counted in nodes and moves, never in time, so that a seed gives the same
+//!   answer on any machine and thread count: the exact budgets double on each restart,
+//!   the repair's patience grows 4x.
 
 pub mod certificate;
 mod job;
@@ -363,7 +374,7 @@ fn run(
         return Ok(match settle(state, res.extent(), stats, outcome, counts) {
             Some(answer) => answer,
             None => unknown(format!(
-                "during the exact search ({} nodes)",
+                "during the exact search of the {m0} free rows ({} nodes)",
                 stats.search_nodes
             )),
         });
@@ -413,8 +424,16 @@ fn run(
                 exact_budget = exact_budget.saturating_mul(2);
             }
         }
+        // Where a stopped run stood: the stage it was in, and what was still open.
+        let stood = |restart: u64, free: u64| {
+            format!(
+                "during {}, after {restart} restarts, {free} of the input's {m0} free rows \
+                 still open",
+                meter().stage().name()
+            )
+        };
         if stop.now() {
-            return Ok(unknown(format!("after {restart} restarts")));
+            return Ok(unknown(stood(restart, state.free())));
         }
         let before = state.free();
         let rounds = timed(Stage::Pairing, &mut stats.pairing, || {
@@ -426,7 +445,7 @@ fn run(
         }
         stats.pairing_rounds = rounds;
         if stop.now() {
-            return Ok(unknown(format!("during pairing, after {restart} restarts")));
+            return Ok(unknown(stood(restart, state.free())));
         }
         // Pairing that stalls far above level 2 leaves rows with few free cells: scatter
         // then meets a dead row on every try, and the repair phase does better at once.
@@ -439,9 +458,8 @@ fn run(
         match played {
             EndGames::Solved => return Ok(Answer::Solved),
             EndGames::Stopped(attempt) => {
-                return Ok(unknown(format!(
-                    "after {restart} restarts and {attempt} end games"
-                )));
+                let at = stood(restart, state.free());
+                return Ok(unknown(format!("{at} ({attempt} end games on this base)")));
             }
             EndGames::Failed => {}
         }
@@ -454,7 +472,7 @@ fn run(
                 Err(failed) if failed.stopped => {
                     return Ok(unknown(format!(
                         "during repair, after {restart} restarts: {} diagonal conflicts left \
-                         (fewest {}) among the {m0} free rows",
+                         (fewest {}) among the input's {m0} free rows",
                         failed.conflicts, failed.best
                     )));
                 }

@@ -363,8 +363,10 @@ fn random_move(
 
 /// Free rows up to which moves are guided by the residual's cells (see [`Guide`]).
 const GUIDED_ROWS: usize = 1 << 13;
-/// Residual cells up to which [`Guide`] keeps them.
-const GUIDED_CELLS: usize = 1 << 24;
+/// Free cells per row, on average, up to which [`Guide`] keeps them: a move scans the
+/// row's cells, and on denser residuals (a block cleared from a construction: hundreds of
+/// cells a row) random partners find improving swaps as well for less.
+const GUIDED_CELLS_PER_ROW: usize = 256;
 
 /// Moves guided by the residual's cells, for small sparse residuals (hundreds to a few
 /// thousand free rows with a few dozen free cells each, such as a construction with 0.1 %
@@ -402,7 +404,7 @@ impl Guide {
                 .filter(|&j| given_free(i, j as u64))
                 .collect();
             total += row.len();
-            if total > GUIDED_CELLS {
+            if total > GUIDED_CELLS_PER_ROW * m {
                 return None;
             }
             cells.push(row);

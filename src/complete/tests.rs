@@ -293,3 +293,24 @@ fn the_engine_turns_to_the_wide_search_on_a_tight_block() {
     assert!(is_valid(&rows) && rows.iter().all(|&j| j != 0));
     assert!(q.iter().zip(&rows).all(|(a, b)| *a == 0 || a == b));
 }
+
+#[test]
+fn repaired_answers_do_not_depend_on_the_thread_count() {
+    let n = 20_000u64;
+    let mut rng = seeded_rng(7, &[9]);
+    let q: Vec<u32> = (1..=n)
+        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .map(|j| if rng.random_range(0..50) == 0 { 0 } else { j })
+        .collect();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| complete_rows(&q, &opts(3)).unwrap())
+    };
+    let (answer, one, stats) = run(1);
+    assert_eq!(answer, Answer::Solved);
+    assert!(stats.repair.runs > 0, "the repair phase ran");
+    assert_eq!(one, run(2).1);
+}

@@ -7,6 +7,8 @@
 //! - [`search`](self::search) is the depth-first search with propagation, over word sets of
 //!   the residual's width ([`bits`]): `u64` up to 64 free rows, `[u64; K]` up to
 //!   [`MAX_FREE`].
+//! - [`wide`] searches residuals too wide for a cell matrix (thousands of free rows), with
+//!   counts of candidates per row and line instead of bitsets.
 //! - This module runs it: sequentially under a node budget (the randomized end game), or on
 //!   every core through rayon, where a search that spends its slice of nodes hands its
 //!   unexplored subtrees back as work items. Items are keyed by their place in the
