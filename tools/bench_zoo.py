@@ -10,10 +10,10 @@ source completes it. For each case the script runs, under the same wall-clock li
 - ours: `nqueens complete IN -o OUT` (time includes reading and writing the files; the
   output is verified by nqueens itself before it is published);
 - min-conflicts: a plain C program written and built here in the scratch directory (never
-  part of the project): the free rows get a random permutation of the free columns, then
-  pairs of rows swap columns while the number of diagonal conflicts does not grow, with a
-  restart after 50 m moves without a new best; it reads the same NQB file and checks its
-  answer before it says SOLVED;
+  part of the project): the free rows get a random permutation of the free columns, then a
+  row in conflict (drawn at random, up to 64 draws) and a random partner swap columns while
+  the number of diagonal conflicts does not grow, with a restart after 50 m moves without a
+  new best; it reads the same NQB file and checks its answer before it says SOLVED;
 - CP-SAT (with --cpsat, installed with pip on first use): one variable per free row over its
   free columns, AllDifferent on columns, i + j and i - j, 2 workers; only for residuals of at
   most --cpsat-max free rows.
@@ -79,7 +79,9 @@ int main(int argc, char **argv) {
         int64_t best = conf; uint64_t since = 0;
         while (conf > 0 && since < 50 * m + 100000) {
             if ((since & 4095) == 0 && now() - t0 > limit) { printf("UNKNOWN\n"); return 1; }
+            /* A row in conflict (up to 64 draws), and a random partner. */
             uint64_t a = rnd() % m, b = rnd() % m;
+            for (int t = 0; t < 64 && C1(rows[a], cols[a]) < 2 && C2(rows[a], cols[a]) < 2; t++) a = rnd() % m;
             if (a == b) continue;
             uint64_t ra = rows[a], rb = rows[b], ca = cols[a], cb = cols[b];
             int64_t before = conf;

@@ -513,6 +513,7 @@ fn repair_phase(
         let effort = repair::Effort {
             max_moves: budget,
             stall: repair::STALL << (2 * restart).min(20),
+            guided: restart > 0,
         };
         let rng = seeded_rng(seed, &[5, restart]);
         repair::repair(state, rows, rng, effort, &|| stop.now(), &report)

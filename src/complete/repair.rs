@@ -40,6 +40,9 @@ pub(crate) struct Effort {
     pub max_moves: u64,
     /// Moves without a new fewest count of conflicts before giving up.
     pub stall: u64,
+    /// Whether moves may be guided by the residual's cells (see [`Guide`]): listing them
+    /// costs O(m^2), worth it only once random partners have failed.
+    pub guided: bool,
 }
 
 /// Why a repair stopped without a solution.
@@ -278,23 +281,21 @@ pub(crate) fn repair(
         },
         conflicts: 0,
     };
-    let guide = (a.rows.len() <= GUIDED_ROWS).then(|| {
-        // The diagonals of pairing's queens, so that a cell is free when only they
-        // cross it (the leftover rows are not on the bitmaps yet).
-        let own = |f: &dyn Fn(usize) -> u64| -> std::collections::HashSet<u64> {
-            (0..a.rows.len())
-                .filter(|&k| pairing_cols[k] != 0)
-                .map(f)
-                .collect()
-        };
-        let row = |k: usize| (a.rows[k] as u64, a.cols[k] as u64);
-        let own1 = own(&|k| n + row(k).1 - row(k).0);
-        let own2 = own(&|k| row(k).0 + row(k).1);
+    let guide = (effort.guided && a.rows.len() <= GUIDED_ROWS).then(|| {
+        // Pairing's queens leave the bitmaps while the cells are listed, so that the
+        // bitmaps hold the given queens alone (the leftover rows are not on them yet).
+        let placed: Vec<usize> = (0..a.rows.len())
+            .filter(|&k| pairing_cols[k] != 0)
+            .collect();
+        for &k in &placed {
+            a.remove(k);
+        }
         let (d1, d2) = (&*a.d1.bits, &*a.d2.bits);
-        Guide::new(&a, &|i, j| {
-            let (x, y) = (n + j - i, i + j);
-            (!d1.get(x) || own1.contains(&x)) && (!d2.get(y) || own2.contains(&y))
-        })
+        let guide = Guide::new(&a, &|i, j| !d1.get(n + j - i) && !d2.get(i + j));
+        for &k in &placed {
+            a.add(k);
+        }
+        guide
     });
     let mut guide = guide.flatten();
     greedy_start(&mut a, &leftover, &mut rng);
@@ -525,7 +526,9 @@ fn search(
     leftover: &[usize],
     mut guide: Option<Guide>,
     rng: &mut ChaCha8Rng,
-    Effort { max_moves, stall }: Effort,
+    Effort {
+        max_moves, stall, ..
+    }: Effort,
     stop: &dyn Fn() -> bool,
     report: &dyn Fn(u64),
 ) -> Result<u64, Unrepaired> {

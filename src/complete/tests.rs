@@ -97,6 +97,7 @@ fn repaired(q: &[u32], seed: u64) -> (Result<repair::Repaired, repair::Unrepaire
     let effort = repair::Effort {
         max_moves: 200_000,
         stall: 20_000,
+        guided: seed % 2 == 0,
     };
     let outcome = repair::repair(
         &mut state,
@@ -187,6 +188,7 @@ fn repair_after_pairing_keeps_the_board_consistent() {
     let tiny = repair::Effort {
         max_moves: 10,
         stall: 10,
+        guided: true,
     };
     let outcome = repair::repair(
         &mut state,
