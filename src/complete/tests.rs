@@ -97,7 +97,7 @@ fn repaired(q: &[u32], seed: u64) -> (Result<repair::Repaired, repair::Unrepaire
     let effort = repair::Effort {
         max_moves: 200_000,
         stall: 20_000,
-        guided: seed % 2 == 0,
+        guided: seed.is_multiple_of(2),
     };
     let outcome = repair::repair(
         &mut state,
