@@ -108,9 +108,11 @@ pub(crate) fn level2(n: u64) -> u64 {
 /// each, and a column for each): above it the board is nearly empty, and pairing does not
 /// stall there.
 const REPAIR_MAX_ROWS: u64 = 1 << 26;
-/// Pairing that leaves more than this many times level 2 free rows goes straight to the
-/// repair phase (random solutions' compositions pair down to about level 2).
+/// Pairing that leaves more than this many times level 2 free rows gets only
+/// `STALLED_ATTEMPTS` end games before the repair phase (random solutions' compositions
+/// pair down to near level 2, and their end games succeed from further up too).
 const PAIRING_SHORT: u64 = 16;
+const STALLED_ATTEMPTS: u64 = 2;
 /// The repair phase's first move budget, per input free row and in all (it doubles on
 /// every restart).
 const REPAIR_MOVES_PER_ROW: u64 = 64;
@@ -447,14 +449,16 @@ fn run(
         if stop.now() {
             return Ok(unknown(stood(restart, state.free())));
         }
-        // Pairing that stalls far above level 2 leaves rows with few free cells: scatter
-        // then meets a dead row on every try, and the repair phase does better at once.
+        // Pairing that stalls far above level 2 may have left rows with few free cells
+        // (compositions of constructions): scatter then meets a dead row on every try, so
+        // such a base gets two end games, not twelve, before the repair phase.
         let stalled = m0 <= REPAIR_MAX_ROWS && state.free() > PAIRING_SHORT * l2;
-        let played = if stalled {
-            EndGames::Failed
+        let attempts = if stalled {
+            STALLED_ATTEMPTS
         } else {
-            end_games(state, stats, opts.seed, restart, l3, stop)
+            ATTEMPTS_PER_BASE
         };
+        let played = end_games(state, stats, opts.seed, restart, (l3, attempts), stop);
         match played {
             EndGames::Solved => return Ok(Answer::Solved),
             EndGames::Stopped(attempt) => {
@@ -513,7 +517,9 @@ fn repair_phase(
         let effort = repair::Effort {
             max_moves: budget,
             stall: repair::STALL << (2 * restart).min(20),
-            guided: restart > 0,
+            // Listing the cells costs O(m^2): at once for small residuals, else only once
+            // random partners have failed.
+            guided: restart > 0 || rows.len() <= exact::MAX_FREE,
         };
         let rng = seeded_rng(seed, &[5, restart]);
         repair::repair(state, rows, rng, effort, &|| stop.now(), &report)
@@ -556,7 +562,7 @@ enum EndGames {
     Failed,
 }
 
-/// Up to [`ATTEMPTS_PER_BASE`] end games on the board as pairing left it: scatter down to
+/// Up to `attempts` end games on the board as pairing left it: scatter down to
 /// `l3` free rows, then a bounded exact search of the residual; each failure rewinds to
 /// the base.
 fn end_games(
@@ -564,11 +570,11 @@ fn end_games(
     stats: &mut Stats,
     seed: u64,
     restart: u64,
-    l3: u64,
+    (l3, attempts): (u64, u64),
     stop: &Stop,
 ) -> EndGames {
     let level2_mark = state.mark();
-    for attempt in 0..ATTEMPTS_PER_BASE {
+    for attempt in 0..attempts {
         if stop.now() {
             return EndGames::Stopped(attempt);
         }
