@@ -434,7 +434,8 @@ impl Shape {
             }
             None => {
                 // Inside the default range if it fits, else anywhere it fits.
-                let (l, h) = if size <= default_hi - default_lo + 1 {
+                let (default_lo, default_hi) = (default_lo.max(lo), default_hi.min(hi));
+                let (l, h) = if default_hi >= default_lo && size <= default_hi - default_lo + 1 {
                     (default_lo, default_hi + 1 - size)
                 } else {
                     (lo, hi + 1 - size)
@@ -636,6 +637,24 @@ mod tests {
                     Shape::Stride => assert!(cleared >= size && cleared <= 2 * size),
                     Shape::Diagonals(_) => assert!(cleared <= size),
                     Shape::Square => assert!(cleared <= 4 * size),
+                }
+            }
+        }
+        // Every shape fits the smallest boards, and stays on them.
+        for n in [1u64, 4, 5] {
+            for shape in [
+                Shape::Block,
+                Shape::Stride,
+                Shape::Columns,
+                Shape::Diagonals(Direction::D1),
+                Shape::Diagonals(Direction::D2),
+                Shape::Square,
+            ] {
+                for seed in 0..10 {
+                    let r = shape.region(n, 1, None, seed).unwrap();
+                    let inside = (1..=n).flat_map(|i| (1..=n).map(move |j| (i, j)));
+                    let hits = inside.filter(|&(i, j)| r.contains(n, i, j)).count();
+                    assert!(hits >= 1, "n = {n}, {shape:?}: {r} holds no square");
                 }
             }
         }
