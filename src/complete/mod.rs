@@ -108,6 +108,10 @@ pub(crate) fn level2(n: u64) -> u64 {
 /// each, and a column for each): above it the board is nearly empty, and pairing does not
 /// stall there.
 const REPAIR_MAX_ROWS: u64 = 1 << 26;
+/// Input free rows up to which the wide exact search runs on every restart (above, on
+/// restarts 1, 2, 4, 8, ...).
+const WIDE_EVERY_RESTART: u64 = 1 << 14;
+
 /// Pairing that leaves more than this many times level 2 free rows gets only
 /// `STALLED_ATTEMPTS` end games before the repair phase (random solutions' compositions
 /// pair down to near level 2, and their end games succeed from further up too).
@@ -391,7 +395,7 @@ fn run(
     // back to the input, else listed now.
     let mut free_rows: Option<Vec<u32>> =
         (input_mark.is_none() && m0 <= REPAIR_MAX_ROWS).then(|| free_rows_since(state, None));
-    for restart in 0.. {
+    for restart in 0u64.. {
         if restart > 0 {
             stats.restarts += 1;
             meter().add_restart();
@@ -404,8 +408,11 @@ fn run(
                 "bitmaps out of step after a restart"
             );
             // Tight residuals (blocks and bands cleared from constructions): the wide exact
-            // search of the input residual gets a turn, with a budget that doubles.
-            if m0 > exact::MAX_FREE as u64 && m0 <= exact::wide::MAX_ROWS as u64 {
+            // search of the input residual gets a turn, with a budget that doubles. Its
+            // setup costs O(m^2) (seconds at 30,000 rows), so wide residuals get it on
+            // restarts 1, 2, 4, 8, ... only, in case repair just needed another try.
+            let wide_turn = m0 <= WIDE_EVERY_RESTART || restart.is_power_of_two();
+            if m0 > exact::MAX_FREE as u64 && m0 <= exact::wide::MAX_ROWS as u64 && wide_turn {
                 if let Some(answer) = wide(state, stats, opts, wide_budget, stop) {
                     return Ok(answer);
                 }
