@@ -104,6 +104,72 @@ fn no_output_ever_overwrites_an_input() {
     );
 }
 
+/// Two outputs of one command naming one file (under any spelling) are refused before
+/// anything runs: the answer can never be replaced by a trace, a plot or a checkpoint.
+#[test]
+fn no_output_overwrites_another_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = k47_nqb(d, "c.nqb");
+    std::fs::write(d.join("old.nqb"), b"kept").unwrap();
+    std::os::unix::fs::symlink("old.nqb", d.join("link")).unwrap();
+    std::os::unix::fs::symlink("new.nqb", d.join("dangling")).unwrap();
+    let cases: &[&[&str]] = &[
+        &["complete", "c.nqb", "-o", "x.nqb", "--trace", "x.nqb"],
+        &["complete", "c.nqb", "-o", "x.nqb", "--plot", "./x.nqb"],
+        &["complete", "c.nqb", "-o", "old.nqb", "--trace", "link"],
+        &["complete", "c.nqb", "-o", "new.nqb", "--plot", "dangling"],
+        &["complete", "c.nqb", "-o", "-", "--trace", "-"],
+        &["complete", "c.nqb", "--trace", "t.csv", "--plot", "t.csv"],
+        &[
+            "complete",
+            "c.nqb",
+            "--certificate",
+            "z.json",
+            "-o",
+            "z.cnf",
+        ],
+        &[
+            "complete",
+            "c.nqb",
+            "--certificate",
+            "z.json",
+            "--trace",
+            "z.json",
+        ],
+        &["count", "8", "--checkpoint", "old.nqb", "-o", "old.nqb"],
+    ];
+    for args in cases {
+        let (code, out, err) = run_in(d, args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("names the same file as") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+    assert_eq!(std::fs::read(d.join("old.nqb")).unwrap(), b"kept");
+    assert_eq!(
+        listing(d),
+        ["c.nqb", "dangling", "link", "old.nqb"],
+        "nothing written"
+    );
+    // Devices are written into, not replaced: two outputs to /dev/null are fine.
+    let (code, _, err) = run_in(
+        d,
+        &[
+            "complete",
+            s(&input),
+            "-o",
+            "/dev/null",
+            "--trace",
+            "/dev/null",
+            "-q",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+}
+
 /// An NQB file whose payload or queen count no longer matches its header is refused by
 /// every command that reads it, and nothing is written from it.
 #[test]

@@ -3,7 +3,7 @@
 use super::{Error, exit};
 use nqueens::complete::JobOutcome;
 use nqueens::complete::{Answer, Stats};
-use nqueens::format::{Input, OutputFormat, is_stdio};
+use nqueens::format::{Input, OutputFormat, OutputPath, is_stdio};
 use nqueens::json::{CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -76,16 +76,17 @@ pub fn run(args: Args) -> Result<i32, Error> {
         Some(p) => Some(p.with_extension("cnf")),
         None => None,
     };
-    nqueens::format::refuse_overwrite(
-        args.output
-            .iter()
-            .chain(&args.certificate)
-            .chain(&certificate_cnf)
-            .chain(&args.trace)
-            .chain(&args.plot)
-            .map(PathBuf::as_path),
-        &[&args.input],
-    )?;
+    let outputs: Vec<OutputPath> = [
+        ("-o", &args.output),
+        ("--certificate", &args.certificate),
+        ("--certificate's CNF", &certificate_cnf),
+        ("--trace", &args.trace),
+        ("--plot", &args.plot),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
+    .collect();
+    nqueens::format::refuse_overwrite(&outputs, &[&args.input])?;
     let input = Input::open_with(&args.input, &args.input_args.options())?;
     let format = args
         .encoding

@@ -106,7 +106,13 @@ pub fn run(a: Args) -> Result<i32, Error> {
         .chain(&a.base)
         .map(PathBuf::as_path)
         .collect();
-    nqueens::format::refuse_overwrite([output.as_path()], &inputs)?;
+    nqueens::format::refuse_overwrite(
+        &[nqueens::format::OutputPath {
+            flag: "OUT",
+            path: &output,
+        }],
+        &inputs,
+    )?;
     let target = output_format(&a, &output)?;
     let opts = a.input_args.options();
     let file = match (&a.model, input_path) {

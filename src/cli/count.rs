@@ -4,8 +4,8 @@ use super::{Error, Progress, exit, print_json};
 use nqueens::count::checkpoint::{Checkpoint, CheckpointError};
 use nqueens::count::resumable::{Hooks, ItemCount};
 use nqueens::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
-use nqueens::format::is_stdio;
 use nqueens::format::{Input, OutputFormat, RowWriter};
+use nqueens::format::{OutputPath, is_stdio};
 use nqueens::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -165,13 +165,11 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let Some(MergeCommand::Merge { files, json }) = &args.merge {
         return merge(files, *json);
     }
-    nqueens::format::refuse_overwrite(
-        args.output
-            .as_deref()
-            .into_iter()
-            .chain(args.checkpoint.as_deref()),
-        &Vec::from_iter(args.from.as_deref()),
-    )?;
+    let outputs: Vec<OutputPath> = [("-o", &args.output), ("--checkpoint", &args.checkpoint)]
+        .into_iter()
+        .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
+        .collect();
+    nqueens::format::refuse_overwrite(&outputs, &Vec::from_iter(args.from.as_deref()))?;
     let args = &args;
     let plan = Plan::of(args)?;
     if args.range.is_some() && !args.json {

@@ -226,7 +226,12 @@ fn solution(a: SolutionArgs) -> Result<i32, Error> {
 }
 
 fn composition(a: CompositionArgs) -> Result<i32, Error> {
-    nqueens::format::refuse_overwrite(a.out.output.as_deref(), &[&a.from])?;
+    if let Some(path) = a.out.output.as_deref() {
+        nqueens::format::refuse_overwrite(
+            &[nqueens::format::OutputPath { flag: "-o", path }],
+            &[&a.from],
+        )?;
+    }
     let opts = nqueens::format::OpenOptions {
         mmap: super::mapped(),
         ..Default::default()

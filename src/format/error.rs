@@ -162,6 +162,14 @@ pub enum ErrorKind {
     /// An output that is one of the command's inputs.
     #[error("is the input {} (the same file): refusing to overwrite an input", .0.display())]
     OverwritesInput(PathBuf),
+    /// Two outputs of one command that are the same file.
+    #[error("{flag} names the same file as {other}: each output needs its own file")]
+    SameOutput {
+        /// The option naming this output.
+        flag: String,
+        /// The option naming the output it collides with.
+        other: String,
+    },
     /// Reading failed part way.
     #[error("read error: {0}")]
     Read(std::io::Error),

@@ -273,35 +273,85 @@ fn umask() -> u32 {
         .unwrap_or(0o022)
 }
 
-/// Refuses to run when an output would write over an input: the same file by identity
-/// (device and inode, after following symbolic links), so that hard links and other
-/// spellings of one path are caught too. `-` and outputs that do not exist yet are never
-/// inputs; devices and pipes are written into, never replaced, so they are not compared.
-pub fn refuse_overwrite<'a>(
-    outputs: impl IntoIterator<Item = &'a Path>,
-    inputs: &[&Path],
-) -> Result<(), FormatError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let id = |p: &Path| {
-            if is_stdio(p) {
-                return None;
-            }
-            std::fs::metadata(p)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| (m.dev(), m.ino()))
-        };
-        let ins: Vec<_> = inputs.iter().map(|p| (id(p), *p)).collect();
-        for out in outputs {
-            let Some(o) = id(out) else { continue };
-            if let Some((_, input)) = ins.iter().find(|(i, _)| *i == Some(o)) {
-                return Err(FormatError::new(
-                    out,
-                    ErrorKind::OverwritesInput(input.to_path_buf()),
-                ));
-            }
+/// Where one output of a command goes, as the user named it: `flag` says which option
+/// (`-o`, `--trace`, ...) for messages.
+#[derive(Debug, Clone, Copy)]
+pub struct OutputPath<'a> {
+    /// The option that names it, as the user typed it (`-o`, `--trace`, `OUT`).
+    pub flag: &'a str,
+    /// The path.
+    pub path: &'a Path,
+}
+
+/// The identity of the file an output path will write: standard output, an existing
+/// regular file (device and inode, so hard links and other spellings match), or, for a
+/// file that does not exist yet, its absolute path after following symbolic links.
+/// Devices and pipes are written into, never replaced, and have no identity here: two
+/// outputs to `/dev/null` are fine.
+#[derive(Debug, PartialEq, Eq)]
+enum FileId {
+    Stdout,
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_id(p: &Path) -> Option<FileId> {
+    if is_stdio(p) {
+        return Some(FileId::Stdout);
+    }
+    match std::fs::metadata(p) {
+        #[cfg(unix)]
+        Ok(m) if m.is_file() => {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId::Inode(m.dev(), m.ino()))
+        }
+        Ok(_) => None,
+        Err(_) => {
+            let target = dangling_target(p).ok()?;
+            let name = target.file_name()?;
+            let dir = match target.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            // A directory that does not exist either: compare the paths as given, made
+            // absolute, which still catches the same name typed twice.
+            let dir = std::fs::canonicalize(dir)
+                .or_else(|_| std::path::absolute(dir))
+                .ok()?;
+            Some(FileId::Path(dir.join(name)))
+        }
+    }
+}
+
+/// Refuses to run when one file would be written twice or an input overwritten: every
+/// output is compared with every other output of the command (so `-o x --trace x` cannot
+/// leave the trace where the answer was) and with every input, by identity (see
+/// [`FileId`]). Standard input is never an output's file; standard output may take one
+/// output only.
+pub fn refuse_overwrite(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(), FormatError> {
+    let ids: Vec<_> = outputs.iter().map(|o| file_id(o.path)).collect();
+    for (i, out) in outputs.iter().enumerate() {
+        let Some(id) = &ids[i] else { continue };
+        if let Some(j) = (0..i).find(|&j| ids[j].as_ref() == Some(id)) {
+            return Err(FormatError::new(
+                out.path,
+                ErrorKind::SameOutput {
+                    flag: out.flag.to_string(),
+                    other: outputs[j].flag.to_string(),
+                },
+            ));
+        }
+        if matches!(id, FileId::Stdout) {
+            continue;
+        }
+        if let Some(input) = inputs
+            .iter()
+            .find(|p| !is_stdio(p) && file_id(p).as_ref() == Some(id))
+        {
+            return Err(FormatError::new(
+                out.path,
+                ErrorKind::OverwritesInput(input.to_path_buf()),
+            ));
         }
     }
     Ok(())
