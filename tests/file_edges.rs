@@ -452,6 +452,78 @@ fn arguments_that_used_to_panic_or_run_away() {
         err.contains("--threads 1000000000: at most 4096 threads"),
         "{err}"
     );
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("c.ckpt");
+    let (code, _, err) = run(&[
+        "count",
+        "12",
+        "--checkpoint",
+        s(&ckpt),
+        "--checkpoint-every",
+        "1e300",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--checkpoint-every 1e300: too many seconds"),
+        "{err}"
+    );
+    // An endless device is recognised as no format from its first bytes, not spooled
+    // until the disk is full.
+    let (code, _, err) = run(&["verify", "/dev/zero"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/dev/zero: unrecognized format"), "{err}");
+    // The most threads allowed start no more than the machine can use.
+    let started = std::time::Instant::now();
+    let (code, _, err) = run(&["verify", s(&k47), "--threads", "4096"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}
+
+/// An output whose directory is missing, is a file, or cannot be written is refused
+/// before the command runs, naming the user's path, never an internal temporary name.
+#[test]
+fn an_unwritable_output_is_named_as_the_user_wrote_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let k47 = data("grigoryan-n100-k47.txt");
+    std::fs::write(d.join("file"), "x").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["complete", "K", "-o", "nodir/x.nqb"],
+            "nodir/x.nqb: cannot write: directory nodir does not exist",
+        ),
+        (
+            &["complete", "K", "-o", "x.nqb", "--trace", "nodir/t.csv"],
+            "nodir/t.csv: cannot write: directory nodir does not exist",
+        ),
+        (
+            &["complete", "K", "-o", "file/x.nqb"],
+            "file/x.nqb: cannot write: file is not a directory",
+        ),
+        (
+            &["convert", "K", "nodir/x.mat"],
+            "nodir/x.mat: cannot write: directory nodir does not exist",
+        ),
+        (
+            &["count", "8", "--first", "-o", "nodir/x.txt"],
+            "nodir/x.txt: cannot write: directory nodir does not exist",
+        ),
+        (
+            &["generate", "solution", "--n", "8", "-o", "nodir/x.txt"],
+            "nodir/x.txt: cannot write: directory nodir does not exist",
+        ),
+    ];
+    for (args, want) in cases {
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == "K" { s(&k47) } else { a })
+            .collect();
+        let (code, out, err) = run_in(d, &args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert_eq!(err.trim(), format!("nqueens: {want}"), "{args:?}");
+        assert!(!out.contains("SOLVED"), "{args:?}: the run did not start");
+    }
+    assert_eq!(listing(d), ["file"]);
 }
 
 #[test]

@@ -62,3 +62,52 @@ fn sigterm_leaves_no_partial_file() {
         let _ = std::fs::remove_file(d.path().join(out));
     }
 }
+
+/// A process killed with SIGKILL runs no cleanup at all; the next run that makes a
+/// temporary file in the same directory removes what it left (its owner's PID is gone),
+/// and leaves files of live runs alone.
+#[test]
+fn files_left_by_a_killed_run_are_removed_by_the_next_run() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let k47 = std::fs::read(data("grigoryan-n100-k47.txt")).unwrap();
+    let spools = || -> Vec<String> {
+        listing(tmp.path())
+            .into_iter()
+            .filter(|n| n.starts_with(".nqueens-stdin-"))
+            .collect()
+    };
+    // A run reading standard input spools it to $TMPDIR; the pipe stays open, so it waits.
+    let mut victim = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["verify", "-"])
+        .env("TMPDIR", tmp.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = victim.stdin.take().unwrap();
+    // More than the 512 bytes read to recognise the format before spooling.
+    stdin.write_all("0\n".repeat(1000).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let started = std::time::Instant::now();
+    while spools().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no spool appeared"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    drop(stdin);
+    assert_eq!(spools().len(), 1, "SIGKILL leaves the spool");
+    let out = nqueens()
+        .args(["verify", "-"])
+        .env("TMPDIR", tmp.path())
+        .write_stdin(k47)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(spools(), Vec::<String>::new(), "the next run removed it");
+}

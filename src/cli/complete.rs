@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     .into_iter()
     .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
     .collect();
-    nqueens::format::refuse_overwrite(&outputs, &[&args.input])?;
+    nqueens::format::check_outputs(&outputs, &[&args.input])?;
     let input = Input::open_with(&args.input, &args.input_args.options())?;
     let format = args
         .encoding

@@ -106,7 +106,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
         .chain(&a.base)
         .map(PathBuf::as_path)
         .collect();
-    nqueens::format::refuse_overwrite(
+    nqueens::format::check_outputs(
         &[nqueens::format::OutputPath {
             flag: "OUT",
             path: &output,

@@ -169,7 +169,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         .into_iter()
         .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
         .collect();
-    nqueens::format::refuse_overwrite(&outputs, &Vec::from_iter(args.from.as_deref()))?;
+    nqueens::format::check_outputs(&outputs, &Vec::from_iter(args.from.as_deref()))?;
     let args = &args;
     let plan = Plan::of(args)?;
     if args.range.is_some() && !args.json {
@@ -213,9 +213,16 @@ struct Plan {
 impl Plan {
     fn of(args: &Args) -> Result<Plan, Error> {
         if !(args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0) {
-            return Err(Error::Usage(
-                "count: --checkpoint-every needs a number of seconds, 0 or more".into(),
-            ));
+            return Err(Error::Usage(format!(
+                "--checkpoint-every {:?}: expected a number of seconds, 0 or more",
+                args.checkpoint_every
+            )));
+        }
+        if Duration::try_from_secs_f64(args.checkpoint_every).is_err() {
+            return Err(Error::Usage(format!(
+                "--checkpoint-every {:?}: too many seconds to wait",
+                args.checkpoint_every
+            )));
         }
         count::Kernel::selected()?;
         let rules = Rules::new(args.piece.into(), args.kind.into());

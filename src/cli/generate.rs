@@ -227,7 +227,7 @@ fn solution(a: SolutionArgs) -> Result<i32, Error> {
 
 fn composition(a: CompositionArgs) -> Result<i32, Error> {
     if let Some(path) = a.out.output.as_deref() {
-        nqueens::format::refuse_overwrite(
+        nqueens::format::check_outputs(
             &[nqueens::format::OutputPath { flag: "-o", path }],
             &[&a.from],
         )?;

@@ -69,7 +69,7 @@ pub fn run_job(
                 Some((d, _)) => Destination::resolve(d)?,
                 None => Destination::temp(input.path()),
             };
-            scratch = dest.scratch(".nqueens-work-", "")?;
+            scratch = dest.scratch("work-", "")?;
             let store = RowStore::create(scratch.as_file(), n, &dest.given)?;
             (store, scratch.path().to_path_buf())
         }

@@ -2,7 +2,7 @@
 
 use super::*;
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// An opened composition or solution file, read segment by segment.
@@ -137,10 +137,7 @@ impl Input {
         if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat" | "npy")) {
             return Err(fail(ErrorKind::BadMagic(hex(&head[..head.len().min(8)]))));
         }
-        if head
-            .iter()
-            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace() || b >= 0x80)
-        {
+        if looks_like_text(head) {
             let mut text = head.to_vec();
             file.read_to_end(&mut text)
                 .map_err(|e| fail(ErrorKind::Read(e)))?;
@@ -174,9 +171,29 @@ impl Input {
         source: &mut dyn Read,
         opts: &OpenOptions,
     ) -> Result<Input, FormatError> {
-        let mut spool = Destination::temp(path).scratch(".nqueens-stdin-", "")?;
-        std::io::copy(source, &mut spool)
-            .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+        let fail = |p| FormatError::new(path, p);
+        // The first bytes decide whether this can be any input at all before anything is
+        // spooled: `/dev/zero` or `/dev/urandom` would otherwise fill the disk.
+        let mut head = [0u8; 512];
+        let got = read_up_to(source, &mut head).map_err(|e| fail(ErrorKind::Read(e)))?;
+        let head = &head[..got];
+        if head.is_empty() {
+            return Err(fail(ErrorKind::Empty));
+        }
+        if !(nqb::sniff(head)
+            || npy::sniff(head)
+            || mat5::sniff(head) != mat5::Sniff::No
+            || looks_like_text(head))
+        {
+            return Err(fail(ErrorKind::Unrecognized(hex(
+                &head[..head.len().min(8)]
+            ))));
+        }
+        let mut spool = Destination::temp(path).scratch("stdin-", "")?;
+        spool
+            .write_all(head)
+            .and_then(|()| std::io::copy(source, &mut spool).map(drop))
+            .map_err(|e| fail(ErrorKind::Read(e)))?;
         let mut input = Self::open_with(spool.path(), opts).map_err(|mut e| {
             e.path = path.to_path_buf();
             e
@@ -492,7 +509,13 @@ pub struct SegmentCache {
     rows: Vec<u32>,
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Whether the first bytes of a file could start one of the text formats.
+fn looks_like_text(head: &[u8]) -> bool {
+    head.iter()
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace() || b >= 0x80)
+}
+
+fn read_up_to(file: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match file.read(&mut buf[got..])? {

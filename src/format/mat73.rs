@@ -577,7 +577,7 @@ pub struct Mat73Writer {
 impl Mat73Writer {
     /// Starts a file at `dest` for `n` rows.
     pub fn create(dest: &Path, n: u64) -> Result<Self, FormatError> {
-        let spool = super::output::Destination::resolve(dest)?.scratch(".nqueens-", ".spool")?;
+        let spool = super::output::Destination::resolve(dest)?.scratch("", ".spool")?;
         Ok(Mat73Writer {
             dest: dest.to_path_buf(),
             n,

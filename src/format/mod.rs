@@ -20,7 +20,7 @@ mod zlib;
 pub use error::{ErrorKind, FormatError};
 pub use input::{EXCLUDED, Input, OpenOptions, SegmentCache, SegmentSum, read_all};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
-pub use output::{AtomicFile, OutputPath, STDIO, is_stdio, refuse_overwrite};
+pub use output::{AtomicFile, OutputPath, STDIO, check_outputs, is_stdio};
 pub(crate) use output::{Destination, Scratch, reserve};
 pub use source::MmapChoice;
 pub use writer::{OutputFormat, RowWriter};

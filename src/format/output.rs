@@ -86,17 +86,65 @@ impl Destination {
 
     /// A new temporary file in [`Destination::dir`], removed when dropped or when a signal
     /// ends the process.
-    pub(crate) fn scratch(&self, prefix: &str, suffix: &str) -> Result<Scratch, FormatError> {
+    /// Its name is `.nqueens-KIND` + owner + random + `suffix` (see [`crate::cleanup::owner`]):
+    /// a later run removes it if this process dies without doing so.
+    pub(crate) fn scratch(&self, kind: &str, suffix: &str) -> Result<Scratch, FormatError> {
+        crate::cleanup::sweep(&self.dir);
+        let prefix = format!(
+            "{}{kind}{}~",
+            crate::cleanup::TEMP_PREFIX,
+            crate::cleanup::owner()
+        );
         let file = tempfile::Builder::new()
-            .prefix(prefix)
+            .prefix(&prefix)
             .suffix(suffix)
             .tempfile_in(&self.dir)
-            .map_err(|e| FormatError::new(&self.given, ErrorKind::Write(e)))?;
+            .map_err(|e| FormatError::new(&self.given, unwritable_dir(&self.dir, e)))?;
         Ok(Scratch {
             _tracked: crate::cleanup::track(file.path()),
             file,
         })
     }
+}
+
+/// Why no file can be created in `dir`, in the user's terms: the directory is missing, is
+/// not a directory, or is not writable; otherwise the system's reason, without the
+/// temporary file's name (which the user never chose).
+fn unwritable_dir(dir: &Path, e: std::io::Error) -> ErrorKind {
+    let shown = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let why = match std::fs::metadata(dir) {
+        Err(_) => format!("directory {} does not exist", shown.display()),
+        Ok(m) if !m.is_dir() => format!("{} is not a directory", shown.display()),
+        Ok(_) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            format!("directory {} is not writable", shown.display())
+        }
+        Ok(_) => {
+            // tempfile appends " at path <temporary>"; the user named another path.
+            let text = e.to_string();
+            let text = text.split(" at path ").next().unwrap_or(&text).to_string();
+            return ErrorKind::Write(std::io::Error::new(e.kind(), text));
+        }
+    };
+    ErrorKind::Write(std::io::Error::new(e.kind(), why))
+}
+
+/// Whether this process may create files in `dir` (a directory, writable and searchable).
+fn writable_dir(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: a valid NUL-terminated path.
+        dir.is_dir() && unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0
+    }
+    #[cfg(not(unix))]
+    dir.is_dir()
 }
 
 /// The file a path that does not exist yet will create: itself, or where its dangling
@@ -181,7 +229,7 @@ impl AtomicFile {
     pub fn create(dest: &Path) -> Result<Self, FormatError> {
         let dest = Destination::resolve(dest)?;
         Ok(AtomicFile {
-            tmp: dest.scratch(".nqueens-", ".partial")?,
+            tmp: dest.scratch("", ".partial")?,
             dest,
         })
     }
@@ -323,12 +371,13 @@ fn file_id(p: &Path) -> Option<FileId> {
     }
 }
 
-/// Refuses to run when one file would be written twice or an input overwritten: every
+/// Refuses to run when one file would be written twice, an input overwritten, or an
+/// output's directory is missing or not writable: every
 /// output is compared with every other output of the command (so `-o x --trace x` cannot
 /// leave the trace where the answer was) and with every input, by identity (see
 /// [`FileId`]). Standard input is never an output's file; standard output may take one
 /// output only.
-pub fn refuse_overwrite(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(), FormatError> {
+pub fn check_outputs(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(), FormatError> {
     let ids: Vec<_> = outputs.iter().map(|o| file_id(o.path)).collect();
     for (i, out) in outputs.iter().enumerate() {
         let Some(id) = &ids[i] else { continue };
@@ -343,6 +392,13 @@ pub fn refuse_overwrite(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<
         }
         if matches!(id, FileId::Stdout) {
             continue;
+        }
+        // Every output's directory is checked before the command runs, so that a trace
+        // in a missing directory is not discovered after an hour's answer was written.
+        let dest = Destination::resolve(out.path)?;
+        if !dest.stream && !writable_dir(&dest.dir) {
+            let e = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+            return Err(FormatError::new(out.path, unwritable_dir(&dest.dir, e)));
         }
         if let Some(input) = inputs
             .iter()
