@@ -15,7 +15,9 @@ fn main() {
             0
         }
         Err(e) => {
-            eprintln!("nqueens: {e}");
+            // Not eprintln!: a terminal that hung up must not turn an error into a panic.
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr().lock(), "nqueens: {e}");
             e.exit_code()
         }
     };

@@ -111,3 +111,35 @@ fn files_left_by_a_killed_run_are_removed_by_the_next_run() {
     assert!(out.status.success());
     assert_eq!(spools(), Vec::<String>::new(), "the next run removed it");
 }
+
+/// A terminal that hangs up takes standard error with it: writes fail. The signal that
+/// comes with it (SIGHUP) must still end the run with 130, and so must later ones; a
+/// panic writing the "interrupted" line once left `count` running on every core, deaf to
+/// SIGINT, SIGTERM and SIGHUP. Standard error here is a pipe whose reader is gone.
+#[test]
+fn a_hangup_with_standard_error_gone_still_ends_the_run() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "19", "--threads", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    drop(reader);
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid, libc::SIGHUP) };
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if started.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            panic!("still running 10 s after SIGHUP");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+}

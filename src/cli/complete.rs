@@ -131,7 +131,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let outcome = outcome?;
     let (answer, stats, seconds_output) = match outcome {
         JobOutcome::Invalid(report) => {
-            eprintln!(
+            errln!(
                 "nqueens: {}: not a valid composition; the verifier says:",
                 args.input.display()
             );

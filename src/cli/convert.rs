@@ -125,7 +125,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
             let base = Input::open_with(a.base.as_deref().expect("clap requires it"), &opts)?;
             match dimacs::read_model(model, &base)? {
                 Model::Unsatisfiable => {
-                    eprintln!(
+                    errln!(
                         "nqueens: {}: the SAT solver says UNSATISFIABLE: {} has no completion",
                         model.display(),
                         base.path().display()
@@ -156,9 +156,12 @@ pub fn run(a: Args) -> Result<i32, Error> {
                     Output::Cnf => {
                         let (file, s) = dimacs::write_cnf(&input, &output)?;
                         if !a.quiet {
-                            eprintln!(
+                            errln!(
                                 "CNF: {} free rows, {} cell variables, {} variables, {} clauses",
-                                s.free_rows, s.cells, s.variables, s.clauses
+                                s.free_rows,
+                                s.cells,
+                                s.variables,
+                                s.clauses
                             );
                         }
                         file

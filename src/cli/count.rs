@@ -382,7 +382,7 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
         st.save(p).map_err(checkpoint_error)?;
     }
     if !finished {
-        eprintln!(
+        errln!(
             "nqueens: interrupted; {} of {} work items counted, saved to {}: run the same command to resume",
             st.counted(),
             items.in_shard(),

@@ -273,7 +273,7 @@ fn composition(a: CompositionArgs) -> Result<i32, Error> {
             kept = write_random_composition(&source, report.k, keep, seed, w)?;
             Ok(())
         })?;
-        eprintln!(
+        errln!(
             "kept {kept} of {} queens of {} (seed {seed})",
             report.k,
             a.from.display()
@@ -307,7 +307,7 @@ fn composition(a: CompositionArgs) -> Result<i32, Error> {
         cleared = write_cleared_composition(&source, region, w)?;
         Ok(())
     })?;
-    eprintln!(
+    errln!(
         "cleared {cleared} of {} queens of {} inside {region} (seed {seed})",
         report.k,
         a.from.display()
@@ -334,7 +334,7 @@ fn excluded(a: ExcludedArgs) -> Result<i32, Error> {
     )
     .map_err(|e| nqueens::format::FormatError::new(&dest, nqueens::format::ErrorKind::Write(e)))?;
     f.commit()?;
-    eprintln!(
+    errln!(
         "excluded diagonals, n = {}: {numdiags} of a series of {} (seed {seed})",
         a.n,
         series.len()
@@ -373,7 +373,7 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         }
         | JobOutcome::Invalid(_) => unreachable!("n = {} has solutions", a.n),
     }
-    eprintln!("random solution of n = {} (seed {seed})", a.n);
+    errln!("random solution of n = {} (seed {seed})", a.n);
     Ok(exit::OK)
 }
 

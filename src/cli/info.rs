@@ -44,7 +44,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
             }
             Err(e) if e.is_closed_pipe() => return Err(e),
             Err(e) => {
-                eprintln!("nqueens: {e}");
+                errln!("nqueens: {e}");
                 code = code.max(e.exit_code());
             }
         }

@@ -10,6 +10,16 @@ macro_rules! outln {
     }};
 }
 
+/// `eprintln!` that never panics: after a terminal hangs up, writing to it fails (EIO),
+/// and a panic in the signal handler's thread once left `count` running and deaf to
+/// every later signal. A message that cannot be shown is dropped.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// `writeln!` to a report stream (standard output, or standard error when the result
 /// itself goes to standard output), failing like [`outln!`].
 macro_rules! wln {
@@ -341,7 +351,7 @@ fn install_signal_handler() {
             return;
         }
         nqueens::cleanup::remove_all();
-        eprintln!("nqueens: interrupted");
+        errln!("nqueens: interrupted");
         std::process::exit(exit::INTERRUPTED);
     });
 }

@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
             print_result(path, &result, args.json)
         } else {
             if let Err(e) = &result {
-                eprintln!("nqueens: {e}");
+                errln!("nqueens: {e}");
             }
             Ok(())
         }
@@ -174,7 +174,7 @@ fn print_result(
         super::print_report(&file, r)?;
     }
     if let Err(e) = result {
-        eprintln!("nqueens: {e}");
+        errln!("nqueens: {e}");
     }
     Ok(())
 }
