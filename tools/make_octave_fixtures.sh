@@ -29,3 +29,43 @@ with h5py.File("hdf5-plain-scalar.h5", "w") as f:
     f["Q"] = np.uint32(7)
 PY
 ls -l "$out"
+
+# Files the readers must refuse, or read without being misled by what surrounds Q
+# (tests/data/bad, with their expected answers in expect.tsv).
+bad="$(cd "$(dirname "$0")/.." && pwd)/tests/data/bad"
+cd "$bad"
+octave --no-gui --quiet --eval '
+s.Q = [1 2 3 4]; Q = [2 4 1 3]; save("-text", "octave-struct-then-q.txt", "s", "Q");
+clear s; s(2).Q = [1 2]; Q = [2 4 1 3]; save("-text", "octave-struct-array-then-q.txt", "s", "Q");
+t = sprintf("# name: Q\n# type: matrix\n# rows: 1\n# columns: 4\n 1 2 3 4"); Q = [2 4 1 3]; save("-text", "octave-string-then-q.txt", "t", "Q");
+clear s; s = struct(); s.inner.Q = [1 2 3]; s.c = {1, "a"}; Q = int32([2 4 1 3]); save("-text", "octave-nested-then-q.txt", "s", "Q");
+Q = sprintf("# name: Q\n# type: matrix\n# rows: 1\n# columns: 4\n 2 4 1 3"); save("-text", "octave-string-with-header.txt", "Q");
+Q = {[2 4 1 3]}; save("-text", "octave-cell-q.txt", "Q");
+Q = logical([1 0 1 1]); save("-text", "octave-logical.txt", "Q"); save("-hdf5", "octave-logical.h5", "Q");
+Q = zeros(1,0); save("-text", "octave-zeros-1x0.txt", "Q"); save("-hdf5", "octave-zeros-1x0.h5", "Q");
+Q = []; save("-hdf5", "octave-empty.h5", "Q");
+' 2>&1 | grep -v "ignoring const execution_exception" || true
+python3 - <<'PY'
+import numpy as np, scipy.io as sio, h5py, shutil, zlib
+sio.savemat("mat-v5-1x0.mat", {"Q": np.zeros((1, 0))})
+# Two variables named Q: saved as Q and R, then R renamed in place.
+sio.savemat("mat-v5-two-q.mat", {"Q": np.array([[1., 2, 3, 4]]), "R": np.array([[2., 4, 1, 3]])})
+b = bytearray(open("mat-v5-two-q.mat", "rb").read()); i = b.rfind(b"R\0\0\0"); b[i:i + 1] = b"Q"
+open("mat-v5-two-q.mat", "wb").write(b)
+def custom(name, base, data, shape, mem, ebias=None, offset=None, precision=None):
+    t = base.copy()
+    if ebias is not None: t.set_ebias(ebias)
+    if offset is not None: t.set_offset(offset)
+    if precision is not None: t.set_precision(precision)
+    with h5py.File(name, "w") as f:
+        ds = h5py.h5d.create(f.id, b"Q", t, h5py.h5s.create_simple(shape))
+        ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array(data, dtype=mem).reshape(shape))
+custom("hdf5-float-ebias.h5", h5py.h5t.IEEE_F64LE, [1., 5, 8, 6, 3, 7, 2, 4], (8,), "<f8", ebias=1000)
+custom("hdf5-uint-offset-col.h5", h5py.h5t.STD_U32LE, [1, 5, 8, 6, 3, 7, 2, 4], (8, 1), "<u4", offset=4, precision=16)
+# A deflate+shuffle chunk that inflates to nothing (once a panic in the unshuffle).
+src = "../mat/h5py-v73-double-col-chunked.mat"
+shutil.copy(src, "v73-shuffle-empty-chunk.mat")
+off = h5py.File(src)["Q"].id.get_chunk_info(0).byte_offset
+b = bytearray(open("v73-shuffle-empty-chunk.mat", "rb").read()); e = zlib.compress(b"")
+b[off:off + len(e)] = e; open("v73-shuffle-empty-chunk.mat", "wb").write(b)
+PY

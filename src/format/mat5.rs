@@ -294,6 +294,10 @@ impl Variable {
         }
         // A vector of i32 dimensions: the product is its one dimension other than 1.
         let n: u64 = self.dims.iter().product();
+        if n == 0 {
+            let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
+            return Err(format!("variable {} is empty ({})", self.name, dims.join("x")));
+        }
         let size = match self.data_type {
             MI_INT8 | MI_UINT8 => 1,
             MI_INT16 | MI_UINT16 => 2,
@@ -502,6 +506,16 @@ pub(crate) fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u
             _ => {}
         }
         pos = next;
+    }
+    // MATLAB and scipy keep the last of two variables of one name; a reader that keeps
+    // the first reads another board. Neither is safe to guess.
+    for (i, v) in vars.iter().enumerate() {
+        if vars[..i].iter().any(|w| w.name == v.name) {
+            return Err(fail(format!(
+                "two variables named {}: which one is meant is ambiguous",
+                v.name
+            )));
+        }
     }
     let chosen = match var {
         Some(name) => vars.iter().find(|v| v.name == name).ok_or_else(|| {

@@ -188,6 +188,11 @@ impl Column {
                     out
                 }
                 SHUFFLE => {
+                    if data.is_empty() {
+                        return Err(format!(
+                            "the chunk holding element {element} is empty before unshuffling"
+                        ));
+                    }
                     if data.len() % self.size != 0 {
                         return Err(format!(
                             "the chunk holding element {element}: unshuffles {} bytes, not whole elements of {}",
@@ -396,6 +401,9 @@ impl Mat73File {
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(format!("{e}")))?;
         let vars = Variables::of(&file).map_err(fail)?;
         let var = vars.choose(&file, var).map_err(fail)?;
+        if vars.octave.contains(&var) {
+            octave_numeric(&file, &var).map_err(fail)?;
+        }
         let ds = file
             .dataset(&vars.dataset_of(&var))
             .map_err(|e| fail(format!("{var}: {e}")))?;
@@ -763,6 +771,66 @@ impl Variables {
     }
 }
 
+/// Checks that Octave's group `var` (`save -hdf5`) holds a numeric array with values: its
+/// `type` dataset names the class (`bool matrix`, `string`, `cell` are refused by name),
+/// and an empty matrix is marked by the attribute `OCTAVE_EMPTY_MATRIX`, its `value` then
+/// holding the dimensions (`[]` is `[0 0]`), which must not be read as rows.
+fn octave_numeric(file: &hdf5_pure::File, var: &str) -> Result<(), String> {
+    let group = file.group(var).map_err(|e| format!("{var}: {e}"))?;
+    if group.attrs().is_ok_and(|a| a.contains_key("OCTAVE_EMPTY_MATRIX")) {
+        return Err(format!("variable {var} is empty (Octave saved an empty matrix)"));
+    }
+    let kind = file
+        .dataset(&format!("{var}/type"))
+        .and_then(|d| d.read_string())
+        .map_err(|e| format!("{var}: Octave's type name is unreadable: {e}"))?;
+    let kind = kind.first().map(|k| k.trim_end_matches('\0')).unwrap_or("");
+    if !super::octave::is_numeric(kind) {
+        return Err(format!(
+            "variable {var} is of Octave type {kind:?}, expected a numeric vector (double, single or an integer class)"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses element types whose bits are not where the conversion reads them: HDF5 lets a
+/// type declare a bit offset, a precision narrower than its size, or a float's own
+/// exponent bias and field positions, which the readers of ordinary values ignore (a
+/// float with another bias read as all zeros, an offset integer as other numbers).
+fn standard_layout(t: &hdf5_pure::Datatype) -> Result<(), String> {
+    use hdf5_pure::{Datatype, FloatingPointLayout};
+    match t {
+        Datatype::FixedPoint { size, layout, .. } => {
+            if layout.bit_offset != 0 || u32::from(layout.bit_precision) != size * 8 {
+                return Err(format!(
+                    "integers of {} bits at bit offset {} in {size} bytes",
+                    layout.bit_precision, layout.bit_offset
+                ));
+            }
+        }
+        Datatype::FloatingPoint { size, layout, .. } => {
+            let ieee = match size {
+                4 => FloatingPointLayout::IEEE754_BINARY32,
+                8 => FloatingPointLayout::IEEE754_BINARY64,
+                _ => return Err(format!("floats of {size} bytes")),
+            };
+            if *layout != ieee {
+                return Err(format!(
+                    "floats of a non-IEEE layout (exponent bias {}, exponent {} bits at bit {}, mantissa {} bits at bit {}, bit offset {})",
+                    layout.exponent_bias,
+                    layout.exponent_size,
+                    layout.exponent_location,
+                    layout.mantissa_size,
+                    layout.mantissa_location,
+                    layout.bit_offset
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// The element type, shape and length of `ds` when it is a non-empty real vector.
 fn numeric_vector(
     ds: &hdf5_pure::Dataset,
@@ -783,9 +851,11 @@ fn numeric_vector(
     let dtype = ds.dtype().map_err(|e| format!("{var}: {e}"))?;
     if !is_real(&dtype) {
         return Err(format!(
-            "variable {var} has element type {dtype} (complex?), expected real numbers"
+            "variable {var} has element type {dtype}, expected real numbers (integers or IEEE floats)"
         ));
     }
+    standard_layout(&ds.datatype().map_err(|e| format!("{var}: {e}"))?)
+        .map_err(|why| format!("variable {var} has {why}; only standard integers and IEEE floats are read"))?;
     let shape = ds.shape().map_err(|e| format!("{var}: {e}"))?;
     if shape.is_empty() {
         return Err(format!(

@@ -16,15 +16,16 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
     first.starts_with(b"# Created by Octave") || first.starts_with(b"# name:")
 }
 
-/// One variable of the file.
+/// One top-level variable of the file.
 struct Variable<'a> {
     name: &'a str,
     /// Line of its `# name:` header, 1-based.
     line: u64,
     kind: &'a str,
-    /// Dimensions, from `rows`/`columns` or the `ndims` dimensions line.
+    /// Dimensions, from `rows`/`columns`, the `ndims` dimensions line, or 1x1 for a
+    /// scalar; empty for values that are not arrays of numbers (strings, cells, structs).
     dims: Vec<u64>,
-    /// The value lines (1-based line number, text).
+    /// For the numeric types, the value lines (1-based line number, text).
     values: Vec<(u64, &'a str)>,
 }
 
@@ -43,6 +44,19 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // Octave keeps the last of two variables of one name; other readers the first.
+    // Neither is safe to guess.
+    for (i, v) in vars.iter().enumerate() {
+        if let Some(first) = vars[..i].iter().find(|w| w.name == v.name) {
+            return Err(fail(
+                v.line,
+                format!(
+                    "a second variable named {} (the first at line {}): which one is meant is ambiguous",
+                    v.name, first.line
+                ),
+            ));
+        }
+    }
     let chosen = match var {
         Some(name) => vars.iter().find(|v| v.name == name).ok_or_else(|| {
             whole(format!(
@@ -71,7 +85,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
     };
     if !numeric(chosen) {
         return Err(whole(format!(
-            "variable {} is of type {:?}, expected a numeric vector",
+            "variable {} is of type {:?}, expected a numeric vector (double, single or an integer class)",
             chosen.name, chosen.kind
         )));
     }
@@ -85,136 +99,295 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
     // A vector: the product is its one dimension other than 1, and cannot overflow.
     let n: u64 = chosen.dims.iter().product();
     if n == 0 {
-        return Err(whole(format!("variable {} is empty", chosen.name)));
+        return Err(whole(format!(
+            "variable {} is empty ({})",
+            chosen.name,
+            dims_text(&chosen.dims)
+        )));
     }
     let mut rows = Vec::new();
     for &(line, text) in &chosen.values {
         for token in text.split_whitespace() {
-            if rows.len() as u64 == n {
-                return Err(fail(
-                    line,
-                    format!(
-                        "more values than the {} elements {} declares",
-                        n, chosen.name
-                    ),
-                ));
-            }
             let v = super::text::parse_value(token)
                 .map_err(|d| fail(line, format!("{}: {d}", chosen.name)))?;
             rows.push(v);
         }
     }
-    if rows.len() as u64 != n {
-        return Err(fail(
-            chosen.line,
-            format!(
-                "variable {} declares {n} elements but holds {}: the file is cut short",
-                chosen.name,
-                rows.len()
-            ),
-        ));
-    }
+    debug_assert_eq!(rows.len() as u64, n, "the structure pass counted them");
     Ok(rows)
 }
 
 fn dims_text(dims: &[u64]) -> String {
+    if dims.is_empty() {
+        return "-".into();
+    }
     dims.iter()
         .map(u64::to_string)
         .collect::<Vec<_>>()
         .join("x")
 }
 
+/// The integer classes and single, as Octave names them before ` matrix`/` scalar`.
+const NUMBER_CLASSES: [&str; 9] = [
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float",
+];
+
 /// Octave's numeric types: `matrix`, `scalar` and the integer classes (`uint32 matrix`,
-/// `int8 scalar`, ...); not `bool`, `complex`, `string`, `cell`, `struct` or `sparse`.
-fn is_numeric(kind: &str) -> bool {
+/// `int8 scalar`, `float matrix`...); not `bool`, `complex`, `string`, `cell`, `struct`,
+/// `range` or `sparse`.
+pub(crate) fn is_numeric(kind: &str) -> bool {
     let base = kind
         .strip_suffix(" matrix")
         .or_else(|| kind.strip_suffix(" scalar"))
         .unwrap_or(kind);
-    matches!(kind, "matrix" | "scalar")
-        || matches!(
-            base,
-            "int8"
-                | "int16"
-                | "int32"
-                | "int64"
-                | "uint8"
-                | "uint16"
-                | "uint32"
-                | "uint64"
-                | "float"
-        )
+    matches!(kind, "matrix" | "scalar") || NUMBER_CLASSES.contains(&base)
 }
 
-/// Splits the file into variables. Errors carry a 1-based line number.
-fn variables(text: &str) -> Result<Vec<Variable<'_>>, (u64, String)> {
-    let mut vars: Vec<Variable> = Vec::new();
-    // Header lines still expected before the values: an `ndims` header is followed by
-    // one dimensions line.
-    let mut dims_line_due = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i as u64 + 1;
-        let line = raw.trim();
-        if let Some(header) = line.strip_prefix('#') {
-            let Some((key, value)) = header.split_once(':') else {
-                continue;
-            };
-            let (key, value) = (key.trim(), value.trim());
-            if key == "name" {
-                vars.push(Variable {
-                    name: value,
-                    line: line_no,
-                    kind: "",
-                    dims: Vec::new(),
-                    values: Vec::new(),
-                });
-                dims_line_due = false;
-                continue;
-            }
-            let Some(v) = vars.last_mut() else {
-                continue; // the banner and other comments before the first variable
-            };
-            let number = || {
-                value
-                    .parse::<u64>()
-                    .map_err(|_| (line_no, format!("# {key}: {value:?} is not a count")))
-            };
-            match key {
-                "type" => {
-                    v.kind = value;
-                    if value.ends_with("scalar") {
-                        v.dims = vec![1, 1];
-                    }
-                }
-                "rows" => v.dims = vec![number()?, v.dims.get(1).copied().unwrap_or(1)],
-                "columns" => {
-                    let rows = v.dims.first().copied().unwrap_or(1);
-                    v.dims = vec![rows, number()?];
-                }
-                "ndims" => {
-                    number()?;
-                    dims_line_due = true;
-                }
-                _ => {}
-            }
-            continue;
+/// The file as lines with their 1-based numbers, read one at a time; strings are read by
+/// their byte length, so the cursor is a byte offset.
+struct Cursor<'a> {
+    text: &'a str,
+    at: usize,
+    line: u64,
+}
+
+/// A parse error: the 1-based line and what is wrong.
+type Fault = (u64, String);
+
+impl<'a> Cursor<'a> {
+    /// The next line, without its newline; `None` at the end.
+    fn next_line(&mut self) -> Option<&'a str> {
+        if self.at >= self.text.len() {
+            return None;
         }
-        if line.is_empty() {
-            continue;
+        let rest = &self.text[self.at..];
+        let len = rest.find('\n').unwrap_or(rest.len());
+        self.at += (len + 1).min(rest.len());
+        self.line += 1;
+        Some(rest[..len].trim_end_matches('\r'))
+    }
+
+    /// The next line that is not blank.
+    fn next_content(&mut self) -> Option<&'a str> {
+        loop {
+            let l = self.next_line()?;
+            if !l.trim().is_empty() {
+                return Some(l);
+            }
         }
-        let Some(v) = vars.last_mut() else {
-            return Err((line_no, "a value before any `# name:` header".into()));
+    }
+
+    /// Looks at the next non-blank line without taking it.
+    fn peek_content(&self) -> Option<&'a str> {
+        let mut c = Cursor { ..*self };
+        c.next_content()
+    }
+
+    /// The next non-blank line, which must be the header `# key: value`; returns value.
+    fn header(&mut self, key: &str) -> Result<&'a str, Fault> {
+        let line = self
+            .next_content()
+            .ok_or_else(|| (self.line, format!("the file ends where `# {key}:` was expected")))?;
+        parse_header(line)
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+            .ok_or_else(|| (self.line, format!("expected `# {key}:`, found {:?}", clip(line))))
+    }
+
+    /// A header holding a count.
+    fn count(&mut self, key: &str) -> Result<u64, Fault> {
+        let v = self.header(key)?;
+        v.parse()
+            .map_err(|_| (self.line, format!("# {key}: {v:?} is not a count")))
+    }
+
+    /// `# ndims: D` and the line of D dimensions that follows it.
+    fn ndims(&mut self) -> Result<Vec<u64>, Fault> {
+        let d = self.count("ndims")?;
+        let line = self
+            .next_content()
+            .ok_or_else(|| (self.line, "the file ends before the dimensions line".to_string()))?;
+        let dims: Vec<u64> = line
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|_| (self.line, format!("dimensions line {:?} is not counts", clip(line))))?;
+        if dims.len() as u64 != d {
+            return Err((self.line, format!("# ndims: {d} but {} dimensions", dims.len())));
+        }
+        Ok(dims)
+    }
+
+    /// `# rows:` and `# columns:`, or `# ndims:` and its dimensions line.
+    fn dims(&mut self) -> Result<Vec<u64>, Fault> {
+        match self.peek_content().and_then(parse_header) {
+            Some(("ndims", _)) => self.ndims(),
+            _ => Ok(vec![self.count("rows")?, self.count("columns")?]),
+        }
+    }
+
+    /// Takes `count` whitespace-separated values, from as many lines as they fill; returns
+    /// the lines they were on.
+    fn values(&mut self, count: u64, name: &str) -> Result<Vec<(u64, &'a str)>, Fault> {
+        let mut lines = Vec::new();
+        let mut got = 0u64;
+        while got < count {
+            let start = self.line + 1;
+            let Some(line) = self.next_content() else {
+                return Err((
+                    start,
+                    format!("{name} declares {count} elements but holds {got}: the file is cut short"),
+                ));
+            };
+            if line.trim_start().starts_with('#') {
+                return Err((
+                    self.line,
+                    format!("{name} declares {count} elements but holds {got} before the next header"),
+                ));
+            }
+            got += line.split_whitespace().count() as u64;
+            if got > count {
+                return Err((
+                    self.line,
+                    format!("more values than the {count} elements {name} declares"),
+                ));
+            }
+            lines.push((self.line, line));
+        }
+        Ok(lines)
+    }
+
+    /// Skips `len` bytes of a string's text and the newline after it.
+    fn skip_bytes(&mut self, len: u64, name: &str) -> Result<(), Fault> {
+        let left = (self.text.len() - self.at) as u64;
+        if len > left {
+            return Err((self.line, format!("{name}: a string of {len} bytes, but the file ends first")));
+        }
+        let end = self.at + len as usize;
+        let Some(skipped) = self.text.get(self.at..end) else {
+            return Err((self.line, format!("{name}: a string length that splits a character")));
         };
-        if dims_line_due {
-            v.dims = line
-                .split_whitespace()
-                .map(|t| t.parse::<u64>())
-                .collect::<Result<_, _>>()
-                .map_err(|_| (line_no, format!("dimensions line {line:?} is not counts")))?;
-            dims_line_due = false;
-            continue;
+        self.line += skipped.matches('\n').count() as u64;
+        self.at = end;
+        // The newline that ends the string's line.
+        if self.text[self.at..].starts_with('\n') {
+            self.at += 1;
+            self.line += 1;
         }
-        v.values.push((line_no, line));
+        Ok(())
+    }
+}
+
+fn parse_header(line: &str) -> Option<(&str, &str)> {
+    let (key, value) = line.trim().strip_prefix('#')?.split_once(':')?;
+    Some((key.trim(), value.trim()))
+}
+
+/// The start of a line, for messages.
+fn clip(line: &str) -> String {
+    line.chars().take(40).collect()
+}
+
+/// Nesting allowed for cells and structs: deeper files are refused rather than recursed
+/// into without bound.
+const MAX_DEPTH: u32 = 64;
+
+/// Reads one value of type `kind` whose `# type:` line was just read: its dimensions and
+/// numeric lines (for numeric arrays), or skips it whole (strings, logicals, complex
+/// numbers, cells, structs), knowing exactly where it ends, so that text inside it
+/// (a string's `# name:` line, a struct's fields) is never taken for a variable.
+fn value<'a>(
+    c: &mut Cursor<'a>,
+    name: &str,
+    kind: &'a str,
+    depth: u32,
+) -> Result<(Vec<u64>, Vec<(u64, &'a str)>), Fault> {
+    if depth > MAX_DEPTH {
+        return Err((c.line, format!("{name}: cells or structs nested deeper than {MAX_DEPTH}")));
+    }
+    let product = |dims: &[u64], line| {
+        dims.iter()
+            .try_fold(1u64, |p, &d| p.checked_mul(d))
+            .ok_or((line, format!("{name}: dimensions {} overflow", dims_text(dims))))
+    };
+    let base = kind
+        .strip_suffix(" matrix")
+        .or_else(|| kind.strip_suffix(" scalar"))
+        .unwrap_or(kind);
+    let scalar = kind.ends_with("scalar") || kind == "bool";
+    match base {
+        "matrix" | "scalar" | "bool" | "complex" | "float complex" => {}
+        b if NUMBER_CLASSES.contains(&b) => {}
+        "string" | "sq_string" => {
+            let elements = c.count("elements")?;
+            for _ in 0..elements {
+                let len = c.count("length")?;
+                c.skip_bytes(len, name)?;
+            }
+            return Ok((Vec::new(), Vec::new()));
+        }
+        "cell" => {
+            let dims = c.dims()?;
+            for _ in 0..product(&dims, c.line)? {
+                let element = c.header("name")?;
+                let kind = c.header("type")?;
+                value(c, element, kind, depth + 1)?;
+            }
+            return Ok((Vec::new(), Vec::new()));
+        }
+        "struct" | "scalar struct" => {
+            if kind == "struct" {
+                c.ndims()?;
+            } else if matches!(c.peek_content().and_then(parse_header), Some(("ndims", _))) {
+                c.ndims()?;
+            }
+            let fields = c.count("length")?;
+            for _ in 0..fields {
+                let field = c.header("name")?;
+                let kind = c.header("type")?;
+                value(c, field, kind, depth + 1)?;
+            }
+            return Ok((Vec::new(), Vec::new()));
+        }
+        other => {
+            return Err((
+                c.line,
+                format!(
+                    "{name} is of type {other:?}, which this reader cannot read past; save the vector alone (save -text FILE Q) or with -v7"
+                ),
+            ));
+        }
+    }
+    let dims = if scalar { vec![1, 1] } else { c.dims()? };
+    let count = product(&dims, c.line)?;
+    let lines = c.values(count, name)?;
+    Ok((dims, lines))
+}
+
+/// Splits the file into its top-level variables. Errors carry a 1-based line number.
+fn variables(text: &str) -> Result<Vec<Variable<'_>>, Fault> {
+    let mut c = Cursor { text, at: 0, line: 0 };
+    let mut vars = Vec::new();
+    while let Some(line) = c.next_content() {
+        let Some((key, name)) = parse_header(line) else {
+            if line.trim_start().starts_with('#') {
+                continue; // the banner and other comments
+            }
+            return Err((c.line, format!("a value outside any variable: {:?}", clip(line))));
+        };
+        if key != "name" {
+            continue; // comments with a colon, such as the banner's time
+        }
+        let at = c.line;
+        let kind = c.header("type")?;
+        let (dims, values) = value(&mut c, name, kind, 0)?;
+        vars.push(Variable {
+            name,
+            line: at,
+            kind,
+            dims,
+            values,
+        });
     }
     if vars.is_empty() {
         return Err((1, "no `# name:` header".into()));
