@@ -298,8 +298,20 @@ fn parse_solver_output(
     let mut status = None;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
+        let mut set_status = |s: &str| match &status {
+            // Two answers in one output (two runs appended, or an edited file): which one
+            // holds is not ours to guess.
+            Some(old) if old != s => Err(format!(
+                "line {}: a second status line {s:?} after {old:?}: the output holds two answers",
+                i + 1
+            )),
+            _ => {
+                status = Some(s.to_string());
+                Ok(())
+            }
+        };
         let lits = if let Some(s) = line.strip_prefix("s ") {
-            status = Some(s.trim().to_string());
+            set_status(s.trim())?;
             continue;
         } else if let Some(v) = line.strip_prefix("v ") {
             v
@@ -311,7 +323,7 @@ fn parse_solver_output(
             "UNSAT" | "UNSATISFIABLE" => Some("UNSATISFIABLE"),
             _ => None,
         } {
-            status = Some(s.to_string());
+            set_status(s)?;
             continue;
         } else {
             line
@@ -331,7 +343,14 @@ fn parse_solver_output(
                     base.path().display()
                 ));
             }
-            values[v as usize - 1] = Some(lit > 0);
+            let slot = &mut values[v as usize - 1];
+            if slot.is_some_and(|was| was != (lit > 0)) {
+                return Err(format!(
+                    "line {}: variable {v} is given both signs: not a model",
+                    i + 1
+                ));
+            }
+            *slot = Some(lit > 0);
         }
     }
     Ok((status, values))

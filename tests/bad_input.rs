@@ -355,4 +355,13 @@ fn sat_models_that_contradict_the_instance() {
     check("s SATISFIABLE\nv 1 -2 0\n", "variable 3 (row 2, column");
     check("s UNKNOWN\n", "the solver's status is \"UNKNOWN\"");
     check("s SATISFIABLE\nv 1 x 0\n", "line 2: \"x\" is not a literal");
+    // Two answers in one output, and a variable given both signs, are no model.
+    check(
+        &format!("{}s UNSATISFIABLE\n", lits(&[3])),
+        "line 3: a second status line \"UNSATISFIABLE\" after \"SATISFIABLE\"",
+    );
+    check(
+        &format!("{}v 5 0\n", lits(&[3])),
+        "line 3: variable 5 is given both signs: not a model",
+    );
 }
