@@ -272,6 +272,34 @@ pub struct CountRecord {
     /// With `--checkpoint`: work items taken from the checkpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_items: Option<u64>,
+    /// XXH3-64 (hex) of the record's other fields as nqueens prints them: `count merge`
+    /// refuses a record whose content no longer matches (an edited count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+impl CountRecord {
+    /// The digest of every other field, in the record's own serialization (so that the
+    /// order or spacing of the fields in a file does not matter).
+    fn content_digest(&self) -> String {
+        let bare = CountRecord {
+            digest: None,
+            ..self.clone()
+        };
+        let text = serde_json::to_string(&bare).expect("records serialize");
+        format!("{:016x}", twox_hash::XxHash3_64::oneshot(text.as_bytes()))
+    }
+
+    /// The record with its digest set, ready to print.
+    pub fn sealed(self) -> CountRecord {
+        let digest = Some(self.content_digest());
+        CountRecord { digest, ..self }
+    }
+
+    /// Whether the record carries a digest that matches its content.
+    pub fn digest_matches(&self) -> bool {
+        self.digest.as_deref() == Some(self.content_digest().as_str())
+    }
 }
 
 /// `count --first --json`.

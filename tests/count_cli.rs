@@ -183,11 +183,32 @@ fn shards_merge_into_the_whole() {
     // A shard counted by another engine (another version's work items) is refused.
     let other = dir.path().join("other.json");
     let text = std::fs::read_to_string(&files[2]).unwrap();
-    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    let mut changed = v.clone();
-    changed["engine"] = "constellations".into();
-    changed["items"] = 98.into();
-    std::fs::write(&other, changed.to_string()).unwrap();
+    let v: nqueens::json::CountRecord = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    // Edited by hand: refused by its digest.
+    let mut edited: serde_json::Value = serde_json::to_value(&v).unwrap();
+    edited["placements"] = "1".into();
+    std::fs::write(&other, edited.to_string()).unwrap();
+    let (code, _, err) = run(&[
+        "count",
+        "merge",
+        &files[0],
+        &files[1],
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("shard 2/3: the record's digest does not match its content"),
+        "{err}"
+    );
+    // Sealed, as another version of nqueens would write it.
+    let changed = nqueens::json::CountRecord {
+        engine: "constellations".into(),
+        items: 98,
+        digest: None,
+        ..v
+    }
+    .sealed();
+    std::fs::write(&other, serde_json::to_string(&changed).unwrap()).unwrap();
     let (code, _, err) = run(&[
         "count",
         "merge",
@@ -228,6 +249,7 @@ fn basic_algorithm_and_thread_counts_agree() {
     let strip = |s: &str| {
         let mut v: Value = serde_json::from_str(s.trim()).unwrap();
         v["seconds"] = Value::Null;
+        v["digest"] = Value::Null;
         v
     };
     assert_eq!(strip(&one), strip(&two));

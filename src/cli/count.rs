@@ -191,7 +191,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
             return Ok(exit::INTERRUPTED);
         };
         if args.json {
-            print_json(&v)?;
+            print_json(&v.sealed())?;
         } else if args.range.is_some() {
             print_row(&v)?;
         } else {
@@ -495,6 +495,7 @@ fn record(p: &Problem, t: &Tally, shard: Shard, args: &Args, seconds: f64) -> Co
             [s[0], s[1]]
         }),
         resumed_items: None,
+        digest: None,
     }
 }
 

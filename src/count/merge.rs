@@ -28,6 +28,30 @@ pub enum MergeError {
         /// How another was.
         other: String,
     },
+    /// A record written for a newer shape of the records than this program knows.
+    #[error(
+        "n = {n}: a record of schema version {found}; this nqueens reads up to {known}: merge with the version that counted"
+    )]
+    Schema {
+        /// Board size of the count.
+        n: u32,
+        /// The record's schema version.
+        found: u32,
+        /// This program's.
+        known: u32,
+    },
+    /// A record whose digest is missing or does not match its content.
+    #[error("n = {n}, shard {shard}/{of}: {why}: count that shard again")]
+    Digest {
+        /// Board size of the count.
+        n: u32,
+        /// The shard.
+        shard: u64,
+        /// Number of shards.
+        of: u64,
+        /// What is wrong.
+        why: &'static str,
+    },
     /// A count that is not a decimal number.
     #[error("n = {n}: {field} {value:?} is not a decimal number")]
     Number {
@@ -46,6 +70,26 @@ pub enum MergeError {
 pub fn merge(records: Vec<CountRecord>) -> Result<Vec<CountRecord>, MergeError> {
     let mut groups: Vec<Vec<CountRecord>> = Vec::new();
     for r in records {
+        let known = crate::json::SCHEMA_VERSION;
+        if r.versions.schema_version > known {
+            return Err(MergeError::Schema {
+                n: r.n,
+                found: r.versions.schema_version,
+                known,
+            });
+        }
+        if !r.digest_matches() {
+            return Err(MergeError::Digest {
+                n: r.n,
+                shard: r.shard[0],
+                of: r.shard[1],
+                why: if r.digest.is_none() {
+                    "the record carries no digest (written by an older nqueens, or by hand)"
+                } else {
+                    "the record's digest does not match its content: it was edited"
+                },
+            });
+        }
         match groups.iter_mut().find(|g| same_count(&g[0], &r)) {
             Some(g) => g.push(r),
             None => groups.push(vec![r]),
@@ -73,14 +117,29 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
     let (n, of) = (parts[0].n, parts[0].shard[1]);
     let mut seen: Vec<u64> = parts.iter().map(|r| r.shard[0]).collect();
     seen.sort_unstable();
-    if seen != (0..of).collect::<Vec<_>>() {
-        let listed = |v: Vec<u64>| {
-            v.iter()
+    // Compared without listing 0..S: S comes from the file, and a record claiming 2^32
+    // shards once made this allocate 34 GB.
+    let complete = seen.len() as u64 == of && seen.iter().enumerate().all(|(i, &s)| s == i as u64);
+    if !complete {
+        const SHOWN: usize = 10;
+        let listed = |v: Vec<u64>, total: u64| {
+            let mut text = v
+                .iter()
                 .map(|i| format!("{i}/{of}"))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", ");
+            if total > v.len() as u64 {
+                text += &format!(" and {} more", total - v.len() as u64);
+            }
+            text
         };
-        let missing: Vec<u64> = (0..of).filter(|i| seen.binary_search(i).is_err()).collect();
+        let mut present: Vec<u64> = seen.iter().copied().filter(|&s| s < of).collect();
+        present.dedup();
+        let missing_total = of - present.len() as u64;
+        let missing: Vec<u64> = (0..of)
+            .filter(|i| seen.binary_search(i).is_err())
+            .take(SHOWN)
+            .collect();
         let mut twice: Vec<u64> = seen
             .windows(2)
             .filter(|w| w[0] == w[1])
@@ -89,10 +148,12 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
         twice.dedup();
         let mut wrong = Vec::new();
         if !missing.is_empty() {
-            wrong.push(format!("missing {}", listed(missing)));
+            wrong.push(format!("missing {}", listed(missing, missing_total)));
         }
         if !twice.is_empty() {
-            wrong.push(format!("given more than once {}", listed(twice)));
+            let total = twice.len() as u64;
+            twice.truncate(SHOWN);
+            wrong.push(format!("given more than once {}", listed(twice, total)));
         }
         if seen.iter().any(|&i| i >= of) {
             wrong.push("some shard index is not below S".to_string());
@@ -113,10 +174,15 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
     let sum = |field: &'static str, get: fn(&CountRecord) -> Option<&String>| {
         parts.iter().try_fold(BigUint::ZERO, |acc, r| {
             let value = get(r).map_or("0", |s| s.as_str());
-            value
-                .parse::<BigUint>()
+            // Only what nqueens prints: digits, no sign, no leading zero.
+            let canonical = !value.is_empty()
+                && value.bytes().all(|b| b.is_ascii_digit())
+                && (value == "0" || !value.starts_with('0'));
+            canonical
+                .then(|| value.parse::<BigUint>().ok())
+                .flatten()
                 .map(|x| acc + x)
-                .map_err(|_| MergeError::Number {
+                .ok_or_else(|| MergeError::Number {
                     n,
                     field,
                     value: value.to_string(),
@@ -140,8 +206,10 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
         orders,
         seconds,
         resumed_items: None,
+        digest: None,
         ..parts[0].clone()
-    })
+    }
+    .sealed())
 }
 
 #[cfg(test)]
@@ -166,7 +234,9 @@ mod tests {
             seconds: 1.0,
             conflict: None,
             resumed_items: None,
+            digest: None,
         }
+        .sealed()
     }
 
     #[test]
@@ -185,18 +255,49 @@ mod tests {
 
         let mut other = shard(1, 2, "1");
         other.versions.nqueens_version = "0.0.9".into();
-        let err = merge(vec![shard(0, 2, "1"), other]).unwrap_err();
+        let err = merge(vec![shard(0, 2, "1"), other.clone().sealed()]).unwrap_err();
         assert!(matches!(err, MergeError::Mixed { .. }), "{err}");
         assert!(err.to_string().contains("nqueens 0.0.9"), "{err}");
 
         let mut items = shard(1, 2, "1");
         items.items = 31;
         assert!(matches!(
-            merge(vec![shard(0, 2, "1"), items]),
+            merge(vec![shard(0, 2, "1"), items.sealed()]),
             Err(MergeError::Mixed { .. })
         ));
 
-        let err = merge(vec![shard(0, 1, "x")]).unwrap_err();
-        assert!(matches!(err, MergeError::Number { .. }), "{err}");
+        for bad in ["x", "+5", "0001", "-1", ""] {
+            let err = merge(vec![shard(0, 1, bad)]).unwrap_err();
+            assert!(matches!(err, MergeError::Number { .. }), "{bad:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn edited_unsealed_and_future_records_are_refused() {
+        let mut edited = shard(1, 2, "5");
+        edited.placements = "6".into();
+        let err = merge(vec![shard(0, 2, "1"), edited]).unwrap_err();
+        assert!(err.to_string().contains("it was edited"), "{err}");
+        let mut bare = shard(1, 2, "5");
+        bare.digest = None;
+        let err = merge(vec![shard(0, 2, "1"), bare]).unwrap_err();
+        assert!(err.to_string().contains("carries no digest"), "{err}");
+        let mut future = shard(0, 1, "5");
+        future.versions.schema_version = crate::json::SCHEMA_VERSION + 1;
+        let err = merge(vec![future.sealed()]).unwrap_err();
+        assert!(matches!(err, MergeError::Schema { .. }), "{err}");
+    }
+
+    /// S comes from the file: a record claiming 2^32 shards is answered in bounded memory,
+    /// listing a few of the missing ones.
+    #[test]
+    fn a_huge_shard_count_is_named_not_enumerated() {
+        let err = merge(vec![shard(0, 1 << 32, "1"), shard(5, 1 << 32, "1")]).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("missing 1/4294967296, 2/4294967296")
+                && text.contains("and 4294967284 more"),
+            "{text}"
+        );
     }
 }

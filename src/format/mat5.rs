@@ -296,7 +296,11 @@ impl Variable {
         let n: u64 = self.dims.iter().product();
         if n == 0 {
             let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
-            return Err(format!("variable {} is empty ({})", self.name, dims.join("x")));
+            return Err(format!(
+                "variable {} is empty ({})",
+                self.name,
+                dims.join("x")
+            ));
         }
         let size = match self.data_type {
             MI_INT8 | MI_UINT8 => 1,

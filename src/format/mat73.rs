@@ -777,8 +777,13 @@ impl Variables {
 /// holding the dimensions (`[]` is `[0 0]`), which must not be read as rows.
 fn octave_numeric(file: &hdf5_pure::File, var: &str) -> Result<(), String> {
     let group = file.group(var).map_err(|e| format!("{var}: {e}"))?;
-    if group.attrs().is_ok_and(|a| a.contains_key("OCTAVE_EMPTY_MATRIX")) {
-        return Err(format!("variable {var} is empty (Octave saved an empty matrix)"));
+    if group
+        .attrs()
+        .is_ok_and(|a| a.contains_key("OCTAVE_EMPTY_MATRIX"))
+    {
+        return Err(format!(
+            "variable {var} is empty (Octave saved an empty matrix)"
+        ));
     }
     let kind = file
         .dataset(&format!("{var}/type"))
@@ -854,8 +859,9 @@ fn numeric_vector(
             "variable {var} has element type {dtype}, expected real numbers (integers or IEEE floats)"
         ));
     }
-    standard_layout(&ds.datatype().map_err(|e| format!("{var}: {e}"))?)
-        .map_err(|why| format!("variable {var} has {why}; only standard integers and IEEE floats are read"))?;
+    standard_layout(&ds.datatype().map_err(|e| format!("{var}: {e}"))?).map_err(|why| {
+        format!("variable {var} has {why}; only standard integers and IEEE floats are read")
+    })?;
     let shape = ds.shape().map_err(|e| format!("{var}: {e}"))?;
     if shape.is_empty() {
         return Err(format!(

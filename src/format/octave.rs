@@ -185,13 +185,21 @@ impl<'a> Cursor<'a> {
 
     /// The next non-blank line, which must be the header `# key: value`; returns value.
     fn header(&mut self, key: &str) -> Result<&'a str, Fault> {
-        let line = self
-            .next_content()
-            .ok_or_else(|| (self.line, format!("the file ends where `# {key}:` was expected")))?;
+        let line = self.next_content().ok_or_else(|| {
+            (
+                self.line,
+                format!("the file ends where `# {key}:` was expected"),
+            )
+        })?;
         parse_header(line)
             .filter(|(k, _)| *k == key)
             .map(|(_, v)| v)
-            .ok_or_else(|| (self.line, format!("expected `# {key}:`, found {:?}", clip(line))))
+            .ok_or_else(|| {
+                (
+                    self.line,
+                    format!("expected `# {key}:`, found {:?}", clip(line)),
+                )
+            })
     }
 
     /// A header holding a count.
@@ -204,16 +212,27 @@ impl<'a> Cursor<'a> {
     /// `# ndims: D` and the line of D dimensions that follows it.
     fn ndims(&mut self) -> Result<Vec<u64>, Fault> {
         let d = self.count("ndims")?;
-        let line = self
-            .next_content()
-            .ok_or_else(|| (self.line, "the file ends before the dimensions line".to_string()))?;
+        let line = self.next_content().ok_or_else(|| {
+            (
+                self.line,
+                "the file ends before the dimensions line".to_string(),
+            )
+        })?;
         let dims: Vec<u64> = line
             .split_whitespace()
             .map(str::parse)
             .collect::<Result<_, _>>()
-            .map_err(|_| (self.line, format!("dimensions line {:?} is not counts", clip(line))))?;
+            .map_err(|_| {
+                (
+                    self.line,
+                    format!("dimensions line {:?} is not counts", clip(line)),
+                )
+            })?;
         if dims.len() as u64 != d {
-            return Err((self.line, format!("# ndims: {d} but {} dimensions", dims.len())));
+            return Err((
+                self.line,
+                format!("# ndims: {d} but {} dimensions", dims.len()),
+            ));
         }
         Ok(dims)
     }
@@ -236,13 +255,17 @@ impl<'a> Cursor<'a> {
             let Some(line) = self.next_content() else {
                 return Err((
                     start,
-                    format!("{name} declares {count} elements but holds {got}: the file is cut short"),
+                    format!(
+                        "{name} declares {count} elements but holds {got}: the file is cut short"
+                    ),
                 ));
             };
             if line.trim_start().starts_with('#') {
                 return Err((
                     self.line,
-                    format!("{name} declares {count} elements but holds {got} before the next header"),
+                    format!(
+                        "{name} declares {count} elements but holds {got} before the next header"
+                    ),
                 ));
             }
             got += line.split_whitespace().count() as u64;
@@ -261,11 +284,17 @@ impl<'a> Cursor<'a> {
     fn skip_bytes(&mut self, len: u64, name: &str) -> Result<(), Fault> {
         let left = (self.text.len() - self.at) as u64;
         if len > left {
-            return Err((self.line, format!("{name}: a string of {len} bytes, but the file ends first")));
+            return Err((
+                self.line,
+                format!("{name}: a string of {len} bytes, but the file ends first"),
+            ));
         }
         let end = self.at + len as usize;
         let Some(skipped) = self.text.get(self.at..end) else {
-            return Err((self.line, format!("{name}: a string length that splits a character")));
+            return Err((
+                self.line,
+                format!("{name}: a string length that splits a character"),
+            ));
         };
         self.line += skipped.matches('\n').count() as u64;
         self.at = end;
@@ -303,12 +332,16 @@ fn value<'a>(
     depth: u32,
 ) -> Result<(Vec<u64>, Vec<(u64, &'a str)>), Fault> {
     if depth > MAX_DEPTH {
-        return Err((c.line, format!("{name}: cells or structs nested deeper than {MAX_DEPTH}")));
+        return Err((
+            c.line,
+            format!("{name}: cells or structs nested deeper than {MAX_DEPTH}"),
+        ));
     }
     let product = |dims: &[u64], line| {
-        dims.iter()
-            .try_fold(1u64, |p, &d| p.checked_mul(d))
-            .ok_or((line, format!("{name}: dimensions {} overflow", dims_text(dims))))
+        dims.iter().try_fold(1u64, |p, &d| p.checked_mul(d)).ok_or((
+            line,
+            format!("{name}: dimensions {} overflow", dims_text(dims)),
+        ))
     };
     let base = kind
         .strip_suffix(" matrix")
@@ -366,14 +399,21 @@ fn value<'a>(
 
 /// Splits the file into its top-level variables. Errors carry a 1-based line number.
 fn variables(text: &str) -> Result<Vec<Variable<'_>>, Fault> {
-    let mut c = Cursor { text, at: 0, line: 0 };
+    let mut c = Cursor {
+        text,
+        at: 0,
+        line: 0,
+    };
     let mut vars = Vec::new();
     while let Some(line) = c.next_content() {
         let Some((key, name)) = parse_header(line) else {
             if line.trim_start().starts_with('#') {
                 continue; // the banner and other comments
             }
-            return Err((c.line, format!("a value outside any variable: {:?}", clip(line))));
+            return Err((
+                c.line,
+                format!("a value outside any variable: {:?}", clip(line)),
+            ));
         };
         if key != "name" {
             continue; // comments with a colon, such as the banner's time
