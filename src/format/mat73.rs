@@ -805,13 +805,13 @@ fn octave_numeric(file: &hdf5_pure::File, var: &str) -> Result<(), String> {
 fn standard_layout(t: &hdf5_pure::Datatype) -> Result<(), String> {
     use hdf5_pure::{Datatype, FloatingPointLayout};
     match t {
-        Datatype::FixedPoint { size, layout, .. } => {
-            if layout.bit_offset != 0 || u32::from(layout.bit_precision) != size * 8 {
-                return Err(format!(
-                    "integers of {} bits at bit offset {} in {size} bytes",
-                    layout.bit_precision, layout.bit_offset
-                ));
-            }
+        Datatype::FixedPoint { size, layout, .. }
+            if layout.bit_offset != 0 || u32::from(layout.bit_precision) != size * 8 =>
+        {
+            return Err(format!(
+                "integers of {} bits at bit offset {} in {size} bytes",
+                layout.bit_precision, layout.bit_offset
+            ));
         }
         Datatype::FloatingPoint { size, layout, .. } => {
             let ieee = match size {

@@ -154,6 +154,9 @@ struct Cursor<'a> {
 /// A parse error: the 1-based line and what is wrong.
 type Fault = (u64, String);
 
+/// A numeric value's dimensions and its value lines (1-based line number, text).
+type Numbers<'a> = (Vec<u64>, Vec<(u64, &'a str)>);
+
 impl<'a> Cursor<'a> {
     /// The next line, without its newline; `None` at the end.
     fn next_line(&mut self) -> Option<&'a str> {
@@ -330,7 +333,7 @@ fn value<'a>(
     name: &str,
     kind: &'a str,
     depth: u32,
-) -> Result<(Vec<u64>, Vec<(u64, &'a str)>), Fault> {
+) -> Result<Numbers<'a>, Fault> {
     if depth > MAX_DEPTH {
         return Err((
             c.line,
@@ -369,9 +372,11 @@ fn value<'a>(
             return Ok((Vec::new(), Vec::new()));
         }
         "struct" | "scalar struct" => {
-            if kind == "struct" {
-                c.ndims()?;
-            } else if matches!(c.peek_content().and_then(parse_header), Some(("ndims", _))) {
+            // A struct array always has its dimensions; a scalar struct has them in
+            // files of Octave 4 and later.
+            if kind == "struct"
+                || matches!(c.peek_content().and_then(parse_header), Some(("ndims", _)))
+            {
                 c.ndims()?;
             }
             let fields = c.count("length")?;
