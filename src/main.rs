@@ -6,6 +6,9 @@ mod cli;
 
 use clap::Parser;
 
+#[global_allocator]
+static ALLOCATOR: cli::alloc::ExitOnFailure = cli::alloc::ExitOnFailure;
+
 fn main() {
     let cli = cli::Cli::parse();
     let code = match cli::run(cli) {

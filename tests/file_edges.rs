@@ -761,3 +761,87 @@ fn count_from_a_board_with_a_value_above_n_is_invalid() {
         "{err}"
     );
 }
+
+/// Under a memory limit (`ulimit -v`), a file that needs more memory than allowed is
+/// answered with one line and exit 2, naming the file, not by an abort (SIGABRT) that
+/// leaves temporary files: a 41-byte CSPLib file with the largest n, and a MAT v7
+/// file whose zlib stream inflates to 2^26 rows.
+#[test]
+fn a_memory_limit_is_an_error_not_an_abort() {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let csplib = d.join("max.param");
+    std::fs::write(&csplib, "letting n = 4294967295\nletting init = []\n").unwrap();
+    // MAT v7: one compressed uint8 1 x 2^28 matrix of ones.
+    let n: u32 = 1 << 26;
+    let element = |t: u32, data: &[u8]| {
+        let mut e = Vec::new();
+        e.extend_from_slice(&t.to_le_bytes());
+        e.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        e.extend_from_slice(data);
+        e.resize(e.len().next_multiple_of(8), 0);
+        e
+    };
+    let mut body = element(6, &[9, 0, 0, 0, 0, 0, 0, 0]);
+    body.extend(element(
+        5,
+        &[1, 0, 0, 0]
+            .iter()
+            .chain(&n.to_le_bytes())
+            .copied()
+            .collect::<Vec<u8>>(),
+    ));
+    body.extend(element(1, b"Q"));
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(&14u32.to_le_bytes()).unwrap();
+    z.write_all(&(body.len() as u32 + 8 + n).to_le_bytes())
+        .unwrap();
+    z.write_all(&body).unwrap();
+    z.write_all(&2u32.to_le_bytes()).unwrap();
+    z.write_all(&n.to_le_bytes()).unwrap();
+    let ones = vec![1u8; 1 << 20];
+    for _ in 0..(n >> 20) {
+        z.write_all(&ones).unwrap();
+    }
+    let compressed = z.finish().unwrap();
+    let mut mat = format!("{:<116}", "MATLAB 5.0 MAT-file").into_bytes();
+    mat.extend_from_slice(&[0; 8]);
+    mat.extend_from_slice(&0x100u16.to_le_bytes());
+    mat.extend_from_slice(b"IM");
+    mat.extend_from_slice(&15u32.to_le_bytes());
+    mat.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
+    mat.extend_from_slice(&compressed);
+    let bomb = d.join("bomb.mat");
+    std::fs::write(&bomb, &mat).unwrap();
+    for args in [
+        vec!["verify", s(&csplib)],
+        vec!["info", s(&csplib)],
+        vec!["verify", s(&bomb)],
+        vec!["convert", s(&bomb), "out.nqb"],
+    ] {
+        let mut cmd = process();
+        cmd.current_dir(d).args(&args);
+        // SAFETY: setrlimit in the child before exec; async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 256 << 20,
+                    rlim_max: 256 << 20,
+                };
+                libc::setrlimit(libc::RLIMIT_AS, &limit);
+                Ok(())
+            });
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains(args[1]) && err.contains("out of memory"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(listing(d), ["bomb.mat", "max.param"], "nothing left behind");
+}

@@ -3,7 +3,7 @@
 use super::{Error, exit};
 use nqueens::complete::JobOutcome;
 use nqueens::complete::{Answer, Stats};
-use nqueens::format::{Input, OutputFormat, OutputPath, is_stdio};
+use nqueens::format::{OutputFormat, OutputPath, is_stdio};
 use nqueens::json::{CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
     .collect();
     nqueens::format::check_outputs(&outputs, &[&args.input])?;
-    let input = Input::open_with(&args.input, &args.input_args.options())?;
+    let input = super::open_input(&args.input, &args.input_args.options())?;
     let format = args
         .encoding
         .map(super::EncodingArg::format)

@@ -7,8 +7,7 @@ use nqueens::dimacs::{self, Model};
 use nqueens::excluded::ExcludedDiagonals;
 use nqueens::format::csplib::{self, ParamFile};
 use nqueens::format::{
-    AtomicFile, Encoding, ErrorKind, FormatError, Input, OutputFormat, RowWriter,
-    nqb::DEFAULT_FRAME_ROWS,
+    AtomicFile, Encoding, ErrorKind, FormatError, OutputFormat, RowWriter, nqb::DEFAULT_FRAME_ROWS,
 };
 use std::path::{Path, PathBuf};
 
@@ -122,7 +121,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
                     "convert --model: OUT is a solution, not a CNF".into(),
                 ));
             };
-            let base = Input::open_with(a.base.as_deref().expect("clap requires it"), &opts)?;
+            let base = super::open_input(a.base.as_deref().expect("clap requires it"), &opts)?;
             match dimacs::read_model(model, &base)? {
                 Model::Unsatisfiable => {
                     errln!(
@@ -144,7 +143,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
                 };
                 excluded_solution(&input, base, &opts, &output, format)?
             } else {
-                let input = Input::open_with(&input, &opts)?;
+                let input = super::open_input(&input, &opts)?;
                 let progress = Progress::rows(
                     a.quiet,
                     input.n(),
@@ -223,7 +222,7 @@ fn excluded_solution(
             base.display()
         )));
     };
-    let rows = Input::open_with(input, opts)?.to_vec()?;
+    let rows = super::open_input(input, opts)?.to_vec()?;
     let solution = map_back(&ed, &rows).map_err(|d| {
         FormatError::new(
             input,

@@ -4,7 +4,7 @@ use super::{Error, Progress, exit, print_json};
 use nqueens::count::checkpoint::{Checkpoint, CheckpointError};
 use nqueens::count::resumable::{Hooks, ItemCount};
 use nqueens::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
-use nqueens::format::{Input, OutputFormat, RowWriter};
+use nqueens::format::{OutputFormat, RowWriter};
 use nqueens::format::{OutputPath, is_stdio};
 use nqueens::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
@@ -418,7 +418,7 @@ fn preplaced(args: &Args) -> Result<(Option<u64>, Squares), Error> {
     let Some(path) = &args.from else {
         return Ok((None, placed));
     };
-    let input = Input::open_with(path, &args.input_args.options())?;
+    let input = super::open_input(path, &args.input_args.options())?;
     let n = input.n();
     for (i, &q) in input.to_vec()?.iter().enumerate() {
         if q as u64 > n {

@@ -236,7 +236,7 @@ fn composition(a: CompositionArgs) -> Result<i32, Error> {
         mmap: super::mapped(),
         ..Default::default()
     };
-    let source = Input::open_with(&a.from, &opts)?;
+    let source = super::open_input(&a.from, &opts)?;
     let report = verify(&source, Requirements::default())?;
     if report.verdict == Verdict::Invalid {
         return Err(Error::Invalid {

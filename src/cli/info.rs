@@ -1,7 +1,7 @@
 //! `nqueens info FILE...`
 
 use super::{Error, exit, print_json};
-use nqueens::format::{Encoding, Input};
+use nqueens::format::Encoding;
 use nqueens::json::InfoRecord;
 use nqueens::verify::{Requirements, verify};
 use std::path::{Path, PathBuf};
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
 
 /// Describes one file: the header as stored, then the checksum and queen count as computed.
 fn describe(file: &Path, args: &Args) -> Result<i32, Error> {
-    let input = Input::open_with(file, &args.input_args.options())?;
+    let input = super::open_input(file, &args.input_args.options())?;
     let file_size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let n = input.n();
     let mut record = InfoRecord {

@@ -52,6 +52,7 @@ macro_rules! examples {
     };
 }
 
+pub mod alloc;
 mod complete;
 mod convert;
 mod count;
@@ -392,6 +393,15 @@ truncated while being read, or an output's disk is full; temporary files removed
             libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
         }
     }
+}
+
+/// Opens an input, naming it in an out-of-memory message from now on (see [`alloc`]).
+fn open_input(
+    path: impl AsRef<std::path::Path>,
+    opts: &nqueens::format::OpenOptions,
+) -> Result<nqueens::format::Input, nqueens::format::FormatError> {
+    alloc::working_on(path.as_ref());
+    nqueens::format::Input::open_with(path.as_ref(), opts)
 }
 
 /// The flag a signal sets, for a command that polls it and stops cleanly by itself.

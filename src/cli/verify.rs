@@ -1,7 +1,7 @@
 //! `nqueens verify FILE...`
 
 use super::{Error, Progress, exit, print_json};
-use nqueens::format::{FormatError, Input};
+use nqueens::format::FormatError;
 use nqueens::json::{VerifyRecord, VerifyStatus, Versions};
 use nqueens::verify::{Report, Requirements, Verdict, verify, verify_files};
 use std::path::{Path, PathBuf};
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let base = args
         .base
         .as_deref()
-        .map(|p| Input::open_with(p, &opts))
+        .map(|p| super::open_input(p, &opts))
         .transpose()?;
     // The base is read by random access below, so its checksum is checked in a pass first.
     if let Some(b) = &base {
@@ -71,7 +71,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if files == 1 {
         // One file: a bar of its rows.
         let path = &args.files[0];
-        let result = Input::open_with(path, &opts).and_then(|input| {
+        let result = super::open_input(path, &opts).and_then(|input| {
             let progress = Progress::rows(
                 args.quiet,
                 input.n(),
