@@ -302,6 +302,38 @@ enum HeaderError {
     Bad(String),
 }
 
+/// Deepest nesting of brackets a header may have. A plain array's header is a dict holding
+/// a shape tuple (depth 2); structured dtypes, which are refused anyway, go a little deeper.
+/// npyz's parser takes time that doubles with each level of nested lists, and memory that
+/// grows with nested dicts: a hostile header is refused before it sees it.
+const MAX_NESTING: usize = 8;
+
+/// Checks that brackets (`(`, `[`, `{`) outside string literals nest at most `max` deep.
+fn nesting_within(text: &[u8], max: usize) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    for (i, &b) in text.iter().enumerate() {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'\'' | b'"' => quote = Some(b),
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    if depth > max {
+                        return Err(format!(
+                            "bad header: brackets nested deeper than {max} at header byte {i}"
+                        ));
+                    }
+                }
+                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+    }
+    Ok(())
+}
+
 /// The parsed header and where the data begins. npyz allocates the header length it reads
 /// before reading the header: the length is checked against the file (and NumPy's own
 /// limit) first, and npyz is given only the header's bytes.
@@ -328,16 +360,26 @@ fn read_header(bytes: &FileBytes) -> Result<(npyz::NpyHeader, usize), HeaderErro
     let mut le = [0u8; 4];
     le[..len_bytes].copy_from_slice(len);
     let header_len = u32::from_le_bytes(le) as usize;
-    if header_len > MAX_HEADER || (preamble + header_len) as u64 > file_len {
+    if header_len > MAX_HEADER {
         return Err(bad(format!(
-            "header length {header_len} at offset 8 runs past the file ({file_len} bytes) or NumPy's limit ({MAX_HEADER})"
+            "header length {header_len} at offset 8 is above NumPy's limit ({MAX_HEADER})"
+        )));
+    }
+    if (preamble + header_len) as u64 > file_len {
+        return Err(bad(format!(
+            "header length {header_len} at offset 8 runs past the file ({file_len} bytes)"
         )));
     }
     let offset = preamble + header_len;
     let head = bytes.to_vec(0, offset).map_err(HeaderError::Read)?;
+    nesting_within(&head[preamble..], MAX_NESTING).map_err(bad)?;
     let mut rest: &[u8] = &head;
-    let header =
-        npyz::NpyHeader::from_reader(&mut rest).map_err(|e| bad(format!("bad header: {e}")))?;
+    let header = npyz::NpyHeader::from_reader(&mut rest).map_err(|e| {
+        // npyz's parse errors span several lines (a caret under the text): one line here.
+        let text = e.to_string();
+        let text: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        bad(format!("bad header: {}", text.join(" ")))
+    })?;
     if !rest.is_empty() {
         return Err(bad("bad header: its length and its text disagree".into()));
     }
