@@ -398,7 +398,7 @@ impl Mat73File {
                 mat_err(path, format!("v7.3: {d}"))
             }
         };
-        let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(format!("{e}")))?;
+        let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(hdf5_error(&e)))?;
         let vars = Variables::of(&file).map_err(fail)?;
         let var = vars.choose(&file, var).map_err(fail)?;
         if vars.octave.contains(&var) {
@@ -406,7 +406,7 @@ impl Mat73File {
         }
         let ds = file
             .dataset(&vars.dataset_of(&var))
-            .map_err(|e| fail(format!("{var}: {e}")))?;
+            .map_err(|e| fail(format!("{var}: {}", hdf5_error(&e))))?;
         let (dtype, shape, n) = numeric_vector(&ds, &var).map_err(fail)?;
         if n > crate::board::MAX_N {
             return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
@@ -676,6 +676,17 @@ impl DataProducer for Mapped {
     }
 }
 
+/// An HDF5 library error in the user's terms. HDF5 marks an object that is not in the
+/// file (a soft or external link, read through a symbol table) with the undefined
+/// address 2^64 - 1, which the library reports as offset arithmetic.
+fn hdf5_error(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    if text.contains(&u64::MAX.to_string()) {
+        return "the file holds a link to another object (a soft or external link), which is not followed: save the array itself".into();
+    }
+    text
+}
+
 /// The variables of a v7.3 file: datasets at the root, and Octave's `save -hdf5` groups,
 /// each a variable of its name with the values in its dataset `value`.
 struct Variables {
@@ -690,7 +701,7 @@ struct Variables {
 impl Variables {
     fn of(file: &hdf5_pure::File) -> Result<Variables, String> {
         let root = file.root();
-        let mut names = root.datasets().map_err(|e| format!("{e}"))?;
+        let mut names = root.datasets().map_err(|e| hdf5_error(&e))?;
         let mut groups = root.groups().unwrap_or_default();
         let octave: Vec<String> = groups
             .iter()

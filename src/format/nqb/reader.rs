@@ -245,6 +245,12 @@ fn seek_table(bytes: &FileBytes) -> Result<(zeekstd::SeekTable, u64), ErrorKind>
     let mut tail_len = file_len;
     if file_len >= 9 {
         let foot = bytes.to_vec(file_len - 9, 9).map_err(ErrorKind::Read)?;
+        // The seekable format ends with this magic number; a plain `zstd FILE` does not.
+        if foot[5..9] != 0x8F92_EAB1u32.to_le_bytes() {
+            return Err(ErrorKind::SeekTable(
+                "no seek table at the end: this is a plain zstd stream (as `zstd FILE` writes), not NQB+zstd, which is zstd's seekable format; decompress it with `zstd -d` and read the result, or write NQB+zstd with `nqueens convert`".into(),
+            ));
+        }
         let frames = u32::from_le_bytes(foot[..4].try_into().unwrap()) as u64;
         let entry = if foot[4] & 0x80 != 0 { 12 } else { 8 };
         let table = 8 + frames * entry + 9;
