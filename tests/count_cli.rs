@@ -332,3 +332,14 @@ fn completions_and_manual_pages_come_from_the_command_line() {
     let page = std::fs::read_to_string(dir.join("nqueens-count.1")).unwrap();
     assert!(page.contains("checkpoint"), "{page}");
 }
+
+/// A placement too long to print is announced, not silently dropped.
+#[test]
+fn a_first_placement_too_long_to_print_says_where_it_can_go() {
+    let (code, out, err) = run(&["count", "20000", "--first"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("found a placement of n = 20000") && out.contains("-o FILE"),
+        "{out}"
+    );
+}

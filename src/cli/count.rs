@@ -620,6 +620,22 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     if p.rules.one_per_line() && args.output.is_none() && p.n <= 10_000 {
         let cols: Vec<String> = found.iter().map(|&(_, c)| (c + 1).to_string()).collect();
         wln!(w, "columns: {}", cols.join(" "))?;
+    } else if p.rules.one_per_line() && args.output.is_none() {
+        wln!(
+            w,
+            "found a placement of n = {}; its {} columns are too many to print: write them with -o FILE, or print them with --json",
+            p.n,
+            p.n
+        )?;
+    } else if let (true, Some(out)) = (p.rules.one_per_line(), &args.output) {
+        if !is_stdio(out) {
+            wln!(
+                w,
+                "found a placement of n = {}, written to {}",
+                p.n,
+                out.display()
+            )?;
+        }
     } else if !p.rules.one_per_line() {
         let squares: Vec<String> = found
             .iter()

@@ -377,7 +377,11 @@ fn read_header(bytes: &FileBytes) -> Result<(npyz::NpyHeader, usize), HeaderErro
     let header = npyz::NpyHeader::from_reader(&mut rest).map_err(|e| {
         // npyz's parse errors span several lines (a caret under the text): one line here.
         let text = e.to_string();
-        let text: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let text: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
         bad(format!("bad header: {}", text.join(" ")))
     })?;
     if !rest.is_empty() {
