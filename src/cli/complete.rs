@@ -87,6 +87,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
     .collect();
     nqueens::format::check_outputs(&outputs, &[&args.input])?;
+    let stamp = FileStamp::of(&args.input);
     let input = super::open_input(&args.input, &args.input_args.options())?;
     let format = args
         .encoding
@@ -128,7 +129,16 @@ pub fn run(args: Args) -> Result<i32, Error> {
             super::write_svg(path, &samples, &title)?;
         }
     }
-    let outcome = outcome?;
+    // A result that fails its own check is a bug, unless the input changed under us:
+    // then the check compared against other bytes, and the user should hear that.
+    let outcome = outcome.map_err(|e| match e {
+        Error::Job(_) | Error::Format(_)
+            if stamp.is_some() && FileStamp::of(&args.input) != stamp =>
+        {
+            Error::InputChanged(args.input.clone())
+        }
+        e => e,
+    })?;
     let (answer, stats, seconds_output) = match outcome {
         JobOutcome::Invalid(report) => {
             errln!(
@@ -159,6 +169,19 @@ pub fn run(args: Args) -> Result<i32, Error> {
     };
     report(&run, &args)?;
     Ok(exit::of_answer(&answer))
+}
+
+/// What identifies the content of a file cheaply: its inode, size and modification time.
+#[derive(PartialEq, Eq)]
+struct FileStamp(u64, u64, std::time::SystemTime);
+
+impl FileStamp {
+    /// The stamp of a regular file; `None` for standard input, devices and pipes.
+    fn of(path: &std::path::Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+        Some(FileStamp(m.ino(), m.len(), m.modified().ok()?))
+    }
 }
 
 /// A run that has its answer, as it is reported.

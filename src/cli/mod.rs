@@ -255,6 +255,9 @@ pub enum Error {
         /// Its first problem.
         why: String,
     },
+    /// An input that another process changed while this one read it.
+    #[error("{}: the file changed while it was being read (another process rewrote it); nothing was written: run again on a file that stays put", .0.display())]
+    InputChanged(std::path::PathBuf),
     /// A count cannot be made as asked.
     #[error("count: {0}")]
     Count(#[from] nqueens::count::CountError),
