@@ -137,7 +137,7 @@ const TARGETS: &[Target] = &[
         ext: "txt",
         text: true,
         seeds: |d| {
-            files(
+            let mut v = files(
                 d,
                 "octave",
                 &[
@@ -145,7 +145,19 @@ const TARGETS: &[Target] = &[
                     "octave-text-workspace.txt",
                     "octave-text-column.txt",
                 ],
-            )
+            );
+            // Structs, cells and strings around Q, as Octave writes them.
+            v.extend(files(
+                d,
+                "bad",
+                &[
+                    "octave-struct-then-q.txt",
+                    "octave-struct-array-then-q.txt",
+                    "octave-string-then-q.txt",
+                    "octave-nested-then-q.txt",
+                ],
+            ));
+            v
         },
     },
     Target {
@@ -187,6 +199,17 @@ const TARGETS: &[Target] = &[
                 d,
                 "octave",
                 &["octave-hdf5-workspace.h5", "hdf5-plain-1d.h5"],
+            ));
+            // Octave's logicals and empty matrices, HDF5's unusual number layouts.
+            v.extend(files(
+                d,
+                "bad",
+                &[
+                    "octave-logical.h5",
+                    "octave-empty.h5",
+                    "hdf5-float-ebias.h5",
+                    "hdf5-uint-offset-col.h5",
+                ],
             ));
             v
         },
@@ -238,6 +261,37 @@ const TARGETS: &[Target] = &[
                 b"s UNSATISFIABLE\n".to_vec(),
                 b"SAT\n1 -2 3 0\n".to_vec(),
                 b"c comment\ns SATISFIABLE\nv -1 2 0\nv 3 0\n".to_vec(),
+            ]
+        },
+    },
+    Target {
+        name: "count-records",
+        ext: "json",
+        text: true,
+        seeds: |_| {
+            let record = |i: u64, of: u64, placements: &str| {
+                let r = nqueens::json::CountRecord {
+                    versions: nqueens::json::Versions::current(),
+                    n: 12,
+                    piece: nqueens::count::Piece::Queen,
+                    kind: nqueens::count::Kind::Regular,
+                    placed: vec![],
+                    shard: [i, of],
+                    placements: placements.into(),
+                    distinct: Some("7".into()),
+                    orders: None,
+                    engine: "half-boards".into(),
+                    items: 30,
+                    seconds: 0.5,
+                    conflict: None,
+                    resumed_items: None,
+                    digest: None,
+                };
+                serde_json::to_string(&r.sealed()).unwrap()
+            };
+            vec![
+                format!("{}\n{}\n", record(0, 2, "100"), record(1, 2, "23")).into_bytes(),
+                format!("{}\n", record(0, 1, "14200")).into_bytes(),
             ]
         },
     },
@@ -294,6 +348,19 @@ fn read(target: &Target, path: &Path, base: &Input) -> Result<(), String> {
         return nqueens::dimacs::read_model(path, base)
             .map(|_| ())
             .map_err(|e| format!("{e:?}"));
+    }
+    if target.name == "count-records" {
+        // As `count merge` reads them: one record per line, then the merge.
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let records = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(serde_json::from_str::<nqueens::json::CountRecord>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        return nqueens::count::merge::merge(records)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
     }
     let input = Input::open(path).map_err(|e| e.to_string())?;
     // A CSPLib file may declare any n in a few bytes, legitimately: verifying that board
