@@ -708,3 +708,47 @@ fn the_default_route_is_completed_at_1e5() {
         std::fs::remove_file(&out).unwrap();
     }
 }
+
+/// Without -o the answer is shown where the user looks: the solution's columns after the
+/// answer line, and above 10,000 rows a line saying how to get it.
+#[test]
+fn without_an_output_the_solution_is_shown() {
+    let k47 = data("grigoryan-n100-k47.txt");
+    let (code, out, err) = run(&["complete", k47.to_str().unwrap(), "--seed", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("solution: "))
+        .expect("a solution line");
+    let dir = tempfile::tempdir().unwrap();
+    let shown = dir.path().join("shown.txt");
+    std::fs::write(&shown, line.split(' ').collect::<Vec<_>>().join("\n")).unwrap();
+    let (code, out, err) = run(&[
+        "verify",
+        shown.to_str().unwrap(),
+        "--require-complete",
+        "--base",
+        k47.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // -q keeps to the answer line.
+    let (_, out, _) = run(&["complete", k47.to_str().unwrap(), "--seed", "1", "-q"]);
+    assert_eq!(out.trim(), "SOLVED");
+    // Above 10,000 rows: how to get it.
+    let big = dir.path().join("big.nqb");
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "10001",
+        "-o",
+        big.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["complete", big.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("solution: 10001 rows, more than the 10000 shown here: write it with -o FILE"),
+        "{out}"
+    );
+}

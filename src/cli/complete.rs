@@ -139,7 +139,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         }
         e => e,
     })?;
-    let (answer, stats, seconds_output) = match outcome {
+    let (answer, stats, seconds_output, solution) = match outcome {
         JobOutcome::Invalid(report) => {
             errln!(
                 "nqueens: {}: not a valid composition; the verifier says:",
@@ -152,7 +152,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
             answer,
             stats,
             seconds_output,
-        } => (answer, stats, seconds_output),
+            solution,
+        } => (answer, stats, seconds_output, solution),
     };
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
@@ -166,6 +167,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         seed,
         seconds_output,
         total,
+        solution: solution.as_deref(),
     };
     report(&run, &args)?;
     Ok(exit::of_answer(&answer))
@@ -193,6 +195,8 @@ struct Finished<'a> {
     seconds_output: f64,
     /// Seconds since the command started.
     total: f64,
+    /// The solution's columns, when there was no `-o` and the board is small enough to show.
+    solution: Option<&'a [u32]>,
 }
 
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
@@ -222,6 +226,21 @@ fn report(run: &Finished, args: &Args) -> Result<(), Error> {
     if args.quiet {
         return Ok(());
     }
+    // Without -o the answer is shown here, as `count --first` shows its placement.
+    if args.output.is_none() && *run.answer == Answer::Solved {
+        match run.solution {
+            Some(cols) => {
+                let cols: Vec<String> = cols.iter().map(u32::to_string).collect();
+                wln!(w, "solution: {}", cols.join(" "))?;
+            }
+            None => wln!(
+                w,
+                "solution: {} rows, more than the {} shown here: write it with -o FILE (-o - for standard output)",
+                run.stats.n,
+                nqueens::complete::KEPT_ROWS
+            )?,
+        }
+    }
     print_stats(&mut w, run)
 }
 
@@ -233,6 +252,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         seed,
         seconds_output,
         total,
+        solution: _,
     } = *run;
     CompleteRecord {
         versions: Versions::current(),

@@ -39,8 +39,14 @@ pub enum JobOutcome {
         stats: Box<Stats>,
         /// Seconds for sealing, re-verification and output.
         seconds_output: f64,
+        /// With no output and a solved board of at most [`KEPT_ROWS`] rows: its rows
+        /// (1-based columns), so that the answer can be shown.
+        solution: Option<Vec<u32>>,
     },
 }
+
+/// The most rows of a solution [`run_job`] returns when it has no output to write.
+pub const KEPT_ROWS: u64 = 10_000;
 
 /// Completes `input`; when solved and `output` is given, writes the solution there in the
 /// given format.
@@ -84,6 +90,7 @@ pub fn run_job(
         stats,
     } = complete(input, state, stats, opts)?;
     let t = Instant::now();
+    let mut solution = None;
     crate::progress::meter().set_stage(crate::progress::Stage::Output);
     if answer == super::Answer::Solved {
         state
@@ -117,13 +124,19 @@ pub fn run_job(
                 check_solution(file.temp_path(), input)?;
                 file.commit()?;
             }
-            (None, _) => check_solution(&store_path, input)?,
+            (None, _) => {
+                check_solution(&store_path, input)?;
+                if n <= KEPT_ROWS {
+                    solution = Some(open_own(&store_path)?.to_vec()?);
+                }
+            }
         }
     }
     Ok(JobOutcome::Ran {
         answer,
         stats: Box::new(stats),
         seconds_output: t.elapsed().as_secs_f64(),
+        solution,
     })
 }
 

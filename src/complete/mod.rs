@@ -32,7 +32,7 @@ pub(crate) mod rows;
 mod scatter;
 pub(crate) mod state;
 
-pub use job::{JobError, JobOutcome, run_job};
+pub use job::{JobError, JobOutcome, KEPT_ROWS, run_job};
 
 use crate::exact::{self, Outcome, Residual};
 use crate::format::{FormatError, Input};
