@@ -161,6 +161,40 @@ const TARGETS: &[Target] = &[
         },
     },
     Target {
+        name: "octave-binary",
+        ext: "mat",
+        text: false,
+        seeds: |d| {
+            files(
+                d,
+                "octave",
+                &[
+                    "octave-binary-double.mat",
+                    "octave-binary-uint32.mat",
+                    "octave-binary-int8-column.mat",
+                    "octave-zip-binary.mat",
+                    "octave-zip-text.mat",
+                ],
+            )
+        },
+    },
+    Target {
+        name: "mat4",
+        ext: "mat",
+        text: false,
+        seeds: |d| {
+            files(
+                d,
+                "octave",
+                &[
+                    "octave-v4.mat",
+                    "scipy-v4-double.mat",
+                    "scipy-v4-column-int.mat",
+                ],
+            )
+        },
+    },
+    Target {
         name: "mat5",
         ext: "mat",
         text: false,

@@ -537,6 +537,17 @@ fn octave_and_hdf5_files_read_as_written() {
         ("octave-hdf5-uint32.h5", "VALID SOLUTION (n = 8)"),
         ("octave-hdf5-workspace.h5", "VALID SOLUTION (n = 4)"),
         ("hdf5-plain-1d.h5", "VALID SOLUTION (n = 4)"),
+        // Recognised by content whatever the name: Octave's default `save('x.mat', 'Q')`
+        // is text; -binary, -zip (gzip of text or binary) and -v4, and scipy's MAT v4.
+        ("octave-default-text.mat", "VALID SOLUTION (n = 4)"),
+        ("octave-binary-double.mat", "VALID SOLUTION (n = 4)"),
+        ("octave-binary-uint32.mat", "VALID SOLUTION (n = 8)"),
+        ("octave-binary-int8-column.mat", "VALID SOLUTION (n = 4)"),
+        ("octave-zip-text.mat", "VALID SOLUTION (n = 4)"),
+        ("octave-zip-binary.mat", "VALID SOLUTION (n = 4)"),
+        ("octave-v4.mat", "VALID SOLUTION (n = 4)"),
+        ("scipy-v4-double.mat", "VALID SOLUTION (n = 4)"),
+        ("scipy-v4-column-int.mat", "VALID SOLUTION (n = 4)"),
     ] {
         let (code, out, err) = run(&["verify", s(&oct(name))]);
         assert_eq!(code, 0, "{name}: {err}");
@@ -565,6 +576,10 @@ fn octave_and_hdf5_files_read_as_written() {
         (
             "hdf5-plain-scalar.h5",
             "HDF5 file (not MATLAB v7.3): variable Q is an HDF5 scalar",
+        ),
+        (
+            "octave-binary-struct-first.mat",
+            "Octave binary file: variable s is of type \"scalar struct\"",
         ),
     ] {
         let (code, _, err) = run(&["verify", s(&oct(name))]);

@@ -69,3 +69,21 @@ off = h5py.File(src)["Q"].id.get_chunk_info(0).byte_offset
 b = bytearray(open("v73-shuffle-empty-chunk.mat", "rb").read()); e = zlib.compress(b"")
 b[off:off + len(e)] = e; open("v73-shuffle-empty-chunk.mat", "wb").write(b)
 PY
+
+# Octave's other save formats and MAT v4, recognised by content whatever their name.
+cd "$out"
+octave --no-gui --quiet --eval '
+Q = [2 4 1 3]; save("-binary", "octave-binary-double.mat", "Q");
+Q = uint32([1 5 8 6 3 7 2 4]); n = 8; save("-binary", "octave-binary-uint32.mat", "n", "Q");
+Q = int8([2;4;1;3]); save("-binary", "octave-binary-int8-column.mat", "Q");
+Q = [2 4 1 3]; save("-zip", "octave-zip-text.mat", "Q");
+Q = [2 4 1 3]; save("-zip", "-binary", "octave-zip-binary.mat", "Q");
+Q = [2 4 1 3]; save("octave-default-text.mat", "Q");
+Q = [2 4 1 3]; save("-v4", "octave-v4.mat", "Q");
+s.a = 1; Q = [2 4 1 3]; save("-binary", "octave-binary-struct-first.mat", "s", "Q");
+' 2>&1 | grep -v "ignoring const execution_exception" || true
+python3 - <<'PY'
+import scipy.io as sio, numpy as np
+sio.savemat("scipy-v4-double.mat", {"Q": np.array([[2., 4, 1, 3]])}, format="4")
+sio.savemat("scipy-v4-column-int.mat", {"n": np.array([[4.]]), "Q": np.array([[2], [4], [1], [3]], dtype=np.int32)}, format="4")
+PY

@@ -39,7 +39,7 @@ pub enum ErrorKind {
     Empty,
     /// The content is none of the formats this build reads.
     #[error(
-        "unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v5/v7/v7.3, NumPy .npy, CSPLib or text"
+        "unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v4/v5/v7/v7.3, Octave text or binary (gzipped too), HDF5, NumPy .npy, CSPLib or text"
     )]
     Unrecognized(String),
     /// The file is shorter than its header.
@@ -143,8 +143,9 @@ pub enum ErrorKind {
     /// A plain HDF5 file (Octave's `save -hdf5`, h5py) that holds no usable composition.
     #[error("HDF5 file (not MATLAB v7.3): {0}")]
     Hdf5(String),
-    /// An Octave text file that is malformed or holds no usable composition.
-    #[error("Octave text file: {0}")]
+    /// An Octave text or binary file that is malformed or holds no usable composition
+    /// (the text names which).
+    #[error("{0}")]
     Octave(String),
     /// Two files that must describe the same board do not.
     #[error("{0}")]

@@ -45,6 +45,10 @@ pub(super) const MAT73: &str = "MAT v7.3";
 pub(super) const NPY: &str = "NumPy .npy";
 /// The format name of Octave's text format (plain `save`).
 pub(super) const OCTAVE: &str = "Octave text";
+/// The format name of Octave's binary files.
+pub(super) const OCTAVE_BINARY: &str = "Octave binary";
+/// The format name of MAT Level 4 files.
+pub(super) const MAT4: &str = "MAT v4";
 /// The format name of CSPLib completion instances.
 pub(super) const CSPLIB: &str = "CSPLib";
 /// The format name of CSPLib Excluded Diagonals instances (read through the reduction).
@@ -134,6 +138,29 @@ impl Input {
             }
             mat5::Sniff::No => {}
         }
+        // gzip: Octave's `save -zip` (of its text or binary format), or a gzipped file of
+        // any other format; inflated to a temporary file and read as what it holds.
+        if head.starts_with(&[0x1f, 0x8b]) {
+            let mut gz = flate2::read::MultiGzDecoder::new(file_at_start(path, &mut file)?);
+            return Self::open_spooled(path, &mut gz, opts);
+        }
+        // Octave's own formats, whatever the name: its default `save('x.mat', 'Q')` is
+        // text, and `-binary` starts with its magic.
+        if octave_binary::sniff(head) {
+            let bytes = read_rest(path, head, &mut file)?;
+            let rows = octave_binary::parse(path, &bytes, opts.var.as_deref())?;
+            return Self::from_rows(path, OCTAVE_BINARY, &rows);
+        }
+        if octave::sniff(head) && looks_like_text(head) {
+            let bytes = read_rest(path, head, &mut file)?;
+            let rows = octave::parse(path, &bytes, opts.var.as_deref())?;
+            return Self::from_rows(path, OCTAVE, &rows);
+        }
+        if mat4::sniff(head) {
+            let bytes = read_rest(path, head, &mut file)?;
+            let rows = mat4::parse(path, &bytes, opts.var.as_deref())?;
+            return Self::from_rows(path, MAT4, &rows);
+        }
         if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat" | "npy")) {
             return Err(fail(ErrorKind::BadMagic(hex(&head[..head.len().min(8)]))));
         }
@@ -183,6 +210,9 @@ impl Input {
         if !(nqb::sniff(head)
             || npy::sniff(head)
             || mat5::sniff(head) != mat5::Sniff::No
+            || head.starts_with(&[0x1f, 0x8b])
+            || octave_binary::sniff(head)
+            || mat4::sniff(head)
             || looks_like_text(head))
         {
             return Err(fail(ErrorKind::Unrecognized(hex(
@@ -507,6 +537,22 @@ pub fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
 pub struct SegmentCache {
     index: Option<u64>,
     rows: Vec<u32>,
+}
+
+/// The whole file, of which `head` was read already.
+fn read_rest(path: &Path, head: &[u8], file: &mut File) -> Result<Vec<u8>, FormatError> {
+    let mut bytes = head.to_vec();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+    Ok(bytes)
+}
+
+/// `file` rewound to its start (its head was read to recognise it).
+fn file_at_start<'a>(path: &Path, file: &'a mut File) -> Result<&'a mut File, FormatError> {
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+    Ok(file)
 }
 
 /// Whether the first bytes of a file could start one of the text formats.

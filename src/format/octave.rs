@@ -34,7 +34,12 @@ struct Variable<'a> {
 pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
     let text = super::text::utf8(path, bytes)?;
     let fail = |line: u64, detail: String| FormatError::new(path, ErrorKind::Text { line, detail });
-    let whole = |detail: String| FormatError::new(path, ErrorKind::Octave(detail));
+    let whole = |detail: String| {
+        FormatError::new(
+            path,
+            ErrorKind::Octave(format!("Octave text file: {detail}")),
+        )
+    };
     let vars = variables(text).map_err(|(line, d)| fail(line, d))?;
     let numeric = |v: &Variable| is_numeric(v.kind);
     let is_vector = |v: &Variable| v.dims.iter().filter(|&&d| d != 1).count() <= 1;

@@ -1,0 +1,188 @@
+//! MAT Level 4, MATLAB's format before version 5 (`save -v4`, scipy's
+//! `savemat(..., format='4')`; see `formats/mat.md`). It has no magic: each variable is a
+//! 20-byte header of five 32-bit integers (type `MOPT`, rows, columns, imaginary flag,
+//! name length), the NUL-terminated name, then rows x columns values in column order.
+//! `M` is the byte order (0 little-, 1 big-endian), `P` the value type, `T` 0 for a
+//! numeric matrix (1 text, 2 sparse: refused by name).
+
+use super::mat5::{integral, nonneg};
+use super::{ErrorKind, FormatError};
+use std::path::Path;
+
+/// One variable's header.
+struct Header {
+    big: bool,
+    precision: u32,
+    kind: u32,
+    rows: u64,
+    cols: u64,
+    complex: bool,
+    name_len: u64,
+}
+
+fn header(b: &[u8]) -> Option<Header> {
+    let word = |i: usize, big: bool| {
+        let w: [u8; 4] = b.get(4 * i..4 * i + 4)?.try_into().ok()?;
+        Some(if big {
+            i32::from_be_bytes(w)
+        } else {
+            i32::from_le_bytes(w)
+        })
+    };
+    // The type word tells the byte order: read both ways, one gives M = 0 or 1.
+    let big = match (word(0, false)?, word(0, true)?) {
+        (t, _) if (0..=52).contains(&t) => false,
+        (_, t) if (1000..=1052).contains(&t) => true,
+        _ => return None,
+    };
+    let t = word(0, big)? % 1000;
+    let (o, p, kind) = (t / 100, (t / 10) % 10, t % 10);
+    let dim = |i| word(i, big).and_then(|d| u64::try_from(d).ok());
+    let h = Header {
+        big,
+        precision: p as u32,
+        kind: kind as u32,
+        rows: dim(1)?,
+        cols: dim(2)?,
+        complex: match word(3, big)? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        },
+        name_len: dim(4)?,
+    };
+    (o == 0 && p <= 5 && kind <= 2 && (1..=64).contains(&h.name_len)).then_some(h)
+}
+
+/// Whether `head` starts like a MAT v4 file: a plausible first header followed by its
+/// NUL-terminated, printable name.
+pub(crate) fn sniff(head: &[u8]) -> bool {
+    let Some(h) = header(head) else {
+        return false;
+    };
+    let Some(name) = head.get(20..20 + h.name_len as usize) else {
+        return false;
+    };
+    let (last, text) = name.split_last().expect("name_len >= 1");
+    *last == 0 && !text.is_empty() && text.iter().all(|b| b.is_ascii_graphic())
+}
+
+/// The rows of variable `var` (default `Q`, else the only numeric vector).
+pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
+    let fail = |d: String| FormatError::new(path, ErrorKind::Mat(format!("v4: {d}")));
+    let mut at = 0usize;
+    let mut names: Vec<String> = Vec::new();
+    let mut vectors: Vec<(String, Vec<u32>)> = Vec::new();
+    while at < bytes.len() {
+        let h = header(&bytes[at..])
+            .ok_or_else(|| fail(format!("no variable header at offset {at}")))?;
+        let name_at = at + 20;
+        let name = bytes
+            .get(name_at..name_at + h.name_len as usize)
+            .ok_or_else(|| fail(format!("the name at offset {name_at} runs past the file")))?;
+        let name = String::from_utf8_lossy(name.strip_suffix(&[0]).unwrap_or(name)).into_owned();
+        let width: u64 = match h.precision {
+            0 => 8,
+            1 | 2 => 4,
+            3 | 4 => 2,
+            _ => 1,
+        };
+        let count = h.rows.checked_mul(h.cols);
+        let parts = if h.complex { 2 } else { 1 };
+        let data_at = name_at + h.name_len as usize;
+        let data_len = count
+            .and_then(|c| c.checked_mul(width * parts))
+            .filter(|&l| l <= (bytes.len() - data_at.min(bytes.len())) as u64)
+            .ok_or_else(|| {
+                fail(format!(
+                    "variable {name} ({} x {}) needs more bytes than the file holds",
+                    h.rows, h.cols
+                ))
+            })?;
+        if names.contains(&name) {
+            return Err(fail(format!(
+                "two variables named {name}: which one is meant is ambiguous"
+            )));
+        }
+        names.push(name.clone());
+        at = data_at + data_len as usize;
+        let wanted = var.is_none_or(|v| v == name);
+        let refusal = match (h.kind, h.complex) {
+            (1, _) => Some("text"),
+            (2, _) => Some("sparse"),
+            (_, true) => Some("complex"),
+            _ if h.rows != 1 && h.cols != 1 => Some("matrix"),
+            _ => None,
+        };
+        if let Some(what) = refusal {
+            if var == Some(name.as_str()) || (var.is_none() && name == "Q") {
+                return Err(fail(format!(
+                    "variable {name} is a {what} array ({} x {}), expected a numeric 1xN or Nx1 vector",
+                    h.rows, h.cols
+                )));
+            }
+            continue;
+        }
+        if !wanted {
+            continue;
+        }
+        let n = count.expect("checked");
+        if n == 0 {
+            return Err(fail(format!(
+                "variable {name} is empty ({} x {})",
+                h.rows, h.cols
+            )));
+        }
+        let data = &bytes[data_at..at];
+        let mut rows = Vec::with_capacity(n as usize);
+        for (i, b) in data.chunks_exact(width as usize).enumerate() {
+            let mut w = [0u8; 8];
+            w[..b.len()].copy_from_slice(b);
+            if h.big {
+                w[..b.len()].reverse();
+            }
+            let raw = u64::from_le_bytes(w);
+            let v = match h.precision {
+                0 => integral(f64::from_bits(raw)),
+                1 => integral(f32::from_bits(raw as u32) as f64),
+                2 => nonneg(raw as u32 as i32 as i64),
+                3 => nonneg(raw as u16 as i16 as i64),
+                _ => Ok(raw),
+            }
+            .map_err(|e| fail(format!("{name}({}) {e}", i + 1)))?;
+            rows.push(u32::try_from(v).map_err(|_| {
+                fail(format!(
+                    "{name}({}) = {v} does not fit a column number",
+                    i + 1
+                ))
+            })?);
+        }
+        vectors.push((name, rows));
+    }
+    if let Some(v) = var {
+        return vectors
+            .into_iter()
+            .find(|(n, _)| n == v)
+            .map(|(_, r)| r)
+            .ok_or_else(|| {
+                fail(format!(
+                    "no variable named {v}; the file holds: {}",
+                    names.join(", ")
+                ))
+            });
+    }
+    if let Some(i) = vectors.iter().position(|(n, _)| n == "Q") {
+        return Ok(vectors.swap_remove(i).1);
+    }
+    match vectors.len() {
+        1 => Ok(vectors.pop().expect("one").1),
+        0 => Err(fail(format!(
+            "no numeric vector; the file holds: {}",
+            names.join(", ")
+        ))),
+        k => Err(fail(format!(
+            "{k} numeric vectors, choose one with --var; the file holds: {}",
+            names.join(", ")
+        ))),
+    }
+}
