@@ -81,6 +81,11 @@ impl AtomicBitmap {
         self.words[(i >> 6) as usize].fetch_or(1 << (i & 63), Ordering::Relaxed);
     }
 
+    /// Whether bit `i` is set.
+    pub(crate) fn get(&self, i: u64) -> bool {
+        self.words[(i >> 6) as usize].load(Ordering::Relaxed) >> (i & 63) & 1 == 1
+    }
+
     /// Asks the CPU to bring bit `i`'s word into cache ahead of use: marking random lines
     /// of a huge board is bound by memory latency, and a locked read-modify-write keeps
     /// later loads from starting early, so misses overlap only if prefetched.

@@ -105,3 +105,17 @@ fn npy_outputs_round_trip_through_convert_generate_and_complete() {
     let (code, out, _) = run(&["verify", "--base", &p("c.npy"), &p("solved")]);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A 0-based solution saved from NumPy reads as a composition with one empty row; verify
+/// and complete say that it looks 0-based and what to do.
+#[test]
+fn a_zero_based_vector_gets_a_hint() {
+    let f = data("npy").join("zero-based-solution-8.npy");
+    let (code, out, _) = run(&["verify", f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("VALID COMPOSITION (7 of 8)"), "{out}");
+    assert!(out.contains("the values look 0-based (0..7)"), "{out}");
+    let (code, out, _) = run(&["complete", f.to_str().unwrap()]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("add 1 to every value (NumPy: Q + 1)"), "{out}");
+}

@@ -160,8 +160,18 @@ pub fn run(args: Args) -> Result<i32, Error> {
     {
         nqueens::complete::certificate::publish(cert, &input, stats.free_rows, path, cnf_path)?;
     }
+    // A 0-based solution read as 1-based leaves one row without a cell: say so.
+    let hint = match &answer {
+        Answer::Infeasible(_) if stats.free_rows == 1 => {
+            nqueens::verify::verify(&input, Default::default())?
+                .looks_zero_based
+                .then(|| super::report::zero_based_hint(input.n()))
+        }
+        _ => None,
+    };
     let total = started.elapsed().as_secs_f64();
     let run = Finished {
+        hint,
         answer: &answer,
         stats: &stats,
         seed,
@@ -197,6 +207,8 @@ struct Finished<'a> {
     total: f64,
     /// The solution's columns, when there was no `-o` and the board is small enough to show.
     solution: Option<&'a [u32]>,
+    /// Advice about the input, shown under the answer.
+    hint: Option<String>,
 }
 
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
@@ -226,6 +238,9 @@ fn report(run: &Finished, args: &Args) -> Result<(), Error> {
     if args.quiet {
         return Ok(());
     }
+    if let Some(hint) = &run.hint {
+        wln!(w, "  {hint}")?;
+    }
     // Without -o the answer is shown here, as `count --first` shows its placement.
     if args.output.is_none() && *run.answer == Answer::Solved {
         match run.solution {
@@ -253,6 +268,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         seconds_output,
         total,
         solution: _,
+        hint: _,
     } = *run;
     CompleteRecord {
         versions: Versions::current(),

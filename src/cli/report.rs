@@ -6,6 +6,22 @@ use nqueens::verify::{Report, Verdict};
 
 /// Prints a report for people, as `verify` does.
 pub(crate) fn print_report(file: &str, r: &Report) -> Result<(), Error> {
+    print_verdict(file, r)?;
+    if r.looks_zero_based {
+        outln!("  {}", zero_based_hint(r.n))?;
+    }
+    Ok(())
+}
+
+/// What to say about a board whose values look 0-based (see [`Report::looks_zero_based`]).
+pub(crate) fn zero_based_hint(n: u64) -> String {
+    format!(
+        "hint: every row but one holds a queen and column {n} is the one free: the values look 0-based (0..{}); nqueens reads columns 1..{n} with 0 for an empty row: add 1 to every value (NumPy: Q + 1)",
+        n - 1
+    )
+}
+
+fn print_verdict(file: &str, r: &Report) -> Result<(), Error> {
     match r.verdict {
         Verdict::Solution => outln!("{file}: VALID SOLUTION (n = {})", r.n)?,
         Verdict::Composition => outln!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n)?,

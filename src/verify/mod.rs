@@ -87,6 +87,11 @@ pub struct Report {
     pub base_violations: Vec<BaseViolation>,
     /// Whether a stored payload checksum was checked (it matched: a mismatch is an error).
     pub checksum_verified: bool,
+    /// Whether the board looks like a 0-based solution read as 1-based: no conflict, one
+    /// empty row (a 0), every other row filled, and column n the one left free (the
+    /// values are 0..n-1).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub looks_zero_based: bool,
 }
 
 impl Report {
@@ -206,6 +211,11 @@ fn verify_pass(
         ..
     } = pass;
     report.checksum_verified = input.header().is_some();
+    report.looks_zero_based = n >= 2
+        && report.k == n - 1
+        && report.conflict_count == 0
+        && report.out_of_range_count == 0
+        && !lines.columns.get(n);
     let mut marks = None;
     if report.conflict_count > 0 {
         drop(lines);
@@ -392,6 +402,7 @@ impl Report {
             base_violation_count: 0,
             base_violations: Vec::new(),
             checksum_verified: false,
+            looks_zero_based: false,
         };
         let mut sums = Vec::with_capacity(findings.len());
         for f in findings {
