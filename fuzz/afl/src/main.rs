@@ -1,5 +1,5 @@
 //! AFL++ harness: one reader per run, named by `NQUEENS_FUZZ_TARGET` (nqb, mat, text,
-//! octave, csplib, dimacs). The input is written to a file (the readers map files) and read
+//! octave, csplib, dimacs, npy, merge). The input is written to a file (the readers map files) and read
 //! the way the binary reads it: open, then a full verifying pass. Errors are the expected
 //! outcome for bad input; AFL records panics and aborts.
 
@@ -13,6 +13,8 @@ fn main() {
         "csplib" => "param",
         "dimacs" => "sat",
         "nqb" => "nqb",
+        "npy" => "npy",
+        "merge" => "json",
         _ => "txt",
     };
     let dir = tempfile_dir();
@@ -25,6 +27,19 @@ fn main() {
     };
     afl::fuzz!(|data: &[u8]| {
         std::fs::write(&path, data).unwrap();
+        if target == "merge" {
+            // As `count merge` reads its files: one record per line, then the merge.
+            let text = String::from_utf8_lossy(data);
+            let records: Result<Vec<nqueens::json::CountRecord>, _> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(serde_json::from_str)
+                .collect();
+            if let Ok(records) = records {
+                let _ = nqueens::count::merge::merge(records);
+            }
+            return;
+        }
         if target == "dimacs" {
             let _ = nqueens::dimacs::read_model(&path, &*base);
             return;
