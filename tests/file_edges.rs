@@ -467,6 +467,26 @@ fn arguments_that_used_to_panic_or_run_away() {
         err.contains("--checkpoint-every 1e300: too many seconds"),
         "{err}"
     );
+    // Negative numbers are values, not options: the error says what is wrong with them
+    // instead of clap's "use -- -5" tip, which fails too.
+    for (args, needle) in [
+        (vec!["count", "-5"], "\"-5\" is not a whole number"),
+        (
+            vec!["complete", s(&k47), "--time-limit", "-1"],
+            "--time-limit -1: expected a positive number",
+        ),
+        (
+            vec!["generate", "solution", "--n", "-3"],
+            "\"-3\" is not a whole number",
+        ),
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(needle) && !err.contains("tip:"),
+            "{args:?}: {err}"
+        );
+    }
     // An endless device is recognised as no format from its first bytes, not spooled
     // until the disk is full.
     let (code, _, err) = run(&["verify", "/dev/zero"]);
@@ -859,4 +879,59 @@ fn a_memory_limit_is_an_error_not_an_abort() {
         );
     }
     assert_eq!(listing(d), ["bomb.mat", "max.param"], "nothing left behind");
+}
+
+/// Binary output is not written to a terminal (as zstd refuses): standard output here is
+/// a pseudo-terminal.
+#[test]
+fn binary_output_is_not_written_to_a_terminal() {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills in two new descriptors; no name, termios or size is passed.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here.
+    let (_master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let k47 = data("grigoryan-n100-k47.txt");
+    for args in [
+        vec!["convert", s(&k47), "-", "--to", "nqb"],
+        vec!["complete", s(&k47), "-o", "-", "--encoding", "raw"],
+    ] {
+        let o = process()
+            .args(&args)
+            .stdout(slave.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("the output is binary and standard output is a terminal"),
+            "{args:?}: {err}"
+        );
+    }
+    // Text is fine on a terminal.
+    let o = process()
+        .args(["convert", s(&k47), "-", "--to", "text"])
+        .stdout(slave.try_clone().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

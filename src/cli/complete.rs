@@ -34,10 +34,10 @@ pub struct Args {
     #[arg(long, value_enum)]
     encoding: Option<super::EncodingArg>,
     /// Seed of every random choice; default a fresh one, printed in the statistics.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Give up with UNKNOWN after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Write the proof of an INFEASIBLE answer to this file (JSON), and the input's
     /// residual as DIMACS CNF beside it (FILE with the extension .cnf), which any SAT
@@ -96,6 +96,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
             Some(path) => OutputFormat::for_result(path, &input),
             None => OutputFormat::like(&input),
         });
+    if let Some(path) = &args.output {
+        super::refuse_binary_on_terminal(path, format)?;
+    }
     let seed = args.seed.unwrap_or_else(rand::random);
     let time_limit = match args.time_limit {
         Some(t) if !(t > 0.0 && t.is_finite()) => {

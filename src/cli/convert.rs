@@ -113,6 +113,9 @@ pub fn run(a: Args) -> Result<i32, Error> {
         &inputs,
     )?;
     let target = output_format(&a, &output)?;
+    if let Output::Rows(format) = target {
+        super::refuse_binary_on_terminal(&output, format)?;
+    }
     let opts = a.input_args.options();
     let file = match (&a.model, input_path) {
         (Some(model), _) => {

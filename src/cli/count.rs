@@ -36,7 +36,7 @@ pub struct Args {
     merge: Option<MergeCommand>,
     /// Board size, which is also the number of pieces (taken from --from when omitted;
     /// 1.8e1 and 2^4 are accepted too).
-    #[arg(value_parser = super::parse_size_u32)]
+    #[arg(value_parser = super::parse_size_u32, allow_negative_numbers = true)]
     n: Option<u32>,
     /// The piece.
     #[arg(long, value_enum, default_value = "queen")]
@@ -83,7 +83,8 @@ pub struct Args {
         long,
         value_name = "SECONDS",
         default_value_t = 5.0,
-        requires = "checkpoint"
+        requires = "checkpoint",
+        allow_negative_numbers = true
     )]
     checkpoint_every: f64,
     /// Print one JSON object per count.

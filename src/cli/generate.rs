@@ -36,7 +36,7 @@ pub enum Command {
 )]
 pub struct ExcludedArgs {
     /// Board size (1e3 and 10^3 are accepted too).
-    #[arg(long, value_parser = excluded_size)]
+    #[arg(long, value_parser = excluded_size, allow_negative_numbers = true)]
     n: u64,
     /// Diagonals the instance excludes (the file's `numdiags`); default all of the series.
     #[arg(long, value_name = "D")]
@@ -45,7 +45,7 @@ pub struct ExcludedArgs {
     #[arg(long, default_value_t = 4)]
     min_free: u64,
     /// Seed of the order of the diagonals; default a fresh one, printed on standard error.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Output file; without it, standard output.
     #[arg(short, long, value_name = "FILE")]
@@ -94,7 +94,7 @@ impl OutputArgs {
 )]
 pub struct SolutionArgs {
     /// Board size (1 or at least 4; 1e8 and 10^8 are accepted too).
-    #[arg(long, value_parser = super::parse_size)]
+    #[arg(long, value_parser = super::parse_size, allow_negative_numbers = true)]
     n: u64,
     /// Where the solution comes from: the explicit construction (Hoffman, Loessi and Moore),
     /// its transpose, its mirror image (column j becomes n + 1 - j), the linear solution
@@ -103,13 +103,13 @@ pub struct SolutionArgs {
     #[arg(long, value_enum, default_value_t = SourceArg::Construction)]
     source: SourceArg,
     /// The multiplier a of a linear solution (a, a - 1 and a + 1 prime to n).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
     a: u64,
     /// Same as --source random.
     #[arg(long)]
     random: bool,
     /// Seed of a random solution; default a fresh one, printed on standard error.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     #[command(flatten)]
     out: OutputArgs,
@@ -178,7 +178,7 @@ pub struct CompositionArgs {
     clear: ClearArg,
     /// Queens to keep (--clear random only); default, without --free, uniform in 1..k-1
     /// (the seed paper's protocol).
-    #[arg(long, conflicts_with = "free")]
+    #[arg(long, conflicts_with = "free", allow_negative_numbers = true)]
     k: Option<u64>,
     /// How much to clear, as a count (2000, 2e3) or a fraction of n (2%, 0.02): queens
     /// (random), rows (block, stride), columns, diagonals, or for a region about that many
@@ -193,7 +193,7 @@ pub struct CompositionArgs {
     #[arg(long, value_enum, default_value_t = DirectionArg::D1)]
     direction: DirectionArg,
     /// Seed of every random choice; default a fresh one, printed on standard error.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     #[command(flatten)]
     out: OutputArgs,

@@ -398,6 +398,25 @@ truncated while being read, or an output's disk is full; temporary files removed
     }
 }
 
+/// Refuses to write a binary format to standard output when it is a terminal, as zstd
+/// does: the bytes would garble the screen and be lost.
+fn refuse_binary_on_terminal(
+    path: &std::path::Path,
+    format: nqueens::format::OutputFormat,
+) -> Result<(), Error> {
+    use nqueens::format::OutputFormat::{Csplib, Text};
+    use std::io::IsTerminal;
+    if nqueens::format::is_stdio(path)
+        && !matches!(format, Text | Csplib)
+        && std::io::stdout().is_terminal()
+    {
+        return Err(Error::Usage(
+            "-: the output is binary and standard output is a terminal: redirect it (> FILE), pipe it, or name a file".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Opens an input, naming it in an out-of-memory message from now on (see [`alloc`]).
 fn open_input(
     path: impl AsRef<std::path::Path>,
