@@ -331,6 +331,22 @@ fn completions_and_manual_pages_come_from_the_command_line() {
     assert_eq!(code, 0, "{err}");
     let page = std::fs::read_to_string(dir.join("nqueens-count.1")).unwrap();
     assert!(page.contains("checkpoint"), "{page}");
+    // Every page a page refers to was written, and the environment is documented.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for (i, _) in text.match_indices("(1)") {
+            let start = text[..i].rfind(|c: char| c.is_whitespace()).map_or(0, |s| s + 1);
+            let name = text[start..i].replace("\\-", "-").replace("\\fB", "").replace("\\fR", "");
+            if name.starts_with("nqueens") {
+                assert!(dir.join(format!("{name}.1")).exists(), "{name}(1) is referred to");
+            }
+        }
+    }
+    let top = std::fs::read_to_string(dir.join("nqueens.1")).unwrap();
+    assert!(
+        top.contains("NQUEENS_KERNEL") && top.contains("NQUEENS_PROGRESS_AFTER_MS"),
+        "{top}"
+    );
 }
 
 /// A placement too long to print is announced, not silently dropped.

@@ -26,8 +26,10 @@ pub struct Args {
     input: PathBuf,
     #[command(flatten)]
     input_args: super::InputArgs,
-    /// Where to write the solution: in the input's format, unless --encoding or the
-    /// extension (.nqb, .zst, .txt, .mat, .param) names another.
+    /// Where to write the solution (`-` standard output): in the input's format, unless
+    /// --encoding or the extension (.nqb, .zst/.nqbz, .txt/.csv/.dat, .mat, .npy, .param)
+    /// names another. Without -o, the solution is shown after the answer (up to 10,000
+    /// rows).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Output encoding.

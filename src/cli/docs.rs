@@ -32,7 +32,9 @@ pub fn completions(args: CompletionArgs) -> Result<i32, Error> {
 
 /// Prints the manual page, or writes every page into a directory.
 pub fn man(args: ManArgs) -> Result<i32, Error> {
-    let cmd = Cli::command();
+    // Without `help` as a subcommand: its page would be listed as nqueens-help(1) but
+    // clap_mangen writes none (`nqueens help X` is `nqueens X --help`).
+    let cmd = Cli::command().disable_help_subcommand(true);
     if let Some(dir) = args.dir {
         let err = |source| Error::System {
             what: format!("man --dir {}", dir.display()),

@@ -190,7 +190,20 @@ pub mod exit {
 }
 
 /// The table of exit codes that every help ends with.
-const EXIT_CODES: &str = exit_codes!();
+const EXIT_CODES: &str = concat!(
+    exit_codes!(),
+    "
+
+Environment:
+  NQUEENS_KERNEL=portable|avx2|avx512
+       count: force one counting kernel instead of the fastest this CPU runs
+       (an error if the CPU cannot run it); for benchmarks and bug reports
+  NQUEENS_PROGRESS_AFTER_MS=MS
+       show the progress display after MS milliseconds instead of 1000 (0: at once);
+       the display shows only when standard error is a terminal
+  TMPDIR
+       where standard input is spooled and, without -o, complete's work file goes"
+);
 
 /// n-queens compositions and solutions at every scale.
 #[derive(Parser, Debug)]
