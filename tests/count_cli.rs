@@ -335,10 +335,18 @@ fn completions_and_manual_pages_come_from_the_command_line() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         for (i, _) in text.match_indices("(1)") {
-            let start = text[..i].rfind(|c: char| c.is_whitespace()).map_or(0, |s| s + 1);
-            let name = text[start..i].replace("\\-", "-").replace("\\fB", "").replace("\\fR", "");
+            let start = text[..i]
+                .rfind(|c: char| c.is_whitespace())
+                .map_or(0, |s| s + 1);
+            let name = text[start..i]
+                .replace("\\-", "-")
+                .replace("\\fB", "")
+                .replace("\\fR", "");
             if name.starts_with("nqueens") {
-                assert!(dir.join(format!("{name}.1")).exists(), "{name}(1) is referred to");
+                assert!(
+                    dir.join(format!("{name}.1")).exists(),
+                    "{name}(1) is referred to"
+                );
             }
         }
     }

@@ -52,7 +52,7 @@ fn invalid_file_names_conflicts_and_out_of_range() {
     write_raw_nqb(&p, 8, &[2, 0, 2, 5, 4, 9, 0, 0]);
     let (code, out, _) = run(&["verify", p.to_str().unwrap()]);
     assert_eq!(code, 1);
-    let expected = "INVALID (4 conflicts, 1 values out of range; n = 8, k = 5)
+    let expected = "INVALID (4 conflicts, 1 value out of range; n = 8, k = 5)
   rows 1 and 3 share a column: row 1 column 2, row 3 column 2
   rows 1 and 4 share a D1 diagonal: row 1 column 2, row 4 column 5
   rows 3 and 5 share a D1 diagonal: row 3 column 2, row 5 column 4

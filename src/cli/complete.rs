@@ -1,6 +1,6 @@
 //! `nqueens complete IN [-o OUT]`
 
-use super::{Error, exit};
+use super::{Error, exit, plural};
 use nqueens::complete::JobOutcome;
 use nqueens::complete::{Answer, Stats};
 use nqueens::format::{OutputFormat, OutputPath, is_stdio};
@@ -333,9 +333,9 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
     };
     wln!(
         w,
-        "  n = {}, {} free rows in the input; levels 2 and 3: {} and {} free rows; seed {seed}",
+        "  n = {}, {} in the input; exact search from {} free rows, end game from {}; seed {seed}",
         stats.n,
-        stats.free_rows,
+        plural(stats.free_rows, "free row"),
         stats.levels.0,
         stats.levels.1
     )?;
@@ -345,35 +345,38 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
         w,
         "pairing",
         &stats.pairing,
-        format!("{} rounds in the last run", stats.pairing_rounds.len()),
+        format!(
+            "{} in the last run",
+            plural(stats.pairing_rounds.len() as u64, "round")
+        ),
     )?;
     phase(
         w,
         "scatter",
         &stats.scatter,
-        format!("{} runs", stats.scatter.runs),
+        plural(stats.scatter.runs, "run"),
     )?;
     phase(
         w,
         "end game",
         &stats.endgame,
-        format!("{} runs", stats.endgame.runs / 2),
+        plural(stats.endgame.runs, "run"),
     )?;
     phase(
         w,
         "repair",
         &stats.repair,
-        format!("{} swaps tried", stats.repair_moves),
+        format!("{} tried", plural(stats.repair_moves, "swap")),
     )?;
     phase(w, "exact", &stats.exact, String::new())?;
     wln!(
         w,
-        "  search        {} nodes ({} branching, the rest forced); returns to level 2: {} (phase 2) + {} (end game); restarts: {}",
-        stats.search_nodes,
+        "  search        {} ({} branching, the rest forced); dead ends: {} in scatter, {} in end games; {}",
+        plural(stats.search_nodes, "node"),
         stats.search_decisions,
         stats.dead_ends_scatter,
         stats.dead_ends_endgame,
-        stats.restarts
+        plural(stats.restarts, "restart")
     )?;
     wln!(
         w,

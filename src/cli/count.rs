@@ -523,7 +523,11 @@ fn print_human(r: &CountRecord) -> Result<(), Error> {
     } else {
         format!(", shard {}/{}", r.shard[0], r.shard[1])
     };
-    outln!("engine: {}, {} work items{part}", r.engine, r.items)?;
+    outln!(
+        "engine: {}, {}{part}",
+        r.engine,
+        super::plural(r.items, "work item")
+    )?;
     outln!("time: {:.3} s", r.seconds)
 }
 

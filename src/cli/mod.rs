@@ -411,6 +411,15 @@ truncated while being read, or an output's disk is full; temporary files removed
     }
 }
 
+/// `n thing` or `n things`, for statistics people read ("1 run", "2 runs").
+fn plural(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 /// Refuses to write a binary format to standard output when it is a terminal, as zstd
 /// does: the bytes would garble the screen and be lost.
 fn refuse_binary_on_terminal(

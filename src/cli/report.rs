@@ -33,13 +33,19 @@ fn print_verdict(file: &str, r: &Report) -> Result<(), Error> {
         Verdict::Invalid => {
             let mut what = Vec::new();
             if r.conflict_count > 0 {
-                what.push(format!("{} conflicts", r.conflict_count));
+                what.push(super::plural(r.conflict_count, "conflict"));
             }
             if r.out_of_range_count > 0 {
-                what.push(format!("{} values out of range", r.out_of_range_count));
+                what.push(format!(
+                    "{} out of range",
+                    super::plural(r.out_of_range_count, "value")
+                ));
             }
             if r.base_violation_count > 0 {
-                what.push(format!("{} base queens not kept", r.base_violation_count));
+                what.push(format!(
+                    "{} not kept",
+                    super::plural(r.base_violation_count, "base queen")
+                ));
             }
             outln!(
                 "{file}: INVALID ({}; n = {}, k = {})",

@@ -276,12 +276,19 @@ impl Stop<'_> {
     }
 }
 
+/// Runs `f` as one run of `phase`, adding its time.
 fn timed<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
+    phase.runs += 1;
+    timed_part(stage, phase, f)
+}
+
+/// Runs `f` as a further part of the current run of `phase`: its time is added, the run
+/// is not counted again.
+fn timed_part<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
     meter().set_stage(stage);
     let t = Instant::now();
     let r = f();
     phase.seconds += t.elapsed().as_secs_f64();
-    phase.runs += 1;
     r
 }
 
@@ -551,7 +558,7 @@ fn project(state: &BoardState, stats: &mut Stats) -> Result<Residual, Certificat
     let res = timed(Stage::Certificates, &mut stats.certificates, || {
         Residual::from_state(state)
     });
-    match timed(Stage::Certificates, &mut stats.certificates, || {
+    match timed_part(Stage::Certificates, &mut stats.certificates, || {
         res.certificate()
     }) {
         Some(cert) => Err(cert),
@@ -613,7 +620,7 @@ fn end_games(
                 stop: &stop_now,
             };
             let seed = rng.random::<u64>();
-            let (outcome, counts) = timed(Stage::Endgame, &mut stats.endgame, || {
+            let (outcome, counts) = timed_part(Stage::Endgame, &mut stats.endgame, || {
                 exact::first_sequential(&res, seed, limits)
             });
             stats.add_search(counts);
