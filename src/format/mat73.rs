@@ -87,7 +87,10 @@ impl Column {
                 for c in ds.chunks().map_err(e)? {
                     let at = c.offset.get(1).copied().unwrap_or(0);
                     if at % len != 0 || at >= n {
-                        return Err(format!("chunk at element {} is off the chunk grid", at + 1));
+                        return Err(format!(
+                            "chunk at element {} is off the chunk grid",
+                            at.saturating_add(1)
+                        ));
                     }
                     chunks[(at / len) as usize] = Some((c.address, c.storage_size, c.filter_mask));
                 }
