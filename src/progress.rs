@@ -75,6 +75,8 @@ pub struct Meter {
     restarts: AtomicU64,
     dead_ends: AtomicU64,
     conflicts: AtomicU64,
+    items_total: AtomicU64,
+    items_done: AtomicU64,
     /// Whether stage changes are logged into `stage_log`.
     logging: AtomicBool,
     /// Every stage change since the log was last taken, while `logging`: a stage can be
@@ -121,9 +123,31 @@ impl Meter {
             restarts: AtomicU64::new(0),
             dead_ends: AtomicU64::new(0),
             conflicts: AtomicU64::new(0),
+            items_total: AtomicU64::new(0),
+            items_done: AtomicU64::new(0),
             logging: AtomicBool::new(false),
             stage_log: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Work items of the count under way and how many are done (both 0 when the count
+    /// is not made of items): a display estimates the time left from them.
+    pub fn items(&self) -> (u64, u64) {
+        (
+            self.items_done.load(Relaxed),
+            self.items_total.load(Relaxed),
+        )
+    }
+
+    /// Starts a count of `total` work items.
+    pub fn start_items(&self, total: u64) {
+        self.items_done.store(0, Relaxed);
+        self.items_total.store(total, Relaxed);
+    }
+
+    /// One more work item counted.
+    pub(crate) fn item_done(&self) {
+        self.items_done.fetch_add(1, Relaxed);
     }
 
     /// Rows that inputs have handed out and released since the process started.

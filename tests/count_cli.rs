@@ -367,3 +367,15 @@ fn a_first_placement_too_long_to_print_says_where_it_can_go() {
         "{out}"
     );
 }
+
+/// A count no engine here can finish is refused at once instead of spinning for ever.
+#[test]
+fn a_count_that_cannot_finish_is_refused() {
+    let (code, _, err) = run(&["count", "40"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("n = 40 is too large for regular queens on an empty board")
+            && err.contains("--first"),
+        "{err}"
+    );
+}

@@ -291,7 +291,7 @@ fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<Coun
             "count: --checkpoint needs a count made of work items: regular queens on an empty board, n = 4..23 (with --distinct, no --shard)".into(),
         ));
     } else {
-        let progress = Progress::start(args.quiet, format!("counting n = {}", problem.n));
+        let progress = count_progress(args.quiet, problem.n, Instant::now());
         let tally = if args.algorithm == Algorithm::Basic {
             Tally {
                 count: count::count_queens_basic(problem.n).into(),
@@ -312,6 +312,46 @@ fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<Coun
         v.resumed_items = Some(resumed as u64);
     }
     Ok(Some(v))
+}
+
+/// A spinner for a count made in one call: when its engine reports work items (the
+/// library's meter), how many are done and the time left at the rate so far, with a
+/// warning when that is more than a year.
+fn count_progress(quiet: bool, n: u32, started: Instant) -> Progress {
+    nqueens::progress::meter().start_items(0);
+    Progress::status(quiet, move || {
+        let (done, total) = nqueens::progress::meter().items();
+        let head = format!("counting n = {n}");
+        if total == 0 {
+            return head;
+        }
+        if done == 0 {
+            return format!("{head}: 0 of {total} work items, no estimate yet");
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        let left = elapsed * (total - done.min(total)) as f64 / done as f64;
+        const YEAR: f64 = 365.25 * 86_400.0;
+        let warning = if left > YEAR {
+            " (more than a year at this rate: Ctrl-C stops it)"
+        } else {
+            ""
+        };
+        format!(
+            "{head}: {done} of {total} work items, about {} left{warning}",
+            human_duration(left)
+        )
+    })
+}
+
+/// Seconds as a person says them: "40 s", "12 min", "3.5 h", "2.1 days", "14 years".
+fn human_duration(s: f64) -> String {
+    match s {
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s if s < 2.0 * 365.25 * 86_400.0 => format!("{:.1} days", s / 86_400.0),
+        s => format!("{:.0} years", s / (365.25 * 86_400.0)),
+    }
 }
 
 /// Whether a progress display would show.
@@ -703,4 +743,18 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
         }
     }
     Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_duration;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(human_duration(40.2), "40 s");
+        assert_eq!(human_duration(720.0), "12 min");
+        assert_eq!(human_duration(3.5 * 3600.0), "3.5 h");
+        assert_eq!(human_duration(2.1 * 86_400.0), "2.1 days");
+        assert_eq!(human_duration(14.0 * 365.25 * 86_400.0), "14 years");
+    }
 }

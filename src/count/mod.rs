@@ -260,11 +260,17 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
                 && (!distinct || shard.of == 1) =>
         {
             let items = constellations::items(p.n);
+            let meter = crate::progress::meter();
+            meter.start_items((0..items.len()).filter(|&i| shard.takes(i)).count() as u64);
             let count: u64 = items
                 .par_iter()
                 .enumerate()
                 .filter(|(i, _)| shard.takes(*i))
-                .map(|(_, item)| item.count())
+                .map(|(_, item)| {
+                    let c = item.count();
+                    meter.item_done();
+                    c
+                })
                 .sum();
             let distinct = distinct.then(|| {
                 let (quarter, half) = constellations::rotation_invariant(p.n);
@@ -281,12 +287,18 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
             if p.placed.is_empty() && (takaken::MIN_N..=takaken::MAX_N).contains(&p.n) =>
         {
             let items = takaken::items(p.n);
+            let meter = crate::progress::meter();
+            meter.start_items((0..items.len()).filter(|&i| shard.takes(i)).count() as u64);
             let classes = takaken::sum(
                 items
                     .par_iter()
                     .enumerate()
                     .filter(|(i, _)| shard.takes(*i))
-                    .map(|(_, item)| takaken::run(item))
+                    .map(|(_, item)| {
+                        let r = takaken::run(item);
+                        meter.item_done();
+                        r
+                    })
                     .collect::<Vec<_>>()
                     .into_iter(),
             );
@@ -296,6 +308,18 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
                 Method::Symmetry,
                 items.len(),
             ))
+        }
+        // Beyond the constellation engine only the plain row search is left, and no one
+        // has counted past n = 27: a count that cannot finish is refused, not started.
+        (Piece::Queen, Kind::Regular, _) if p.placed.is_empty() && p.n > constellations::MAX_N => {
+            Err(CountError::TooLarge {
+                n: p.n,
+                max: constellations::MAX_N,
+                what: "regular queens on an empty board: the largest n ever counted is 27, \
+and n = 31 would take millennia here; preplace queens (--place, --from) or find one \
+placement (--first)"
+                    .into(),
+            })
         }
         (Piece::Queen, Kind::Regular, false)
             if p.n > MAX_ROW_N && p.n as usize - p.placed.len() <= crate::exact::MAX_FREE =>
