@@ -31,12 +31,11 @@ pub const MAX_GENERATED_M: u64 = 10_000;
 /// on no excluded diagonal. Returns the excluded diagonals in the order excluded: the
 /// instances of a series are its prefixes (the first d for d = 1, 2, ...).
 pub fn generate(m: u64, seed: u64, min_free: u64) -> Vec<Diagonal> {
-    use rand::seq::SliceRandom;
     assert!((1..=MAX_GENERATED_M).contains(&m), "board of {m} rows");
     let mut order: Vec<Diagonal> = (0..2 * m - 1)
         .flat_map(|d| [false, true].map(|is_sum| Diagonal { d, is_sum }))
         .collect();
-    order.shuffle(&mut crate::complete::seeded_rng(seed, &[6, m]));
+    crate::rng::Rng::seeded(seed, &[6, m]).shuffle(&mut order);
     let mut ed = ExcludedDiagonals::new(m, &[]);
     let (mut row_free, mut col_free) = (vec![m; m as usize], vec![m; m as usize]);
     let mut excluded = Vec::new();

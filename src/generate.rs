@@ -5,8 +5,7 @@
 //! of compositions users hold.
 
 use crate::format::{FormatError, Input, RowWriter};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::rng::Rng;
 use rayon::prelude::*;
 
 /// Rows computed per parallel batch while streaming a constructed solution.
@@ -220,12 +219,12 @@ pub fn write_solution(source: Source, n: u64, out: &mut RowWriter) -> Result<(),
 
 /// How many queens to keep: `keep`, or uniformly random in 1..=have-1 (the paper's
 /// protocol), drawn from `rng`.
-pub(crate) fn choose_keep(keep: Option<u64>, have: u64, rng: &mut ChaCha8Rng) -> u64 {
+pub(crate) fn choose_keep(keep: Option<u64>, have: u64, rng: &mut Rng) -> u64 {
     keep.unwrap_or_else(|| {
         if have < 2 {
             have.min(1)
         } else {
-            rng.random_range(1..have)
+            1 + rng.below(have - 1)
         }
     })
 }
@@ -241,7 +240,7 @@ pub fn write_random_composition(
     seed: u64,
     out: &mut RowWriter,
 ) -> Result<u64, GenerateError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = Rng::seeded(seed, &[10]);
     let keep = choose_keep(keep, have, &mut rng);
     if keep > have {
         return Err(GenerateError::TooMany {
@@ -258,7 +257,7 @@ pub fn write_random_composition(
         rows.clear();
         for v in crate::format::le::to_rows(bytes) {
             let kept = v != 0 && {
-                let take = needed > 0 && rng.random_range(0..remaining) < needed;
+                let take = needed > 0 && rng.below(remaining) < needed;
                 remaining -= 1;
                 needed -= take as u64;
                 take
@@ -383,7 +382,7 @@ impl Shape {
         at: Option<u64>,
         seed: u64,
     ) -> Result<Region, GenerateError> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_c1ea);
+        let mut rng = Rng::seeded(seed, &[11]);
         let bad = |what: String| Err(GenerateError::BadClearing(what));
         let size = if self == Shape::Square {
             ((size as f64 * n as f64).sqrt().round() as u64).clamp(1, n)
@@ -415,7 +414,7 @@ impl Shape {
                         "a stride of {step} starts at row 1..={step}, not {f}"
                     ));
                 }
-                None => rng.random_range(1..=step),
+                None => rng.between(1, step),
             };
             return Ok(Region::Stride { first, step });
         }
@@ -440,7 +439,7 @@ impl Shape {
                 } else {
                     (lo, hi + 1 - size)
                 };
-                rng.random_range(l..=h)
+                rng.between(l, h)
             }
         };
         Ok(match self {
@@ -454,7 +453,7 @@ impl Shape {
             Shape::Square => {
                 let col = match at {
                     Some(a) => a,
-                    None => rng.random_range(1..=n + 1 - size),
+                    None => rng.between(1, n + 1 - size),
                 };
                 Region::Square {
                     row: start,
@@ -514,8 +513,8 @@ pub fn random_queen(source: &Input, seed: u64) -> Result<Option<(u64, u64)>, Gen
     if n == 0 {
         return Ok(None);
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5155_a4e5);
-    let start = rng.random_range(0..n);
+    let mut rng = Rng::seeded(seed, &[12]);
+    let start = rng.below(n);
     let (per, segments) = (source.segment_rows(), source.segment_count());
     let mut scratch = Vec::new();
     for k in 0..=segments {

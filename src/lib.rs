@@ -31,4 +31,5 @@ pub(crate) mod memory;
 #[cfg(test)]
 mod oracle;
 pub mod progress;
+pub(crate) mod rng;
 pub mod verify;

@@ -37,10 +37,9 @@ pub use job::{JobError, JobOutcome, KEPT_ROWS, run_job};
 use crate::exact::{self, Outcome, Residual};
 use crate::format::{FormatError, Input};
 use crate::progress::{Stage, meter};
+use crate::rng::Rng;
 use crate::verify::{Requirements, verify_mark_and_copy};
 use certificate::Certificate;
-use rand::RngExt;
-use rand_chacha::ChaCha8Rng;
 use rows::RowStore;
 use serde::Serialize;
 use state::BoardState;
@@ -60,33 +59,6 @@ pub(crate) const ATTEMPTS_PER_BASE: u64 = 12;
 /// Free rows up to which every placement is journaled from the input on, so that a
 /// restart from the input is a cheap rewind instead of a reread of the input.
 const JOURNAL_FROM_INPUT: u64 = 1 << 22;
-
-/// A generator for one purpose, seeded by the user's seed and a path of indices naming the
-/// purpose (phase, round, chunk, ...), so that no two purposes share a stream.
-pub(crate) fn seeded_rng(seed: u64, path: &[u64]) -> ChaCha8Rng {
-    use rand::SeedableRng;
-    let mut h = seed ^ 0x6a09_e667_f3bc_c908;
-    for &p in path {
-        h = splitmix(h ^ splitmix(p.wrapping_add(0x9e37_79b9_7f4a_7c15)));
-    }
-    ChaCha8Rng::seed_from_u64(h)
-}
-
-/// Shuffles `v` in place (Fisher-Yates from the back). Written here rather than taken from
-/// rand's `SliceRandom::shuffle` so that a seed's output never changes with rand's version:
-/// reproducibility across releases is a promise `--seed` makes.
-pub(crate) fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
-    for i in (1..v.len()).rev() {
-        v.swap(i, rng.random_range(0..=i));
-    }
-}
-
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// The free rows left after phase 2 (the end game's residual size) for an n-board: the
 /// larger of 7 ln n and the cube root of n.
@@ -535,7 +507,7 @@ fn repair_phase(
             // random partners have failed.
             guided: restart > 0 || rows.len() <= exact::MAX_FREE,
         };
-        let rng = seeded_rng(seed, &[5, restart]);
+        let rng = Rng::seeded(seed, &[5, restart]);
         repair::repair(state, rows, rng, effort, &|| stop.now(), &report)
     });
     meter().set_conflicts(0);
@@ -592,7 +564,7 @@ fn end_games(
         if stop.now() {
             return EndGames::Stopped(attempt);
         }
-        let mut rng = seeded_rng(seed, &[3, restart, attempt]);
+        let mut rng = Rng::seeded(seed, &[3, restart, attempt]);
         let placed = timed(Stage::Scatter, &mut stats.scatter, || {
             scatter::scatter(state, l3, &mut rng)
         });
@@ -619,7 +591,7 @@ fn end_games(
                 max_nodes: 2000 + 20 * res.size() as u64,
                 stop: &stop_now,
             };
-            let seed = rng.random::<u64>();
+            let seed = rng.next_u64();
             let (outcome, counts) = timed_part(Stage::Endgame, &mut stats.endgame, || {
                 exact::first_sequential(&res, seed, limits)
             });

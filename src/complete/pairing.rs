@@ -13,9 +13,9 @@
 //! are gathered and shuffled in parallel, placed in order on one thread, and the result does
 //! not depend on the number of threads.
 
-use super::seeded_rng;
 use super::state::{BoardState, DiagonalPlacer};
 use crate::board::Bitmap;
+use crate::rng::Rng;
 use rayon::prelude::*;
 
 /// Largest number of free rows (and columns) per chunk.
@@ -120,16 +120,16 @@ const LIST_RATIO: u64 = 32;
 
 /// A random permutation of the chunks of a round.
 fn chunk_permutation(chunks: usize, seed: u64, round: u64) -> Vec<usize> {
-    let mut rng = seeded_rng(seed, &[1, round]);
+    let mut rng = Rng::seeded(seed, &[1, round]);
     let mut pi: Vec<usize> = (0..chunks).collect();
-    super::shuffle(&mut pi, &mut rng);
+    rng.shuffle(&mut pi);
     pi
 }
 
 /// Chunk `t`'s columns shuffled by the chunk's own generator.
 fn shuffled(mut cols: Vec<u32>, seed: u64, round: u64, t: usize) -> Vec<u32> {
-    let mut rng = seeded_rng(seed, &[2, round, t as u64]);
-    super::shuffle(&mut cols, &mut rng);
+    let mut rng = Rng::seeded(seed, &[2, round, t as u64]);
+    rng.shuffle(&mut cols);
     cols
 }
 

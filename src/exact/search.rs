@@ -60,8 +60,7 @@ impl<B: Bits> Board<B> {
         let order = |salt: u64| -> Vec<usize> {
             let mut order: Vec<usize> = (0..m).collect();
             if let Some(seed) = seed {
-                use rand::seq::SliceRandom;
-                order.shuffle(&mut crate::complete::seeded_rng(seed, &[5, salt]));
+                crate::rng::Rng::seeded(seed, &[5, salt]).shuffle(&mut order);
             }
             order
         };
