@@ -392,7 +392,7 @@ fn read(target: &Target, path: &Path, base: &Input) -> Result<(), String> {
             .map(serde_json::from_str::<nqueens::json::CountRecord>)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?;
-        return nqueens::count::merge::merge(records)
+        return nqueens::publish::merge::merge(records)
             .map(|_| ())
             .map_err(|e| e.to_string());
     }

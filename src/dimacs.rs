@@ -70,7 +70,7 @@ fn residual_of(input: &Input) -> Result<Residual, DimacsError> {
                 )
                 .into());
             }
-            Ok(Residual::from_state(&state))
+            Ok(state.residual())
         }
     }
 }

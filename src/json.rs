@@ -6,7 +6,7 @@
 //! Numbers that may pass 2^53 (seeds, counts) are decimal strings, so that readers that
 //! hold numbers as doubles (jq, JavaScript) do not round them.
 
-use crate::complete::{Stats, certificate::Certificate};
+use crate::complete::{Certificate, Stats};
 use crate::count::{Kind, Piece};
 use crate::verify::Report;
 use schemars::JsonSchema;

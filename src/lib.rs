@@ -31,5 +31,6 @@ pub(crate) mod memory;
 #[cfg(test)]
 mod oracle;
 pub mod progress;
+pub mod publish;
 pub(crate) mod rng;
 pub mod verify;

@@ -163,7 +163,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
     {
-        nqueens::complete::certificate::publish(cert, &input, stats.free_rows, path, cnf_path)?;
+        nqueens::publish::certificate(cert, &input, stats.free_rows, path, cnf_path)?;
     }
     // A 0-based solution read as 1-based leaves one row without a cell: say so.
     let hint = match &answer {

@@ -734,7 +734,7 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
             records.push(record);
         }
     }
-    let merged = count::merge::merge(records)?;
+    let merged = nqueens::publish::merge::merge(records)?;
     for r in merged {
         if as_json {
             print_json(&r)?;

@@ -297,7 +297,7 @@ pub enum Error {
     },
     /// Shards that do not make one count.
     #[error("count merge: {0}")]
-    Merge(#[from] nqueens::count::merge::MergeError),
+    Merge(#[from] nqueens::publish::merge::MergeError),
     /// The system refused a resource outside any file (threads, a directory).
     #[error("{what}: {source}")]
     System {

@@ -24,7 +24,6 @@
 //!   answer on any machine and thread count: the exact budgets double on each restart,
 //!   the repair's patience grows 4x.
 
-pub mod certificate;
 mod job;
 pub(crate) mod pairing;
 mod repair;
@@ -34,12 +33,12 @@ pub(crate) mod state;
 
 pub use job::{JobError, JobOutcome, KEPT_ROWS, run_job};
 
+pub use crate::exact::Certificate;
 use crate::exact::{self, Outcome, Residual};
 use crate::format::{FormatError, Input};
 use crate::progress::{Stage, meter};
 use crate::rng::Rng;
 use crate::verify::{Requirements, verify_mark_and_copy};
-use certificate::Certificate;
 use rows::RowStore;
 use serde::Serialize;
 use state::BoardState;
@@ -528,7 +527,7 @@ fn repair_phase(
 /// solution.
 fn project(state: &BoardState, stats: &mut Stats) -> Result<Residual, Certificate> {
     let res = timed(Stage::Certificates, &mut stats.certificates, || {
-        Residual::from_state(state)
+        state.residual()
     });
     match timed_part(Stage::Certificates, &mut stats.certificates, || {
         res.certificate()
@@ -582,9 +581,7 @@ fn end_games(
             }
         }
         meter().set_free_rows(state.free());
-        let res = timed(Stage::Endgame, &mut stats.endgame, || {
-            Residual::from_state(state)
-        });
+        let res = timed(Stage::Endgame, &mut stats.endgame, || state.residual());
         if res.size() <= exact::MAX_FREE {
             let stop_now = || stop.now();
             let limits = exact::Limits {

@@ -27,6 +27,13 @@ pub(crate) struct BoardState {
 const PENDING_MAX: usize = 1 << 25;
 
 impl BoardState {
+    /// The free part of the board as a residual (free rows x free columns and their free
+    /// cells), for the certificates and the exact searches.
+    pub(crate) fn residual(&self) -> crate::exact::Residual {
+        let (rows, cols) = self.free_rows_and_columns();
+        crate::exact::Residual::build(rows, cols, |i, j| self.lines.diagonals_free(i, j))
+    }
+
     /// A state over `rows`, whose queens are already marked in `taken_rows` and `lines`.
     pub(crate) fn new(
         rows: RowStore,

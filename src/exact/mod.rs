@@ -17,10 +17,12 @@
 //!   the sequential one.
 
 mod bits;
+mod certificate;
 pub(crate) mod residual;
 mod search;
 pub(crate) mod wide;
 
+pub use certificate::Certificate;
 pub(crate) use residual::{Residual, ones};
 
 use bits::Bits;

@@ -1,8 +1,7 @@
 //! The residual: the free rows x free columns of a board projected into a small matrix of
 //! free cells, and the certificates that can be read off it.
 
-use crate::complete::certificate::Certificate;
-use crate::complete::state::BoardState;
+use super::Certificate;
 
 /// Free rows x free columns with a bitset of free cells per row.
 #[derive(Clone)]
@@ -16,12 +15,6 @@ pub(crate) struct Residual {
 }
 
 impl Residual {
-    /// Projects the free part of `state`.
-    pub(crate) fn from_state(state: &BoardState) -> Residual {
-        let (rows, cols) = state.free_rows_and_columns();
-        Self::build(rows, cols, |i, j| state.lines.diagonals_free(i, j))
-    }
-
     /// Projects the free part of an `n`-board holding `queens` ((row, column), 1-based, one
     /// per row and column, not attacking each other).
     pub(crate) fn from_queens(n: u64, queens: &[(u64, u64)]) -> Residual {

@@ -375,7 +375,7 @@ fn file_id(p: &Path) -> Option<FileId> {
 /// output's directory is missing or not writable: every
 /// output is compared with every other output of the command (so `-o x --trace x` cannot
 /// leave the trace where the answer was) and with every input, by identity (see
-/// [`FileId`]). Standard input is never an output's file; standard output may take one
+/// `FileId`). Standard input is never an output's file; standard output may take one
 /// output only.
 pub fn check_outputs(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(), FormatError> {
     let ids: Vec<_> = outputs.iter().map(|o| file_id(o.path)).collect();

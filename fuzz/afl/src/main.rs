@@ -36,7 +36,7 @@ fn main() {
                 .map(serde_json::from_str)
                 .collect();
             if let Ok(records) = records {
-                let _ = nqueens::count::merge::merge(records);
+                let _ = nqueens::publish::merge::merge(records);
             }
             return;
         }
