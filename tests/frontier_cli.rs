@@ -82,7 +82,7 @@ fn answers_do_not_depend_on_the_thread_count() {
             "--seed",
             &seed.to_string(),
             "--diags",
-            "17",
+            "15",
             "-o",
             s(&inst),
         ]);

@@ -42,18 +42,20 @@ impl Recorder {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let m = meter();
+        // The starting point is read before stages are logged, so that no logged reading
+        // precedes it (the sampling thread may start after the run's first stages).
+        let t0 = Instant::now();
+        let zero = m.read();
         m.log_stages(true);
         let thread = std::thread::spawn(move || {
-            let t0 = Instant::now();
-            let zero = m.read();
             let sample = |r: Reading| Sample {
                 seconds: r.at.saturating_duration_since(t0).as_secs_f64(),
                 stage: r.stage,
                 free_rows: r.free_rows,
-                restarts: r.restarts - zero.restarts,
-                dead_ends: r.dead_ends - zero.dead_ends,
-                rows_read: r.rows_read - zero.rows_read,
-                rows_written: r.rows_written - zero.rows_written,
+                restarts: r.restarts.saturating_sub(zero.restarts),
+                dead_ends: r.dead_ends.saturating_sub(zero.dead_ends),
+                rows_read: r.rows_read.saturating_sub(zero.rows_read),
+                rows_written: r.rows_written.saturating_sub(zero.rows_written),
                 conflicts: r.conflicts,
             };
             let mut samples = vec![sample(zero)];
