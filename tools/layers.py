@@ -2,7 +2,7 @@
 """Checks the library's layers: a module imports only modules of its own layer or below,
 and no two modules import each other, directly or through others.
 
-The layers, bottom to top (ARCHITECTURE in README.md says what each holds):
+The layers, bottom to top (README.md, "Layout", says what each holds):
 
   0  board rng memory cleanup progress oracle   shared plumbing
   1  format excluded                            files in and out
