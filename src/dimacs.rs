@@ -7,9 +7,9 @@
 //! [`PAIRWISE_MAX`] cells uses the sequential counter of Sinz (2005), so the formula stays
 //! linear in the number of cells. See `formats/dimacs.md`.
 
-use crate::complete::rows::RowStore;
 use crate::complete::{Prepared, prepare};
 use crate::exact::{Residual, ones};
+use crate::format::nqb::row_store::RowStore;
 use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
 use crate::verify::{Report, Requirements, verify};
 use std::collections::BTreeMap;

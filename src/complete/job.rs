@@ -6,8 +6,8 @@
 //! from the file about to be published and verified (every queen of the input kept,
 //! every row filled) before it is renamed into place.
 
-use super::rows::RowStore;
 use super::{Completion, Options, Prepared, Stats, complete, prepare};
+use crate::format::nqb::row_store::RowStore;
 use crate::format::{
     AtomicFile, Destination, Encoding, ErrorKind, FormatError, Input, OutputFormat, RowWriter,
 };

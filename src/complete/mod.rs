@@ -27,7 +27,6 @@
 mod job;
 pub(crate) mod pairing;
 mod repair;
-pub(crate) mod rows;
 mod scatter;
 pub(crate) mod state;
 
@@ -35,11 +34,11 @@ pub use job::{JobError, JobOutcome, KEPT_ROWS, run_job};
 
 pub use crate::exact::Certificate;
 use crate::exact::{self, Outcome, Residual};
+use crate::format::nqb::row_store::RowStore;
 use crate::format::{FormatError, Input};
 use crate::progress::{Stage, meter};
 use crate::rng::Rng;
 use crate::verify::{Requirements, verify_mark_and_copy};
-use rows::RowStore;
 use serde::Serialize;
 use state::BoardState;
 use std::sync::Arc;
@@ -316,7 +315,7 @@ pub(crate) fn complete(
         deadline: opts.time_limit.map(|t| opts.since + t),
         interrupt: &opts.interrupt,
     };
-    let answer = run(input, &mut state, &mut stats, opts, &stop)?;
+    let answer = engine(input, &mut state, &mut stats, opts, &stop)?;
     meter().set_free_rows(state.free());
     stats.sample_memory(crate::memory::anonymous_rss());
     Ok(Completion {
@@ -332,7 +331,8 @@ fn place_all(state: &mut BoardState, cells: &[(u64, u64)]) {
     }
 }
 
-fn run(
+/// The engine's loop: levels, restarts and the stages, until an answer or the stop.
+fn engine(
     input: &Input,
     state: &mut BoardState,
     stats: &mut Stats,

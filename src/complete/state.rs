@@ -1,8 +1,8 @@
 //! The state of a completion: queens (in a [`RowStore`]), the bitmaps of taken rows,
 //! columns and diagonals (0.75 bytes per row), and a journal of placements to undo.
 
-use super::rows::RowStore;
 use crate::board::{Bitmap, LineBitmaps};
+use crate::format::nqb::row_store::RowStore;
 
 /// Queens placed so far and the lines they take.
 pub(crate) struct BoardState {

@@ -26,9 +26,9 @@ mod halves;
 mod join;
 pub(crate) mod kernel;
 #[cfg(test)]
-mod oracle;
+mod reference;
 pub mod resumable;
-pub(crate) mod rows;
+pub(crate) mod row_search;
 mod rules;
 mod sieve;
 mod split;
@@ -40,13 +40,13 @@ mod tests;
 
 pub use basic::count_queens as count_queens_basic;
 pub use kernel::{Kernel, KernelError};
-pub use rows::MAX_ROW_N;
+pub use row_search::MAX_ROW_N;
 pub use rules::{Kind, Piece, Rules};
 pub use squares::MAX_SQUARES_N;
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
-use rows::{Lines, RowBoard, RowState, with_lines};
+use row_search::{Lines, RowBoard, RowState, with_lines};
 use squares::SquareBoard;
 use symmetry::Symmetry;
 

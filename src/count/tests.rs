@@ -1,4 +1,4 @@
-use super::oracle;
+use super::reference;
 use super::*;
 use proptest::prelude::*;
 
@@ -23,8 +23,8 @@ fn slow(n: usize, piece: Piece, kind: Kind, placed: &[(u32, u32)]) -> (u64, u64)
         .iter()
         .map(|&(r, c)| (r as usize, c as usize))
         .collect();
-    let all = oracle::all(piece, kind, n, &placed);
-    (all.len() as u64, oracle::classes(n, &all) as u64)
+    let all = reference::all(piece, kind, n, &placed);
+    (all.len() as u64, reference::classes(n, &all) as u64)
 }
 
 /// The largest n the oracle reaches quickly for each piece.

@@ -25,6 +25,7 @@ fn xxh3_64(bytes: &[u8]) -> u64 {
 mod checksum;
 mod header;
 mod reader;
+pub(crate) mod row_store;
 mod writer;
 
 pub use checksum::{PayloadHasher, payload_checksum};

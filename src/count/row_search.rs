@@ -269,7 +269,7 @@ impl<L: Lines> RowState<L> {
 /// Runs `f` with the row-engine state type that matches `rules`; `f` is generic over it.
 macro_rules! with_lines {
     ($rules:expr, $f:ident ( $($arg:expr),* )) => {{
-        use $crate::count::rows::{Diagonals, Knight, Nightrider};
+        use $crate::count::row_search::{Diagonals, Knight, Nightrider};
         use $crate::count::rules::{Kind, Piece};
         match ($rules.piece, $rules.kind) {
             (Piece::Queen, Kind::Regular) => $f::<Diagonals>($($arg),*),

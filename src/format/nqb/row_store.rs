@@ -2,7 +2,7 @@
 //! the engine never holds an n-sized array besides this map, and for raw NQB output the map
 //! is the output file itself.
 
-use crate::format::nqb::{HEADER_LEN, Header, PayloadHasher};
+use super::{HEADER_LEN, Header, PayloadHasher};
 use crate::format::{ErrorKind, FormatError};
 use memmap2::MmapMut;
 use rayon::prelude::*;
