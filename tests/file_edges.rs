@@ -885,26 +885,7 @@ fn a_memory_limit_is_an_error_not_an_abort() {
 /// a pseudo-terminal.
 #[test]
 fn binary_output_is_not_written_to_a_terminal() {
-    use std::os::fd::FromRawFd;
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty fills in two new descriptors; no name, termios or size is passed.
-    let r = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(r, 0, "openpty");
-    // SAFETY: both descriptors were just opened and are owned here.
-    let (_master, slave) = unsafe {
-        (
-            std::fs::File::from_raw_fd(master),
-            std::fs::File::from_raw_fd(slave),
-        )
-    };
+    let (_master, slave) = common::pty();
     let k47 = data("grigoryan-n100-k47.txt");
     for args in [
         vec!["convert", s(&k47), "-", "--to", "nqb"],

@@ -9,27 +9,7 @@ use common::{nqueens, run};
 #[cfg(unix)]
 fn run_on_terminal(args: &[&str]) -> (i32, String, String) {
     use std::io::Read;
-    use std::os::fd::FromRawFd;
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty writes two descriptors into the given integers; the other arguments
-    // may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0, "openpty failed");
-    // SAFETY: both descriptors were just opened and are owned here alone.
-    let (master, slave) = unsafe {
-        (
-            std::fs::File::from_raw_fd(master),
-            std::fs::File::from_raw_fd(slave),
-        )
-    };
+    let (master, slave) = common::pty();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(args)
         .env("NQUEENS_PROGRESS_AFTER_MS", "0")

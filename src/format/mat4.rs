@@ -159,30 +159,5 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
         }
         vectors.push((name, rows));
     }
-    if let Some(v) = var {
-        return vectors
-            .into_iter()
-            .find(|(n, _)| n == v)
-            .map(|(_, r)| r)
-            .ok_or_else(|| {
-                fail(format!(
-                    "no variable named {v}; the file holds: {}",
-                    names.join(", ")
-                ))
-            });
-    }
-    if let Some(i) = vectors.iter().position(|(n, _)| n == "Q") {
-        return Ok(vectors.swap_remove(i).1);
-    }
-    match vectors.len() {
-        1 => Ok(vectors.pop().expect("one").1),
-        0 => Err(fail(format!(
-            "no numeric vector; the file holds: {}",
-            names.join(", ")
-        ))),
-        k => Err(fail(format!(
-            "{k} numeric vectors, choose one with --var; the file holds: {}",
-            names.join(", ")
-        ))),
-    }
+    super::choose_vector(vectors, &names, var).map_err(fail)
 }

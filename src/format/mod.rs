@@ -27,6 +27,36 @@ pub(crate) use output::{Destination, Scratch, reserve};
 pub use source::MmapChoice;
 pub use writer::{OutputFormat, RowWriter};
 
+/// The variable a reader of a workspace file reads, among the numeric vectors it found
+/// (`vectors`, name and rows) and every variable's name (`names`): `var` when given, else
+/// `Q`, else the only vector; otherwise why none, as a message.
+fn choose_vector(
+    vectors: Vec<(String, Vec<u32>)>,
+    names: &[String],
+    var: Option<&str>,
+) -> Result<Vec<u32>, String> {
+    let holds = || names.join(", ");
+    let wanted = var.unwrap_or("Q");
+    if let Some((_, rows)) = vectors.iter().find(|(n, _)| n == wanted) {
+        return Ok(rows.clone());
+    }
+    if let Some(v) = var {
+        return Err(format!(
+            "no variable named {v}; the file holds: {}",
+            holds()
+        ));
+    }
+    match vectors.as_slice() {
+        [(_, rows)] => Ok(rows.clone()),
+        [] => Err(format!("no numeric vector; the file holds: {}", holds())),
+        more => Err(format!(
+            "{} numeric vectors, choose one with --var; the file holds: {}",
+            more.len(),
+            holds()
+        )),
+    }
+}
+
 /// Bytes as space-separated hexadecimal pairs, for messages about a file's first bytes.
 fn hex(b: &[u8]) -> String {
     b.iter()

@@ -244,30 +244,5 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
         }
         vectors.push((name, rows));
     }
-    if let Some(v) = var {
-        return vectors
-            .into_iter()
-            .find(|(n, _)| n == v)
-            .map(|(_, r)| r)
-            .ok_or_else(|| {
-                fail(format!(
-                    "no variable named {v}; the file holds: {}",
-                    seen.join(", ")
-                ))
-            });
-    }
-    if let Some(i) = vectors.iter().position(|(n, _)| n == "Q") {
-        return Ok(vectors.swap_remove(i).1);
-    }
-    match vectors.len() {
-        1 => Ok(vectors.pop().expect("one").1),
-        0 => Err(fail(format!(
-            "no numeric vector; the file holds: {}",
-            seen.join(", ")
-        ))),
-        k => Err(fail(format!(
-            "{k} numeric vectors, choose one with --var; the file holds: {}",
-            seen.join(", ")
-        ))),
-    }
+    super::choose_vector(vectors, &seen, var).map_err(fail)
 }

@@ -91,3 +91,29 @@ pub fn terminated(dir: &Path, args: &[&str], after: std::time::Duration) -> i32 
         .code()
         .expect("exited by itself, not killed by the signal")
 }
+
+/// A new pseudo-terminal: (master, slave). A child given the slave as a stream sees a
+/// terminal there.
+pub fn pty() -> (std::fs::File, std::fs::File) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors into the given integers; the other arguments
+    // may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty failed");
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    }
+}
