@@ -136,14 +136,35 @@ impl Clauses {
 
 /// Writes the completion instance `input` as CNF to `dest`; returns the file unpublished.
 pub fn write_cnf(input: &Input, dest: &Path) -> Result<(AtomicFile, CnfSummary), DimacsError> {
-    let (cl, summary) = encode(input)?;
-    write_clauses(&cl, &summary, input, dest)
+    let res = residual_of(input)?;
+    write_residual_cnf(&res, input.n(), dest)
 }
 
-/// The clauses of `input`'s completion instance, and their sizes.
-fn encode(input: &Input) -> Result<(Clauses, CnfSummary), DimacsError> {
-    let n = input.n();
-    let res = residual_of(input)?;
+/// Writes the completion instance whose residual (free rows x free columns of an n-board)
+/// is `res` as CNF to `dest`, without reading the board again; returns the file
+/// unpublished.
+pub(crate) fn write_residual_cnf(
+    res: &Residual,
+    n: u64,
+    dest: &Path,
+) -> Result<(AtomicFile, CnfSummary), DimacsError> {
+    if res.size() > MAX_FREE_ROWS {
+        return Err(FormatError::new(
+            dest,
+            ErrorKind::Dimacs(format!(
+                "{} free rows: CNF export takes at most {MAX_FREE_ROWS} (its size grows with their square)",
+                res.size()
+            )),
+        )
+        .into());
+    }
+    let (cl, summary) = encode(res, n);
+    write_clauses(&cl, &summary, n, dest)
+}
+
+/// The clauses of the completion instance with residual `res` on an `n`-board, and their
+/// sizes.
+fn encode(res: &Residual, n: u64) -> (Clauses, CnfSummary) {
     let m = res.size();
     let mut var_of = vec![0i64; m * res.words() * 64];
     let mut cells = 0u64;
@@ -184,16 +205,16 @@ fn encode(input: &Input) -> Result<(Clauses, CnfSummary), DimacsError> {
         variables: cl.next_var,
         clauses: cl.count,
     };
-    Ok((cl, summary))
+    (cl, summary)
 }
 
 fn write_clauses(
     cl: &Clauses,
     summary: &CnfSummary,
-    input: &Input,
+    n: u64,
     dest: &Path,
 ) -> Result<(AtomicFile, CnfSummary), DimacsError> {
-    let (n, m, cells) = (input.n(), summary.free_rows, summary.cells);
+    let (m, cells) = (summary.free_rows, summary.cells);
     let file = AtomicFile::create(dest)?;
     let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
     let mut out = BufWriter::with_capacity(1 << 16, file);
@@ -230,7 +251,8 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
     let text = String::from_utf8_lossy(&text);
     // Literals are checked against the instance's own variable count before anything is
     // sized from them: a stray huge literal is an error, not an allocation.
-    let variables = encode(base)?.1.variables;
+    let res = residual_of(base)?;
+    let variables = encode(&res, base.n()).1.variables;
     let (status, values) = parse_solver_output(&text, variables, base).map_err(fail)?;
     match status.as_deref() {
         Some("UNSATISFIABLE") => return Ok(Model::Unsatisfiable),
@@ -239,7 +261,6 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
             return Err(fail(format!("the solver's status is {other:?}, not SATISFIABLE")).into());
         }
     }
-    let res = residual_of(base)?;
     let mut rows = base.to_vec()?;
     let mut var = 0usize;
     let mut row_var = vec![0usize; res.size()];

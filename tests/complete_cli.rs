@@ -752,3 +752,27 @@ fn without_an_output_the_solution_is_shown() {
         "{out}"
     );
 }
+
+/// The certificate's CNF is written from the residual the engine kept, without a second
+/// pass over the input; it is the same file `convert --to cnf` writes from the input.
+#[test]
+fn a_certificate_cnf_is_the_inputs_cnf() {
+    let dir = tempfile::tempdir().unwrap();
+    let k92 = data("grigoryan-n100-k92.txt");
+    let cert = dir.path().join("c.json");
+    let (code, out, err) = run(&[
+        "complete",
+        k92.to_str().unwrap(),
+        "--certificate",
+        cert.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    let direct = dir.path().join("direct.cnf");
+    let (code, _, err) = run(&["convert", k92.to_str().unwrap(), direct.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(dir.path().join("c.cnf")).unwrap(),
+        std::fs::read(&direct).unwrap()
+    );
+}

@@ -144,7 +144,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         }
         e => e,
     })?;
-    let (answer, stats, seconds_output, solution) = match outcome {
+    let (answer, stats, seconds_output, solution, residual) = match outcome {
         JobOutcome::Invalid(report) => {
             errln!(
                 "nqueens: {}: not a valid composition; the verifier says:",
@@ -158,12 +158,20 @@ pub fn run(args: Args) -> Result<i32, Error> {
             stats,
             seconds_output,
             solution,
-        } => (answer, stats, seconds_output, solution),
+            residual,
+        } => (answer, stats, seconds_output, solution, residual),
     };
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
     {
-        nqueens::publish::certificate(cert, &input, stats.free_rows, path, cnf_path)?;
+        nqueens::publish::certificate(
+            cert,
+            &input,
+            residual.as_ref(),
+            stats.free_rows,
+            path,
+            cnf_path,
+        )?;
     }
     // A 0-based solution read as 1-based leaves one row without a cell: say so.
     let hint = match &answer {

@@ -42,8 +42,16 @@ pub enum JobOutcome {
         /// With no output and a solved board of at most [`KEPT_ROWS`] rows: its rows
         /// (1-based columns), so that the answer can be shown.
         solution: Option<Vec<u32>>,
+        /// With an INFEASIBLE answer and at most 4,096
+        /// free rows: the input's residual, so that the certificate's CNF is written
+        /// without reading and verifying the input again.
+        residual: Option<InputResidual>,
     },
 }
+
+/// The free part of an input (free rows x free columns and their free cells), as the
+/// engine had it; opaque outside the crate.
+pub struct InputResidual(pub(crate) crate::exact::Residual);
 
 /// The most rows of a solution [`run_job`] returns when it has no output to write.
 pub const KEPT_ROWS: u64 = 10_000;
@@ -91,6 +99,11 @@ pub fn run_job(
     } = complete(input, state, stats, opts)?;
     let t = Instant::now();
     let mut solution = None;
+    // An infeasible board is left as the input was (searches place queens only to
+    // answer SOLVED): its free part is the input's residual.
+    let residual = (matches!(answer, super::Answer::Infeasible(_))
+        && state.free() <= super::RESIDUAL_MAX)
+        .then(|| InputResidual(state.residual()));
     crate::progress::meter().set_stage(crate::progress::Stage::Output);
     if answer == super::Answer::Solved {
         state
@@ -137,6 +150,7 @@ pub fn run_job(
         stats: Box::new(stats),
         seconds_output: t.elapsed().as_secs_f64(),
         solution,
+        residual,
     })
 }
 

@@ -30,7 +30,7 @@ mod repair;
 mod scatter;
 pub(crate) mod state;
 
-pub use job::{JobError, JobOutcome, KEPT_ROWS, run_job};
+pub use job::{InputResidual, JobError, JobOutcome, KEPT_ROWS, run_job};
 
 pub use crate::exact::Certificate;
 use crate::exact::{self, Outcome, Residual};

@@ -4,8 +4,8 @@
 
 pub mod merge;
 
-use crate::complete::Certificate;
-use crate::dimacs::{DimacsError, write_cnf};
+use crate::complete::{Certificate, InputResidual};
+use crate::dimacs::{DimacsError, write_cnf, write_residual_cnf};
 use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
 use crate::json::{CertificateRecord, CnfRecord, Versions};
 use std::io::Write;
@@ -14,7 +14,8 @@ use std::path::Path;
 /// What the CNF beside a certificate is, as its document says.
 const CNF_MEANING: &str = "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate";
 
-/// Publishes the proof that `input` has no completion as two files: the JSON document
+/// Publishes the proof that `input` has no completion (`residual`: its free part, when the
+/// engine kept it) as two files: the JSON document
 /// `json` ([`CertificateRecord`]: the certificate, in words too, and a summary of the CNF)
 /// and the input's residual as DIMACS CNF at `cnf`, which any SAT solver can confirm
 /// unsatisfiable independently. Both are written to temporary files and renamed into place
@@ -22,11 +23,16 @@ const CNF_MEANING: &str = "the input's residual (free rows x free columns, one v
 pub fn certificate(
     cert: &Certificate,
     input: &Input,
+    residual: Option<&InputResidual>,
     free_rows: u64,
     json: &Path,
     cnf: &Path,
 ) -> Result<(), DimacsError> {
-    let (cnf_file, summary) = write_cnf(input, cnf)?;
+    // The engine's residual of the input when it kept one: no second pass over the input.
+    let (cnf_file, summary) = match residual {
+        Some(InputResidual(res)) => write_residual_cnf(res, input.n(), cnf)?,
+        None => write_cnf(input, cnf)?,
+    };
     let doc = CertificateRecord {
         versions: Versions::current(),
         input: input.path().display().to_string(),
