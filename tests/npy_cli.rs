@@ -119,3 +119,55 @@ fn a_zero_based_vector_gets_a_hint() {
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("add 1 to every value (NumPy: Q + 1)"), "{out}");
 }
+
+/// `--zero-based` reads NumPy's convention (columns 0..n-1, -1 for an empty row) from
+/// NumPy, text and MAT files alike; NQB, whose numbering is its own, refuses it.
+#[test]
+fn zero_based_files_are_read_with_the_option() {
+    for name in [
+        "zero-based-composition-8.npy",
+        "zero-based-composition-8.txt",
+        "zero-based-composition-8.mat",
+    ] {
+        let f = data("npy").join(name);
+        let (code, out, err) = run(&["verify", "--zero-based", f.to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("VALID COMPOSITION (6 of 8)"), "{name}: {out}");
+        let (code, out, err) = run(&[
+            "complete",
+            "--zero-based",
+            f.to_str().unwrap(),
+            "--seed",
+            "1",
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("solution: 1 5 8 6 3 7 2 4"), "{name}: {out}");
+        // Without the option, -1 is refused, naming the row.
+        let (code, _, err) = run(&["verify", f.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}");
+        assert!(err.contains("-1"), "{name}: {err}");
+    }
+    let (code, out, _) = run(&[
+        "verify",
+        "--zero-based",
+        data("npy")
+            .join("zero-based-solution-8.npy")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("VALID SOLUTION (n = 8)"), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let nqb = dir.path().join("k.nqb");
+    let k47 = data("grigoryan-n100-k47.txt");
+    assert_eq!(
+        run(&["convert", k47.to_str().unwrap(), nqb.to_str().unwrap()]).0,
+        0
+    );
+    let (code, _, err) = run(&["verify", "--zero-based", nqb.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--zero-based applies to files of plain numbers"),
+        "{err}"
+    );
+}

@@ -86,6 +86,11 @@ pub struct InputArgs {
     /// (default: `numdiags`).
     #[arg(long, value_name = "D")]
     diags: Option<u64>,
+    /// The file's columns are 0-based (0..n-1) with -1 for an empty row, as NumPy code
+    /// often holds them; they are read as 1..n with 0 (text, NumPy, MAT, Octave, HDF5).
+    /// Outputs are written 1-based.
+    #[arg(long)]
+    zero_based: bool,
 }
 
 impl InputArgs {
@@ -95,6 +100,11 @@ impl InputArgs {
             var: self.var.clone(),
             diags: self.diags,
             mmap: mapped(),
+            index_base: if self.zero_based {
+                nqueens::format::IndexBase::Zero
+            } else {
+                nqueens::format::IndexBase::One
+            },
         }
     }
 }

@@ -16,7 +16,7 @@ pub(crate) fn print_report(file: &str, r: &Report) -> Result<(), Error> {
 /// What to say about a board whose values look 0-based (see [`Report::looks_zero_based`]).
 pub(crate) fn zero_based_hint(n: u64) -> String {
     format!(
-        "hint: every row but one holds a queen and column {n} is the one free: the values look 0-based (0..{}); nqueens reads columns 1..{n} with 0 for an empty row: add 1 to every value (NumPy: Q + 1)",
+        "hint: every row but one holds a queen and column {n} is the one free: the values look 0-based (0..{}); nqueens reads columns 1..{n} with 0 for an empty row: read it with --zero-based (-1 then marks an empty row), or add 1 to every value (NumPy: Q + 1)",
         n - 1
     )
 }

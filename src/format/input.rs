@@ -64,6 +64,9 @@ pub struct OpenOptions {
     pub diags: Option<u64>,
     /// Whether the file may be mapped (default: never; see [`MmapChoice::auto`]).
     pub mmap: MmapChoice,
+    /// How the file numbers its columns (default: 1-based). Only files of plain numbers
+    /// (text, NumPy, MAT, Octave, HDF5) may be 0-based; NQB and CSPLib have their own rule.
+    pub index_base: IndexBase,
 }
 
 /// Rows per segment of in-memory inputs.
@@ -100,10 +103,11 @@ impl Input {
             return Err(fail(ErrorKind::Empty));
         }
         if nqb::sniff(head) {
+            refuse_zero_based(path, opts, "NQB")?;
             return Ok(Input::Nqb(NqbFile::open(path, &file, opts.mmap)?));
         }
         if npy::sniff(head) {
-            let npy = npy::NpyFile::open(path, &file, opts.mmap)?;
+            let npy = npy::NpyFile::open(path, &file, opts.mmap, opts.index_base)?;
             return Ok(Input::Npy(Box::new(npy)));
         }
         let ext = path
@@ -119,7 +123,7 @@ impl Input {
                 let whole = file
                     .get(0, file.len() as usize, &mut whole)
                     .map_err(|e| fail(ErrorKind::Read(e)))?;
-                let bytes = mat5::read(path, whole, opts.var.as_deref())?;
+                let bytes = mat5::read(path, whole, opts.var.as_deref(), opts.index_base)?;
                 return Ok(Input::Memory {
                     path: path.to_path_buf(),
                     format: MAT5,
@@ -127,7 +131,7 @@ impl Input {
                 });
             }
             mat5::Sniff::V73 => {
-                let f = mat73::Mat73File::open(path, opts.var.as_deref())?;
+                let f = mat73::Mat73File::open(path, opts.var.as_deref(), opts.index_base)?;
                 return Ok(Input::Mat73(Box::new(f)));
             }
             mat5::Sniff::Truncated => {
@@ -148,17 +152,17 @@ impl Input {
         // text, and `-binary` starts with its magic.
         if octave_binary::sniff(head) {
             let bytes = read_rest(path, head, &mut file)?;
-            let rows = octave_binary::parse(path, &bytes, opts.var.as_deref())?;
+            let rows = octave_binary::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
             return Self::from_rows(path, OCTAVE_BINARY, &rows);
         }
         if octave::sniff(head) && looks_like_text(head) {
             let bytes = read_rest(path, head, &mut file)?;
-            let rows = octave::parse(path, &bytes, opts.var.as_deref())?;
+            let rows = octave::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
             return Self::from_rows(path, OCTAVE, &rows);
         }
         if mat4::sniff(head) {
             let bytes = read_rest(path, head, &mut file)?;
-            let rows = mat4::parse(path, &bytes, opts.var.as_deref())?;
+            let rows = mat4::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
             return Self::from_rows(path, MAT4, &rows);
         }
         if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat" | "npy")) {
@@ -169,10 +173,11 @@ impl Input {
             file.read_to_end(&mut text)
                 .map_err(|e| fail(ErrorKind::Read(e)))?;
             if octave::sniff(head) {
-                let rows = octave::parse(path, &text, opts.var.as_deref())?;
+                let rows = octave::parse(path, &text, opts.var.as_deref(), opts.index_base)?;
                 return Self::from_rows(path, OCTAVE, &rows);
             }
             if csplib::sniff(head) {
+                refuse_zero_based(path, opts, "CSPLib")?;
                 return match csplib::parse(path, &text, opts.diags)? {
                     csplib::ParamFile::Completion(placed) => Ok(Input::Sparse {
                         path: path.to_path_buf(),
@@ -183,7 +188,7 @@ impl Input {
                     }
                 };
             }
-            let rows = text::parse(path, &text)?;
+            let rows = text::parse_based(path, &text, opts.index_base)?;
             return Self::from_rows(path, "text", &rows);
         }
         Err(fail(ErrorKind::Unrecognized(hex(
@@ -537,6 +542,20 @@ pub fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
 pub struct SegmentCache {
     index: Option<u64>,
     rows: Vec<u32>,
+}
+
+/// Refuses `--zero-based` for a format whose numbering is its own (NQB: 1-based by its
+/// specification; CSPLib: 0-based by its own, already converted).
+fn refuse_zero_based(path: &Path, opts: &OpenOptions, format: &str) -> Result<(), FormatError> {
+    if opts.index_base == IndexBase::Zero {
+        return Err(FormatError::new(
+            path,
+            ErrorKind::Mismatch(format!(
+                "--zero-based applies to files of plain numbers (text, NumPy, MAT, Octave, HDF5); {format} numbers its columns by its own specification"
+            )),
+        ));
+    }
+    Ok(())
 }
 
 /// The whole file, of which `head` was read already.

@@ -5,7 +5,7 @@
 //! `M` is the byte order (0 little-, 1 big-endian), `P` the value type, `T` 0 for a
 //! numeric matrix (1 text, 2 sparse: refused by name).
 
-use super::mat5::{integral, nonneg};
+use super::IndexBase;
 use super::{ErrorKind, FormatError};
 use std::path::Path;
 
@@ -68,7 +68,12 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
 }
 
 /// The rows of variable `var` (default `Q`, else the only numeric vector).
-pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
+pub(crate) fn parse(
+    path: &Path,
+    bytes: &[u8],
+    var: Option<&str>,
+    base: IndexBase,
+) -> Result<Vec<u32>, FormatError> {
     let fail = |d: String| FormatError::new(path, ErrorKind::Mat(format!("v4: {d}")));
     let mut at = 0usize;
     let mut names: Vec<String> = Vec::new();
@@ -143,11 +148,11 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
             }
             let raw = u64::from_le_bytes(w);
             let v = match h.precision {
-                0 => integral(f64::from_bits(raw)),
-                1 => integral(f32::from_bits(raw as u32) as f64),
-                2 => nonneg(raw as u32 as i32 as i64),
-                3 => nonneg(raw as u16 as i16 as i64),
-                _ => Ok(raw),
+                0 => base.float(f64::from_bits(raw)),
+                1 => base.float(f32::from_bits(raw as u32) as f64),
+                2 => base.signed(raw as u32 as i32 as i64),
+                3 => base.signed(raw as u16 as i16 as i64),
+                _ => base.unsigned(raw),
             }
             .map_err(|e| fail(format!("{name}({}) {e}", i + 1)))?;
             rows.push(u32::try_from(v).map_err(|_| {

@@ -7,7 +7,7 @@
 //! (u32 type, u32 byte count, data padded to 8 bytes; elements of at most 4 bytes are packed
 //! into the tag), with miCOMPRESSED elements holding one zlib stream of a whole miMATRIX.
 
-use super::{AtomicFile, ErrorKind, FormatError};
+use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -230,7 +230,7 @@ impl Variable {
 
     /// The values as little-endian `u32` row bytes, checked to be integers in 0..=n,
     /// streamed from `file` (inflated step by step for a compressed variable).
-    fn rows(&self, file: &[u8]) -> Result<Vec<u8>, String> {
+    fn rows(&self, file: &[u8], base: IndexBase) -> Result<Vec<u8>, String> {
         let (n, size) = self.vector_shape()?;
         let short = |got: u64| {
             format!(
@@ -259,7 +259,7 @@ impl Variable {
             }
             for c in buf[..want].chunks_exact(size) {
                 i += 1;
-                out.extend_from_slice(&self.row(i, c)?.to_le_bytes());
+                out.extend_from_slice(&self.row(i, c, base)?.to_le_bytes());
             }
         }
         // One more read reaches the end of a compressed variable's stream, which checks
@@ -358,7 +358,7 @@ impl Variable {
     }
 
     /// Row `i`'s (1-based) column from its element bytes `c`.
-    fn row(&self, i: u64, c: &[u8]) -> Result<u32, String> {
+    fn row(&self, i: u64, c: &[u8], base: IndexBase) -> Result<u32, String> {
         let mut b = [0u8; 8];
         let w = if self.big {
             b[8 - c.len()..].copy_from_slice(c);
@@ -368,13 +368,13 @@ impl Variable {
             u64::from_le_bytes(b)
         };
         let value: Result<u64, String> = match self.data_type {
-            MI_UINT8 | MI_UINT16 | MI_UINT32 | MI_UINT64 => Ok(w),
-            MI_INT8 => Ok(w as u8 as i8 as i64).and_then(nonneg),
-            MI_INT16 => Ok(w as u16 as i16 as i64).and_then(nonneg),
-            MI_INT32 => Ok(w as u32 as i32 as i64).and_then(nonneg),
-            MI_INT64 => Ok(w as i64).and_then(nonneg),
-            MI_SINGLE => integral(f32::from_bits(w as u32) as f64),
-            _ => integral(f64::from_bits(w)),
+            MI_UINT8 | MI_UINT16 | MI_UINT32 | MI_UINT64 => base.unsigned(w),
+            MI_INT8 => base.signed(w as u8 as i8 as i64),
+            MI_INT16 => base.signed(w as u16 as i16 as i64),
+            MI_INT32 => base.signed(w as u32 as i32 as i64),
+            MI_INT64 => base.signed(w as i64),
+            MI_SINGLE => base.float(f32::from_bits(w as u32) as f64),
+            _ => base.float(f64::from_bits(w)),
         };
         let v = value.map_err(|e| format!("{}({i}) {e}", self.name))?;
         // A value above n is the verifier's to report (exit 1, as for every format); only
@@ -382,23 +382,6 @@ impl Variable {
         u32::try_from(v)
             .map_err(|_| format!("{}({i}) = {v} does not fit a column number", self.name))
     }
-}
-
-pub(super) fn nonneg(v: i64) -> Result<u64, String> {
-    u64::try_from(v).map_err(|_| format!("= {v} is negative"))
-}
-
-pub(super) fn integral(v: f64) -> Result<u64, String> {
-    if v.is_nan() {
-        return Err("is NaN".into());
-    }
-    if v < 0.0 {
-        return Err(format!("= {v} is negative"));
-    }
-    if v.fract() != 0.0 || !v.is_finite() || v > u32::MAX as f64 {
-        return Err(format!("= {v} is not an integer column number"));
-    }
-    Ok(v as u64)
 }
 
 /// The variable in the miMATRIX element at `range` of `c`; `compressed` is the file range
@@ -464,7 +447,12 @@ fn parse_matrix(
 /// Reads the rows of variable `var` (or of the only numeric vector) from a Level 5 file, as
 /// little-endian `u32` row bytes. Compressed variables are inflated twice: their headers
 /// first, then the chosen one's values step by step, so memory holds the rows only.
-pub(crate) fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u8>, FormatError> {
+pub(crate) fn read(
+    path: &Path,
+    bytes: &[u8],
+    var: Option<&str>,
+    base: IndexBase,
+) -> Result<Vec<u8>, FormatError> {
     let fail = |m: String| FormatError::new(path, ErrorKind::Mat(m));
     if bytes.len() < 128 {
         return Err(fail(format!(
@@ -553,7 +541,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u
             }
         }
     };
-    chosen.rows(bytes).map_err(fail)
+    chosen.rows(bytes, base).map_err(fail)
 }
 
 fn list(vars: &[Variable]) -> String {

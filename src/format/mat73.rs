@@ -9,7 +9,7 @@
 //! bytes, or chunks undone through their filters (deflate, shuffle, Fletcher-32). Either
 //! way any n reads in bounded memory.
 
-use super::{AtomicFile, ErrorKind, FormatError};
+use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
 use std::io::{Seek, SeekFrom, Write};
@@ -27,6 +27,8 @@ pub struct Mat73File {
     dtype: DType,
     /// Column vectors stored outside the object header: where their bytes are.
     column: Option<Column>,
+    /// How the file numbers its columns.
+    base: IndexBase,
 }
 
 /// The bytes of a column vector (HDF5 shape [1, N]), located once at open.
@@ -388,7 +390,7 @@ fn describe(name: &str, ds: &hdf5_pure::Dataset) -> String {
 
 impl Mat73File {
     /// Opens the variable `var` (default: the only numeric vector) of the v7.3 file at `path`.
-    pub fn open(path: &Path, var: Option<&str>) -> Result<Self, FormatError> {
+    pub fn open(path: &Path, var: Option<&str>, base: IndexBase) -> Result<Self, FormatError> {
         // A plain HDF5 file (no MATLAB header before the superblock) is named as such.
         let plain = std::fs::File::open(path).is_ok_and(|mut f| {
             let mut magic = [0u8; 4];
@@ -428,6 +430,7 @@ impl Mat73File {
             n,
             dtype,
             column,
+            base,
         })
     }
 
@@ -470,22 +473,28 @@ impl Mat73File {
             u32::try_from(v)
                 .map_err(|_| fail(format!("{var}({row}) = {v} does not fit a column number")))
         };
+        let base = self.base;
         match values {
-            Values::U32(v) => Ok(v),
+            Values::U32(v) if base == IndexBase::One => Ok(v),
+            Values::U32(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| check(i, base.unsigned(x.into())))
+                .collect(),
             Values::U(v) => v
                 .into_iter()
                 .enumerate()
-                .map(|(i, x)| check(i, Ok(x)))
+                .map(|(i, x)| check(i, base.unsigned(x)))
                 .collect(),
             Values::I(v) => v
                 .into_iter()
                 .enumerate()
-                .map(|(i, x)| check(i, super::mat5::nonneg(x)))
+                .map(|(i, x)| check(i, base.signed(x)))
                 .collect(),
             Values::F(v) => v
                 .into_iter()
                 .enumerate()
-                .map(|(i, x)| check(i, super::mat5::integral(x)))
+                .map(|(i, x)| check(i, base.float(x)))
                 .collect(),
         }
     }
@@ -912,7 +921,8 @@ mod tests {
     #[test]
     fn column_windows_cross_chunks() {
         for name in ["h5py-v73-double-col-chunked", "h5py-v73-int16-col-fletcher"] {
-            let f = Mat73File::open(&fixture(&format!("{name}.mat")), None).unwrap();
+            let f =
+                Mat73File::open(&fixture(&format!("{name}.mat")), None, IndexBase::One).unwrap();
             assert!(f.column.is_some(), "{name} is stored outside the header");
             let text = std::fs::read_to_string(fixture(&format!("{name}.expected.txt"))).unwrap();
             let expect: Vec<u32> = text.lines().map(|l| l.trim().parse().unwrap()).collect();

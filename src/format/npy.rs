@@ -7,7 +7,7 @@
 //! Written: `<u4`, shape `(n,)`, streamed.
 
 use super::source::{FileBytes, MmapChoice};
-use super::{ErrorKind, FormatError, output::AtomicFile};
+use super::{ErrorKind, FormatError, IndexBase, output::AtomicFile};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -39,6 +39,7 @@ pub struct NpyFile {
     size: usize,
     big_endian: bool,
     n: u64,
+    base: IndexBase,
 }
 
 impl NpyFile {
@@ -47,6 +48,7 @@ impl NpyFile {
         path: &Path,
         file: &std::fs::File,
         mmap: MmapChoice,
+        base: IndexBase,
     ) -> Result<NpyFile, FormatError> {
         let fail = |what: String| FormatError::new(path, ErrorKind::Npy(what));
         let read = |e| FormatError::new(path, ErrorKind::Read(e));
@@ -116,6 +118,7 @@ impl NpyFile {
             size,
             big_endian: ts.endianness() == npyz::Endianness::Big,
             n,
+            base,
         })
     }
 
@@ -163,7 +166,11 @@ impl NpyFile {
         let start = self.offset as u64 + first * self.size as u64;
         let len = count as usize * self.size;
         let read = |e| FormatError::new(&self.path, ErrorKind::Read(e));
-        if self.kind == Kind::Unsigned && self.size == 4 && !self.big_endian {
+        if self.kind == Kind::Unsigned
+            && self.size == 4
+            && !self.big_endian
+            && self.base == IndexBase::One
+        {
             return self.bytes.get(start, len, scratch).map_err(read);
         }
         let mut stored = Vec::new();
@@ -200,12 +207,17 @@ impl NpyFile {
             b[..self.size].copy_from_slice(v);
         }
         let wide = match self.kind {
-            Kind::Unsigned => u64::from_le_bytes(b),
+            Kind::Unsigned => self
+                .base
+                .unsigned(u64::from_le_bytes(b))
+                .map_err(|e| e.trim_start_matches("= ").to_string())?,
             Kind::Signed => {
                 // Sign-extend from `size` bytes.
                 let shift = 64 - 8 * self.size as u32;
                 let s = (i64::from_le_bytes(b) << shift) >> shift;
-                super::mat5::nonneg(s).map_err(|e| e.trim_start_matches("= ").to_string())?
+                self.base
+                    .signed(s)
+                    .map_err(|e| e.trim_start_matches("= ").to_string())?
             }
             Kind::Float => {
                 let f = if self.size == 4 {
@@ -213,7 +225,9 @@ impl NpyFile {
                 } else {
                     f64::from_le_bytes(b)
                 };
-                super::mat5::integral(f).map_err(|e| e.trim_start_matches("= ").to_string())?
+                self.base
+                    .float(f)
+                    .map_err(|e| e.trim_start_matches("= ").to_string())?
             }
         };
         u32::try_from(wide).map_err(|_| format!("{wide} is not a column number"))

@@ -6,7 +6,7 @@
 //! The dimensions line is part of the header, not data: reading it as rows was the bug
 //! that made an 8-queens solution look like a 10-row board.
 
-use super::{ErrorKind, FormatError};
+use super::{ErrorKind, FormatError, IndexBase};
 use std::path::Path;
 
 /// Whether `head` (the start of a file) is Octave's text format: its first line is
@@ -31,7 +31,12 @@ struct Variable<'a> {
 
 /// The rows of the variable `var` of an Octave text file (default: `Q` if there is one,
 /// else the only numeric vector).
-pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
+pub(crate) fn parse(
+    path: &Path,
+    bytes: &[u8],
+    var: Option<&str>,
+    base: IndexBase,
+) -> Result<Vec<u32>, FormatError> {
     let text = super::text::utf8(path, bytes)?;
     let fail = |line: u64, detail: String| FormatError::new(path, ErrorKind::Text { line, detail });
     let whole = |detail: String| {
@@ -113,7 +118,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
     let mut rows = Vec::new();
     for &(line, text) in &chosen.values {
         for token in text.split_whitespace() {
-            let v = super::text::parse_value(token)
+            let v = super::text::parse_value(token, base)
                 .map_err(|d| fail(line, format!("{}: {d}", chosen.name)))?;
             rows.push(v);
         }
@@ -450,7 +455,7 @@ mod tests {
     use super::*;
 
     fn p(text: &str, var: Option<&str>) -> Result<Vec<u32>, String> {
-        parse(Path::new("f"), text.as_bytes(), var).map_err(|e| e.to_string())
+        parse(Path::new("f"), text.as_bytes(), var, IndexBase::One).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! classes); the layout of other types (strings, cells, structs, logicals) is not, and a
 //! file that holds one before the variable asked for is refused by that type's name.
 
-use super::mat5::{integral, nonneg};
+use super::IndexBase;
 use super::{ErrorKind, FormatError};
 use std::path::Path;
 
@@ -80,7 +80,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// An unsigned or signed integer, or a float, of `width` bytes, as a row value.
-    fn value(&mut self, width: usize, stored: Stored) -> Result<u64, String> {
+    fn value(&mut self, width: usize, stored: Stored, base: IndexBase) -> Result<u64, String> {
         let b = self.take(width as u64, "a value")?;
         let mut w = [0u8; 8];
         if self.big {
@@ -93,10 +93,10 @@ impl<'a> Cursor<'a> {
         let raw = u64::from_le_bytes(w);
         let sign_extend = |bits: u32| ((raw << (64 - bits)) as i64) >> (64 - bits);
         match stored {
-            Stored::Unsigned => Ok(raw),
-            Stored::Signed => nonneg(sign_extend(8 * width as u32)),
-            Stored::Float if width == 4 => integral(f32::from_bits(raw as u32) as f64),
-            Stored::Float => integral(f64::from_bits(raw)),
+            Stored::Unsigned => base.unsigned(raw),
+            Stored::Signed => base.signed(sign_extend(8 * width as u32)),
+            Stored::Float if width == 4 => base.float(f32::from_bits(raw as u32) as f64),
+            Stored::Float => base.float(f64::from_bits(raw)),
         }
     }
 
@@ -137,7 +137,12 @@ fn integer_class(base: &str) -> Option<(usize, Stored)> {
 
 /// The rows of variable `var` (default `Q`, else the first numeric vector) of an Octave
 /// binary file.
-pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<u32>, FormatError> {
+pub(crate) fn parse(
+    path: &Path,
+    bytes: &[u8],
+    var: Option<&str>,
+    base: IndexBase,
+) -> Result<Vec<u32>, FormatError> {
     let fail =
         |d: String| FormatError::new(path, ErrorKind::Octave(format!("Octave binary file: {d}")));
     let mut c = Cursor {
@@ -176,12 +181,12 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
                 "variable {name} is of type {kind:?}: this reader reads only numeric arrays (double, single, integer classes) of Octave's binary format; save with -v7 or -text"
             ))
         };
-        let base = kind
+        let class = kind
             .strip_suffix(" matrix")
             .or_else(|| kind.strip_suffix(" scalar"))
             .unwrap_or(&kind);
         let scalar = kind.ends_with("scalar");
-        let (dims, element): (Vec<u64>, Option<(usize, Stored)>) = match base {
+        let (dims, element): (Vec<u64>, Option<(usize, Stored)>) = match class {
             "matrix" | "scalar" | "float" => {
                 let dims = if scalar {
                     vec![1, 1]
@@ -235,7 +240,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8], var: Option<&str>) -> Result<Vec<
         let mut rows = Vec::with_capacity(count as usize);
         for i in 1..=count {
             let v = c
-                .value(width, stored)
+                .value(width, stored, base)
                 .map_err(|e| fail(format!("{name}({i}) {e}")))?;
             rows.push(
                 u32::try_from(v)

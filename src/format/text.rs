@@ -2,7 +2,7 @@
 //! spaces, tabs or commas (as MATLAB's `dlmwrite`/`writematrix` and NumPy's `savetxt`
 //! write them); lines starting with `#` are comments. Meant for small boards.
 
-use super::{AtomicFile, ErrorKind, FormatError};
+use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -24,8 +24,17 @@ pub fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, FormatError> {
     })
 }
 
-/// Parses the row values of a text file.
+/// Parses the row values of a text file (1-based columns, 0 for an empty row).
 pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
+    parse_based(path, text, IndexBase::One)
+}
+
+/// Parses the row values of a text file numbered as `base` says.
+pub(crate) fn parse_based(
+    path: &Path,
+    text: &[u8],
+    base: IndexBase,
+) -> Result<Vec<u32>, FormatError> {
     let fail = |line, detail| FormatError::new(path, ErrorKind::Text { line, detail });
     let text = utf8(path, text)?;
     let mut rows = Vec::new();
@@ -38,7 +47,7 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
             .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
             .filter(|t| !t.is_empty())
         {
-            rows.push(parse_value(token).map_err(|d| fail(line_no, d))?);
+            rows.push(parse_value(token, base).map_err(|d| fail(line_no, d))?);
         }
     }
     if rows.is_empty() {
@@ -49,7 +58,18 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<Vec<u32>, FormatError> {
 
 /// One row value: a non-negative integer, also written as an integral float
 /// (`3`, `3.0`, `3.000000000000000000e+00`).
-pub(crate) fn parse_value(token: &str) -> Result<u32, String> {
+pub(crate) fn parse_value(token: &str, base: IndexBase) -> Result<u32, String> {
+    if base == IndexBase::Zero {
+        let v = match token.parse::<i64>() {
+            Ok(v) => base.signed(v),
+            Err(_) => match token.parse::<f64>() {
+                Ok(f) => base.float(f),
+                Err(_) => return Err(format!("{token:?} is not a number")),
+            },
+        }
+        .map_err(|e| format!("value {token} {e}"))?;
+        return u32::try_from(v).map_err(|_| format!("value {token} exceeds 4294967294"));
+    }
     if let Ok(v) = token.parse::<u64>() {
         return u32::try_from(v).map_err(|_| format!("value {token} exceeds 4294967295"));
     }
