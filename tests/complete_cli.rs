@@ -776,3 +776,24 @@ fn a_certificate_cnf_is_the_inputs_cnf() {
         std::fs::read(&direct).unwrap()
     );
 }
+
+/// A MAT answer's shape is said: one uint32 row vector Q, nothing else copied.
+#[test]
+fn a_mat_answer_says_what_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.mat");
+    let input = data("mat").join("scipy-double-row-v7.mat");
+    let (code, stdout, err) = run(&[
+        "complete",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("written as one uint32 1 x n row vector Q; the input's other variables"),
+        "{stdout}"
+    );
+}

@@ -185,6 +185,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let total = started.elapsed().as_secs_f64();
     let run = Finished {
         hint,
+        mat_output: args.output.is_some()
+            && matches!(format, OutputFormat::Mat { .. } | OutputFormat::Mat73)
+            && answer == Answer::Solved,
         answer: &answer,
         stats: &stats,
         seed,
@@ -222,6 +225,8 @@ struct Finished<'a> {
     solution: Option<&'a [u32]>,
     /// Advice about the input, shown under the answer.
     hint: Option<String>,
+    /// The solution went to a MAT file (whose shape is ours, not the input's).
+    mat_output: bool,
 }
 
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
@@ -282,6 +287,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         total,
         solution: _,
         hint: _,
+        mat_output: _,
     } = *run;
     CompleteRecord {
         versions: Versions::current(),
@@ -390,6 +396,12 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
         w,
         "  output        {seconds_output:>9.3} s  (seal, re-verify, write)"
     )?;
+    if run.mat_output {
+        wln!(
+            w,
+            "                written as one uint32 1 x n row vector Q; the input's other variables, class and orientation are not copied"
+        )?;
+    }
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     if let Some(b) = stats.peak_anonymous_bytes {
         wln!(
