@@ -1,7 +1,6 @@
 //! `nqueens count` through the binary.
 
-mod common;
-use common::run;
+use crate::common::run;
 use serde_json::Value;
 
 fn json_lines(out: &str) -> Vec<Value> {

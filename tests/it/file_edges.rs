@@ -3,8 +3,7 @@
 //! input is an error and not a signal, closed pipes end quietly, `-` is standard input and
 //! output, symbolic links are followed, and Octave and HDF5 files are read as written.
 
-mod common;
-use common::{data, listing, nqueens, run, write_raw_nqb};
+use crate::common::{data, listing, nqueens, run, write_raw_nqb};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -185,7 +184,7 @@ fn a_corrupt_nqb_file_is_never_laundered() {
     // k in the header changed (header resealed): the queen count no longer matches.
     let mut k = bytes.clone();
     k[24] ^= 0x01;
-    common::reseal_header(&mut k);
+    crate::common::reseal_header(&mut k);
     std::fs::write(d.join("k.nqb"), &k).unwrap();
     for (bad, needle) in [
         ("flipped.nqb", "payload checksum mismatch"),
@@ -885,7 +884,7 @@ fn a_memory_limit_is_an_error_not_an_abort() {
 /// a pseudo-terminal.
 #[test]
 fn binary_output_is_not_written_to_a_terminal() {
-    let (_master, slave) = common::pty();
+    let (_master, slave) = crate::common::pty();
     let k47 = data("grigoryan-n100-k47.txt");
     for args in [
         vec!["convert", s(&k47), "-", "--to", "nqb"],

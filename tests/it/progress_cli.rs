@@ -1,15 +1,14 @@
 //! Progress displays under a pseudo-terminal, the verify summary, --quiet and the global
 //! --threads, through the binary.
 
-mod common;
-use common::{nqueens, run};
+use crate::common::{nqueens, run};
 
 /// Runs nqueens with standard error on a pseudo-terminal (standard output a pipe) and the
 /// progress shown at once; returns (exit code, stdout, what the terminal received).
 #[cfg(unix)]
 fn run_on_terminal(args: &[&str]) -> (i32, String, String) {
     use std::io::Read;
-    let (master, slave) = common::pty();
+    let (master, slave) = crate::common::pty();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(args)
         .env("NQUEENS_PROGRESS_AFTER_MS", "0")

@@ -2,8 +2,7 @@
 //! (tools/make_npy_fixtures.py), bad ones refused in one line, and `.npy` written by
 //! convert, generate and complete read back.
 
-mod common;
-use common::{data, run};
+use crate::common::{data, run};
 
 fn npy(name: &str) -> String {
     data("npy").join(name).to_str().unwrap().to_string()

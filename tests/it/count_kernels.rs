@@ -2,8 +2,7 @@
 //! runs gives the OEIS counts; a count stopped by a signal resumes from its checkpoint to
 //! the exact total; checkpoints of other counts and damaged ones are refused.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-#[path = "../../src/oracle.rs"]
+#[path = "../../../src/oracle.rs"]
 pub mod oracle;
 
 use assert_cmd::Command;

@@ -3,7 +3,6 @@
 //! `sbatch` that runs the array and then the dependent merge, and the GNU parallel lines
 //! (Debian's `parallel`, which .ci/run installs).
 
-mod common;
 use std::path::Path;
 use std::process::Command;
 

@@ -1,7 +1,6 @@
 //! `nqueens complete` and `generate solution --random` end to end through the binary.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 fn read_rows(path: &Path) -> Vec<u32> {
@@ -11,7 +10,7 @@ fn read_rows(path: &Path) -> Vec<u32> {
         .unwrap()
 }
 
-use common::oracle::{completable, free_cell};
+use crate::common::oracle::{completable, free_cell};
 
 #[test]
 fn reference_examples_come_out_as_documented() {

@@ -3,8 +3,7 @@
 //! (`cadical`, which .ci/run installs) confirms unsatisfiable, and UNKNOWN under a time
 //! limit with the nodes searched.
 
-mod common;
-use common::{data, run, run_env};
+use crate::common::{data, run, run_env};
 use std::path::{Path, PathBuf};
 
 fn s(p: &Path) -> &str {

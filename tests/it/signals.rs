@@ -2,8 +2,7 @@
 //! output or temporary file behind.
 #![cfg(unix)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::time::Duration;
 
 const N: &str = "10000000";

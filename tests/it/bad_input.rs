@@ -1,8 +1,7 @@
 //! Every kind of bad input gets one line naming the file and the problem, exit code 2,
 //! no panic, the input untouched and no output file left behind.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 /// Runs `verify` and `info` on `path` and checks the error contract; returns the message.

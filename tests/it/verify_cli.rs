@@ -1,7 +1,6 @@
 //! `verify`, `info` and `generate` end to end on real files.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn reference_examples() {

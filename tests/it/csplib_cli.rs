@@ -3,8 +3,7 @@
 //! the fixtures and counted their solutions independently), and DIMACS CNF round trips
 //! through a real SAT solver (`cadical`, which .ci/run installs).
 
-mod common;
-use common::{data, listing, run};
+use crate::common::{data, listing, run};
 use std::path::Path;
 
 /// The excluded diagonals of an instance file, read here without the library: the list
@@ -53,7 +52,7 @@ fn assert_solves(q: &[u64], m: u64, excluded: &[(u64, u64)]) {
         );
     }
     let rows: Vec<u32> = q.iter().map(|&c| c as u32).collect();
-    assert!(common::oracle::is_solution(&rows), "{rows:?}");
+    assert!(crate::common::oracle::is_solution(&rows), "{rows:?}");
 }
 
 fn instances() -> Vec<(std::path::PathBuf, u64)> {

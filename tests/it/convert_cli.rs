@@ -1,8 +1,7 @@
 //! `nqueens convert` and MAT input through the binary, on fixtures from real writers
 //! (tools/make_mat_fixtures.py: scipy.io.savemat, hand-built big-endian and broken files).
 
-mod common;
-use common::{data, listing, run};
+use crate::common::{data, listing, run};
 
 fn rows_of(path: &std::path::Path) -> Vec<u64> {
     std::fs::read_to_string(path)
@@ -182,7 +181,7 @@ fn bad_mat_files_get_one_line_errors() {
 fn a_value_above_n_is_invalid_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let nqb = dir.path().join("big.nqb");
-    common::write_raw_nqb(&nqb, 3, &[1, 9, 0]);
+    crate::common::write_raw_nqb(&nqb, 3, &[1, 9, 0]);
     let txt = dir.path().join("big.txt");
     std::fs::write(&txt, "1\n9\n0\n").unwrap();
     for input in [

@@ -1,8 +1,7 @@
 //! Every JSON object the binary prints, in every shape it takes, against the committed
 //! schema of its kind (formats/schemas/), with the version fields and string seeds.
 
-mod common;
-use common::{data, run};
+use crate::common::{data, run};
 use serde_json::Value;
 
 /// The committed schema `name`.
