@@ -33,4 +33,5 @@ mod oracle;
 pub mod progress;
 pub mod publish;
 pub(crate) mod rng;
+pub mod stop;
 pub mod verify;

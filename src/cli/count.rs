@@ -10,7 +10,6 @@ use nqueens::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 use std::time::Instant;
 
@@ -385,7 +384,13 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
     let state = Mutex::new(before.clone());
     let last_save = Mutex::new(Instant::now());
     let failed: Mutex<Option<CheckpointError>> = Mutex::new(None);
-    let signal = path.map(|_| super::interrupt_flag());
+    // Ctrl-C and signals end the count through the flag (saving the checkpoint first);
+    // so does a checkpoint that cannot be saved, which raises it itself.
+    let flag = match path {
+        Some(_) => super::interrupt_flag(),
+        None => Default::default(),
+    };
+    let stop = nqueens::stop::Stop::new(None, Some(flag));
     let every = Duration::from_secs_f64(args.checkpoint_every);
     let skip = |i: usize| before.is_done(i);
     let counted = |i: usize, value: u64| {
@@ -400,13 +405,10 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .get_or_insert(e);
+                stop.raise();
             }
             *last = Instant::now();
         }
-    };
-    let stop = || {
-        signal.as_ref().is_some_and(|s| s.load(Ordering::SeqCst))
-            || failed.lock().unwrap_or_else(|e| e.into_inner()).is_some()
     };
     let hooks = Hooks {
         skip: &skip,

@@ -38,11 +38,12 @@ use crate::format::nqb::row_store::RowStore;
 use crate::format::{FormatError, Input};
 use crate::progress::{Stage, meter};
 use crate::rng::Rng;
+use crate::stop::Stop;
 use crate::verify::{Requirements, verify_mark_and_copy};
 use serde::Serialize;
 use state::BoardState;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// Inputs with at most this many free rows (or the end game's size, if larger) are decided
@@ -222,27 +223,16 @@ impl Stats {
     }
 }
 
-struct Stop<'a> {
-    deadline: Option<Instant>,
-    interrupt: &'a AtomicBool,
-}
-
-impl Stop<'_> {
-    fn now(&self) -> bool {
-        self.interrupt.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-
-    /// Why the run stopped, with `during`, where it stood.
-    fn stopped(&self, limit: Option<Duration>, during: &str) -> Stopped {
-        let reason = if self.interrupt.load(Ordering::Relaxed) {
-            StopReason::Interrupted
-        } else {
-            StopReason::TimeLimit(limit.unwrap_or_default())
-        };
-        Stopped {
-            reason,
-            during: during.to_string(),
-        }
+/// Why `stop` ended the run, with `during`, where it stood.
+fn stopped(stop: &Stop, limit: Option<Duration>, during: &str) -> Stopped {
+    let reason = if stop.raised() {
+        StopReason::Interrupted
+    } else {
+        StopReason::TimeLimit(limit.unwrap_or_default())
+    };
+    Stopped {
+        reason,
+        during: during.to_string(),
     }
 }
 
@@ -311,10 +301,10 @@ pub(crate) fn complete(
     mut stats: Stats,
     opts: &Options,
 ) -> Result<Completion, FormatError> {
-    let stop = Stop {
-        deadline: opts.time_limit.map(|t| opts.since + t),
-        interrupt: &opts.interrupt,
-    };
+    let stop = Stop::new(
+        opts.time_limit.map(|t| opts.since + t),
+        Some(opts.interrupt.clone()),
+    );
     let answer = engine(input, &mut state, &mut stats, opts, &stop)?;
     meter().set_free_rows(state.free());
     stats.sample_memory(crate::memory::anonymous_rss());
@@ -343,7 +333,7 @@ fn engine(
     if m0 == 0 {
         return Ok(Answer::Solved);
     }
-    let unknown = |what: String| Answer::Unknown(stop.stopped(opts.time_limit, &what));
+    let unknown = |what: String| Answer::Unknown(stopped(stop, opts.time_limit, &what));
     let (l2, l3) = stats.levels;
     // Few free rows: the exact search of the input decides.
     if m0 <= EXACT_FIRST.max(l3) {
@@ -352,7 +342,7 @@ fn engine(
             Err(cert) => return Ok(Answer::Infeasible(cert)),
         };
         let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
-            exact::first(&res, opts.seed, &|| stop.now())
+            exact::first(&res, opts.seed, stop)
         });
         stats.add_search(counts);
         return Ok(match settle(state, res.extent(), stats, outcome, counts) {
@@ -424,7 +414,7 @@ fn engine(
         }
         let before = state.free();
         let rounds = timed(Stage::Pairing, &mut stats.pairing, || {
-            pairing::pair_rounds(state, opts.seed, restart, l2, PAIRING_STALL, &|| stop.now())
+            pairing::pair_rounds(state, opts.seed, restart, l2, PAIRING_STALL, stop)
         });
         stats.pairing.placed += before - state.free();
         for r in &rounds {
@@ -507,7 +497,7 @@ fn repair_phase(
             guided: restart > 0 || rows.len() <= exact::MAX_FREE,
         };
         let rng = Rng::seeded(seed, &[5, restart]);
-        repair::repair(state, rows, rng, effort, &|| stop.now(), &report)
+        repair::repair(state, rows, rng, effort, stop, &report)
     });
     meter().set_conflicts(0);
     match outcome {
@@ -583,10 +573,9 @@ fn end_games(
         meter().set_free_rows(state.free());
         let res = timed(Stage::Endgame, &mut stats.endgame, || state.residual());
         if res.size() <= exact::MAX_FREE {
-            let stop_now = || stop.now();
             let limits = exact::Limits {
                 max_nodes: 2000 + 20 * res.size() as u64,
-                stop: &stop_now,
+                stop,
             };
             let seed = rng.next_u64();
             let (outcome, counts) = timed_part(Stage::Endgame, &mut stats.endgame, || {
@@ -620,11 +609,7 @@ fn exact(
     if res.size() > exact::MAX_FREE {
         return None;
     }
-    let stop_now = || stop.now();
-    let limits = exact::Limits {
-        max_nodes,
-        stop: &stop_now,
-    };
+    let limits = exact::Limits { max_nodes, stop };
     let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
         exact::first_sequential(res, opts.seed, limits)
     });
@@ -644,11 +629,7 @@ fn wide(
 ) -> Option<Answer> {
     let _ = opts;
     let (rows, cols) = state.free_rows_and_columns();
-    let stop_now = || stop.now();
-    let limits = exact::Limits {
-        max_nodes,
-        stop: &stop_now,
-    };
+    let limits = exact::Limits { max_nodes, stop };
     let lines = &state.lines;
     let free = |i: u64, j: u64| lines.diagonals_free(i, j);
     let (outcome, counts, cells) = timed(Stage::Exact, &mut stats.exact, || {

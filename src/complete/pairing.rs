@@ -64,11 +64,11 @@ pub(crate) fn pair_rounds(
     restart: u64,
     target: u64,
     stall: u64,
-    stop: &dyn Fn() -> bool,
+    stop: &crate::stop::Stop,
 ) -> Vec<Round> {
     let mut rounds = Vec::new();
     let mut lists: Option<(Vec<u32>, Vec<u32>)> = None;
-    while state.free() > target && !stop() {
+    while state.free() > target && !stop.now() {
         let free_before = state.free();
         // Each restart's rounds get their own streams: (restart, round) names a round.
         let round = (restart << 32) | rounds.len() as u64;
@@ -109,7 +109,7 @@ pub(crate) fn pair_rounds(
     }
     // Stopped (time limit, Ctrl-C): the run ends UNKNOWN and its board is dropped, so the
     // queens still pending are not worth sorting and writing (seconds at n = 1e9).
-    if !stop() {
+    if !stop.now() {
         state.write_pending();
     }
     rounds
@@ -163,7 +163,7 @@ fn list_round(
     cols: &[u32],
     seed: u64,
     round: u64,
-    stop: &dyn Fn() -> bool,
+    stop: &crate::stop::Stop,
 ) {
     let c = chunk_size(rows.len() as u64, state.n) as usize;
     let slice = |v: &[u32], t: usize| v[t * c..((t + 1) * c).min(v.len())].to_vec();
@@ -189,7 +189,7 @@ fn run_chunks(
     chunks: usize,
     seed: u64,
     round: u64,
-    stop: &dyn Fn() -> bool,
+    stop: &crate::stop::Stop,
     gather: impl Fn(&Bitmap, &Bitmap, usize, usize) -> (Vec<u32>, Vec<u32>) + Sync,
 ) {
     let pi = chunk_permutation(chunks, seed, round);
@@ -220,7 +220,7 @@ fn run_chunks(
     };
     let mut placed = Vec::new();
     for first in (0..chunks).step_by(batch) {
-        if stop() {
+        if stop.now() {
             return;
         }
         let current = std::mem::take(&mut next);
@@ -251,7 +251,7 @@ fn chunk_starts(bits: &Bitmap, n: u64, chunk: u64) -> Vec<u64> {
     starts
 }
 
-fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &dyn Fn() -> bool) {
+fn pairing_round(state: &mut BoardState, seed: u64, round: u64, stop: &crate::stop::Stop) {
     let n = state.n;
     let chunk = chunk_size(state.free(), n);
     let rows = || chunk_starts(&state.taken_rows, n, chunk);

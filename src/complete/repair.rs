@@ -237,7 +237,7 @@ pub(crate) fn repair(
     free_rows: &[u32],
     mut rng: Rng,
     effort: Effort,
-    stop: &dyn Fn() -> bool,
+    stop: &crate::stop::Stop,
     report: &dyn Fn(u64),
 ) -> Result<Repaired, Unrepaired> {
     state.write_pending();
@@ -521,7 +521,7 @@ fn search(
     Effort {
         max_moves, stall, ..
     }: Effort,
-    stop: &dyn Fn() -> bool,
+    stop: &crate::stop::Stop,
     report: &dyn Fn(u64),
 ) -> Result<u64, Unrepaired> {
     let m = a.rows.len();
@@ -538,7 +538,7 @@ fn search(
     let mut moves = 0u64;
     let mut at_fewest = 0u64;
     while a.conflicts > 0 {
-        if moves >= max_moves || (moves & 1023 == 0 && stop()) {
+        if moves >= max_moves || (moves & 1023 == 0 && stop.now()) {
             return Err(Unrepaired {
                 conflicts: a.conflicts,
                 best: fewest,

@@ -105,7 +105,7 @@ fn repaired(q: &[u32], seed: u64) -> (Result<repair::Repaired, repair::Unrepaire
         &free,
         crate::rng::Rng::seeded(seed, &[5]),
         effort,
-        &|| false,
+        &crate::stop::Stop::never(),
         &|_| {},
     );
     (outcome, state)
@@ -180,7 +180,14 @@ fn repair_after_pairing_keeps_the_board_consistent() {
         .collect();
     let mut state = state_of(&q);
     let mark = state.mark();
-    pairing::pair_rounds(&mut state, 1, 0, 0, PAIRING_STALL, &|| false);
+    pairing::pair_rounds(
+        &mut state,
+        1,
+        0,
+        0,
+        PAIRING_STALL,
+        &crate::stop::Stop::never(),
+    );
     let free = {
         let mut f = state.placed_since(mark);
         state.for_each_free_row(|i| {
@@ -201,7 +208,7 @@ fn repair_after_pairing_keeps_the_board_consistent() {
         &free,
         crate::rng::Rng::seeded(1, &[5]),
         tiny,
-        &|| false,
+        &crate::stop::Stop::never(),
         &|_| {},
     );
     assert!(outcome.is_err());
@@ -267,7 +274,7 @@ fn the_wide_search_completes_tight_residuals() {
         );
         let limits = exact::Limits {
             max_nodes: 4 * rows.len() as u64,
-            stop: &|| false,
+            stop: &crate::stop::Stop::never(),
         };
         let free = |i: u64, j: u64| state.lines.diagonals_free(i, j);
         let (outcome, _, _) = exact::wide::first(n, &rows, &cols, &free, limits).unwrap();

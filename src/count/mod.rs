@@ -350,7 +350,7 @@ fn free_rows_only(p: &Problem, shard: Shard) -> Tally {
         .map(|&(r, c)| (r as u64 + 1, c as u64 + 1))
         .collect();
     let res = crate::exact::Residual::from_queens(p.n as u64, &queens);
-    let done = crate::exact::count(&res, &|i| shard.takes(i), &|| false);
+    let done = crate::exact::count(&res, &|i| shard.takes(i), &crate::stop::Stop::never());
     let count = done.completions.expect("never stopped");
     tally(BigUint::from(count), None, Method::Residual, done.items)
 }

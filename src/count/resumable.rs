@@ -20,7 +20,7 @@ pub struct Hooks<'a> {
     /// Called with each item counted and its value.
     pub counted: &'a (dyn Fn(usize, u64) + Sync),
     /// Asked before each item: `true` stops the count (items under way finish).
-    pub stop: &'a (dyn Fn() -> bool + Sync),
+    pub stop: &'a crate::stop::Stop,
 }
 
 fn never(_: usize) -> bool {
@@ -29,9 +29,9 @@ fn never(_: usize) -> bool {
 
 fn ignore(_: usize, _: u64) {}
 
-fn go_on() -> bool {
-    false
-}
+/// A stop that never comes.
+static NEVER: std::sync::LazyLock<crate::stop::Stop> =
+    std::sync::LazyLock::new(crate::stop::Stop::never);
 
 impl Hooks<'static> {
     /// Count everything, report nothing.
@@ -39,7 +39,7 @@ impl Hooks<'static> {
         Hooks {
             skip: &never,
             counted: &ignore,
-            stop: &go_on,
+            stop: &NEVER,
         }
     }
 }
@@ -105,7 +105,7 @@ impl ItemCount {
             .into_par_iter()
             .filter(|&i| self.takes(i) && !(hooks.skip)(i))
             .map_init(halves::Scratch::default, |scratch, i| {
-                if stopped.load(Ordering::Relaxed) || (hooks.stop)() {
+                if stopped.load(Ordering::Relaxed) || hooks.stop.now() {
                     stopped.store(true, Ordering::Relaxed);
                     return 0;
                 }
@@ -153,8 +153,13 @@ mod tests {
             let started = AtomicUsize::new(0);
             let before = saved.lock().unwrap().clone();
             let skip = |i: usize| before.is_done(i);
-            let counted = |i: usize, v: u64| saved.lock().unwrap().record(i, v);
-            let stop = || started.fetch_add(1, Ordering::SeqCst) >= stop_after;
+            let stop = crate::stop::Stop::new(None, Some(Default::default()));
+            let counted = |i: usize, v: u64| {
+                saved.lock().unwrap().record(i, v);
+                if started.fetch_add(1, Ordering::SeqCst) + 1 >= stop_after {
+                    stop.raise();
+                }
+            };
             let hooks = Hooks {
                 skip: &skip,
                 counted: &counted,

@@ -71,7 +71,7 @@ pub(crate) struct Limits<'a> {
     /// Placements (nodes) allowed.
     pub max_nodes: u64,
     /// Polled every thousand nodes or so; the search stops when it returns true.
-    pub stop: &'a (dyn Fn() -> bool + Sync),
+    pub stop: &'a crate::stop::Stop,
 }
 
 /// Runs `$body` with `$B` the narrowest word set holding `$m` members.
@@ -142,11 +142,7 @@ fn solved<B: Bits>(board: &Board<B>, path: &[(u16, u16)]) -> Outcome {
 /// `stop` says so. The solution is the first one the sequential search (ties broken in the
 /// order `seed` gives) would find, whatever the thread count; an exhausted search counts
 /// the same nodes as the sequential one.
-pub(crate) fn first(
-    res: &Residual,
-    seed: u64,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> (Outcome, Counts) {
+pub(crate) fn first(res: &Residual, seed: u64, stop: &crate::stop::Stop) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
         let board = board::<B>(res, Some(seed), u64::MAX);
         let shared = Shared::new(&board, stop, 1);
@@ -184,7 +180,7 @@ const COUNT_ITEMS: usize = 256;
 pub(crate) fn count(
     res: &Residual,
     take: &(dyn Fn(usize) -> bool + Sync),
-    stop: &(dyn Fn() -> bool + Sync),
+    stop: &crate::stop::Stop,
 ) -> Count {
     with_width!(res.size(), B => {
         let board = board::<B>(res, None, u64::MAX);
@@ -211,11 +207,7 @@ pub(crate) fn count(
 /// The subtrees at the first branch levels of `board`'s search, deepened until there are at
 /// least `at_least` (or the tree ends), in search order. Solutions met above the split
 /// level are items of their own (a complete path), counted when their item runs.
-fn split<B: Bits>(
-    board: &Board<B>,
-    at_least: usize,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<Item> {
+fn split<B: Bits>(board: &Board<B>, at_least: usize, stop: &crate::stop::Stop) -> Vec<Item> {
     let mut items = vec![Item::default()];
     for depth in 1..=board.size() {
         if items.len() >= at_least {
@@ -236,7 +228,7 @@ fn split<B: Bits>(
 /// What the workers of one parallel search share.
 struct Shared<'a, B> {
     board: &'a Board<B>,
-    stop: &'a (dyn Fn() -> bool + Sync),
+    stop: &'a crate::stop::Stop,
     want: u64,
     /// The first solution so far in search order (first-solution mode).
     best: Mutex<Option<search::Found>>,
@@ -247,7 +239,7 @@ struct Shared<'a, B> {
 }
 
 impl<'a, B: Bits> Shared<'a, B> {
-    fn new(board: &'a Board<B>, stop: &'a (dyn Fn() -> bool + Sync), want: u64) -> Self {
+    fn new(board: &'a Board<B>, stop: &'a crate::stop::Stop, want: u64) -> Self {
         Shared {
             board,
             stop,

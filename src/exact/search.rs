@@ -225,7 +225,7 @@ pub(crate) struct Search<'a, B> {
     alts: Vec<(u16, u16)>,
     mode: Mode,
     poll: u32,
-    stop: &'a (dyn Fn() -> bool + Sync),
+    stop: &'a crate::stop::Stop,
     /// Placements made (branches and forced), the unit of the budget.
     pub nodes: u64,
     /// Branch placements only.
@@ -277,7 +277,7 @@ impl<'a, B: Bits> Search<'a, B> {
         board: &'a Board<B>,
         item: &Item,
         mode: Mode,
-        stop: &'a (dyn Fn() -> bool + Sync),
+        stop: &'a crate::stop::Stop,
     ) -> Search<'a, B> {
         let m = board.m;
         let mut levels = board.start.clone();
@@ -424,7 +424,7 @@ impl<'a, B: Bits> Search<'a, B> {
         self.poll -= 1;
         if self.poll == 0 {
             self.poll = POLL;
-            if (self.stop)() {
+            if self.stop.now() {
                 return Entry::Stopped;
             }
         }

@@ -95,7 +95,8 @@ fn instance() -> impl Strategy<Value = (Vec<u64>, Vec<u64>, Vec<bool>)> {
     })
 }
 
-const NEVER: &(dyn Fn() -> bool + Sync) = &|| false;
+static NEVER: std::sync::LazyLock<crate::stop::Stop> =
+    std::sync::LazyLock::new(crate::stop::Stop::never);
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
@@ -104,11 +105,11 @@ proptest! {
     fn agrees_with_brute_force((rows, cols, free) in instance(), seed in any::<u64>()) {
         let res = residual(&rows, &cols, &free);
         let all = brute(&rows, &cols, &free);
-        let counted = count(&res, &|_| true, NEVER);
+        let counted = count(&res, &|_| true, &NEVER);
         prop_assert_eq!(counted.completions, Some(all.len() as u64));
-        let limits = Limits { max_nodes: u64::MAX, stop: NEVER };
+        let limits = Limits { max_nodes: u64::MAX, stop: &NEVER };
         let (seq, seq_counts) = first_sequential(&res, seed, limits);
-        let (par, par_counts) = first(&res, seed, NEVER);
+        let (par, par_counts) = first(&res, seed, &NEVER);
         prop_assert_eq!(&seq, &par);
         match seq {
             Outcome::Solved(cells) => prop_assert!(is_completion(&rows, &cols, &free, &cells)),
@@ -126,9 +127,9 @@ proptest! {
     #[test]
     fn shards_add_up((rows, cols, free) in instance()) {
         let res = residual(&rows, &cols, &free);
-        let whole = count(&res, &|_| true, NEVER).completions;
-        let even = count(&res, &|i| i % 2 == 0, NEVER).completions.unwrap();
-        let odd = count(&res, &|i| i % 2 == 1, NEVER).completions.unwrap();
+        let whole = count(&res, &|_| true, &NEVER).completions;
+        let even = count(&res, &|i| i % 2 == 0, &NEVER).completions.unwrap();
+        let odd = count(&res, &|i| i % 2 == 1, &NEVER).completions.unwrap();
         prop_assert_eq!(whole, Some(even + odd));
     }
 }
@@ -143,7 +144,7 @@ const QUEENS: [u64; 14] = [1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 
 #[test]
 fn counts_the_empty_boards() {
     for n in 1..=12u64 {
-        let c = count(&empty_board(n), &|_| true, NEVER);
+        let c = count(&empty_board(n), &|_| true, &NEVER);
         assert_eq!(c.completions, Some(QUEENS[n as usize]), "n = {n}");
     }
 }
@@ -162,13 +163,13 @@ fn the_answer_does_not_depend_on_the_thread_count() {
     // Big enough to be split into many work items.
     for (n, seed) in [(14u64, 1u64), (16, 2), (17, 3)] {
         let res = empty_board(n);
-        let one = with_threads(1, || first(&res, seed, NEVER).0);
+        let one = with_threads(1, || first(&res, seed, &NEVER).0);
         for threads in [2, 3, 8] {
-            assert_eq!(with_threads(threads, || first(&res, seed, NEVER).0), one);
+            assert_eq!(with_threads(threads, || first(&res, seed, &NEVER).0), one);
         }
         let limits = Limits {
             max_nodes: u64::MAX,
-            stop: NEVER,
+            stop: &NEVER,
         };
         assert_eq!(first_sequential(&res, seed, limits).0, one);
     }
@@ -178,8 +179,8 @@ fn the_answer_does_not_depend_on_the_thread_count() {
         (1..=9).collect(),
         |i, j| !(i <= 3 && j > 6),
     );
-    let a = with_threads(1, || count(&res, &|_| true, NEVER));
-    let b = with_threads(4, || count(&res, &|_| true, NEVER));
+    let a = with_threads(1, || count(&res, &|_| true, &NEVER));
+    let b = with_threads(4, || count(&res, &|_| true, &NEVER));
     assert_eq!(a.completions, b.completions);
     assert_eq!(a.counts, b.counts);
 }
@@ -187,7 +188,7 @@ fn the_answer_does_not_depend_on_the_thread_count() {
 #[test]
 fn a_large_count_splits_into_items_and_agrees() {
     let res = empty_board(13);
-    let c = count(&res, &|_| true, NEVER);
+    let c = count(&res, &|_| true, &NEVER);
     assert_eq!(c.completions, Some(73712));
     assert!(c.items >= COUNT_ITEMS);
 }
@@ -199,7 +200,7 @@ fn wide_residuals_use_wider_words_and_agree() {
         let res = Residual::build((1..=m).collect(), (1..=m).collect(), |_, _| true);
         let limits = Limits {
             max_nodes: 1_000_000,
-            stop: NEVER,
+            stop: &NEVER,
         };
         match first_sequential(&res, 7, limits).0 {
             Outcome::Solved(cells) => {
@@ -217,14 +218,15 @@ fn a_node_limit_stops_and_the_stop_function_is_obeyed() {
     let res = empty_board(30);
     let limits = Limits {
         max_nodes: 3,
-        stop: NEVER,
+        stop: &NEVER,
     };
     assert_eq!(first_sequential(&res, 1, limits).0, Outcome::Stopped);
-    let always: &(dyn Fn() -> bool + Sync) = &|| true;
+    let always = crate::stop::Stop::new(None, Some(Default::default()));
+    always.raise();
     // 2 rows cannot be completed: exhausted before any poll.
-    assert_eq!(first(&empty_board(2), 1, always).0, Outcome::Exhausted);
+    assert_eq!(first(&empty_board(2), 1, &always).0, Outcome::Exhausted);
     let mut nodes = 0;
-    let stopped = first(&empty_board(60), 1, &|| true);
+    let stopped = first(&empty_board(60), 1, &always);
     if let (Outcome::Stopped, c) = stopped {
         nodes = c.nodes;
     }
@@ -242,7 +244,7 @@ fn wide_first(rows: &[u64], cols: &[u64], free: &[bool]) -> Outcome {
     };
     let limits = Limits {
         max_nodes: u64::MAX,
-        stop: &|| false,
+        stop: &crate::stop::Stop::never(),
     };
     wide::first(n, rows, cols, &is_free, limits).unwrap().0
 }

@@ -331,7 +331,7 @@ pub(crate) fn first(
                 w.adjust(k, c, true, &mut forced);
             }
         }
-        if k & 255 == 0 && (limits.stop)() {
+        if k & 255 == 0 && limits.stop.now() {
             return Some((Outcome::Stopped, Counts::default(), 0));
         }
     }
@@ -369,7 +369,7 @@ pub(crate) fn first(
     // up a level.
     let mut descend = true;
     loop {
-        if w.nodes >= limits.max_nodes || (w.decisions & 63 == 0 && (limits.stop)()) {
+        if w.nodes >= limits.max_nodes || (w.decisions & 63 == 0 && limits.stop.now()) {
             return Some((Outcome::Stopped, counts(&w), cells));
         }
         if descend {
