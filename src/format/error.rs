@@ -25,7 +25,7 @@ impl FormatError {
 }
 
 /// What can be wrong with an input or output file (named `ErrorKind` after
-/// `std::io::ErrorKind`, and so as not to collide with [`crate::count::Problem`]).
+/// `std::io::ErrorKind`, and so as not to collide with the count module's `Problem`).
 #[derive(Debug, thiserror::Error)]
 pub enum ErrorKind {
     /// The file could not be opened (missing, no permission, ...).
