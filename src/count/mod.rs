@@ -13,7 +13,7 @@
 //! is made of work items a caller can watch, stop and resume ([`resumable`], saved by
 //! `count --checkpoint` as a [`checkpoint`]). Regular queens on a large board with few free
 //! rows go to the exact engine over its residual (`crate::exact`), the one `complete` uses.
-//! The results of the shards of a count are added up by [`crate::publish::merge`]. `count --algorithm
+//! The results of the shards of a count are added up by `publish::merge` (a layer above). `count --algorithm
 //! basic` is the plain bitmask backtracker ([`count_queens_basic`]), kept as the baseline
 //! the engines are measured against; tests compare every engine with the slow obvious
 //! counter in `oracle`.
