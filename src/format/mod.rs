@@ -86,14 +86,15 @@ impl IndexBase {
 /// (`vectors`, name and rows) and every variable's name (`names`): `var` when given, else
 /// `Q`, else the only vector; otherwise why none, as a message.
 fn choose_vector(
-    vectors: Vec<(String, Vec<u32>)>,
+    mut vectors: Vec<(String, Vec<u32>)>,
     names: &[String],
     var: Option<&str>,
 ) -> Result<Vec<u32>, String> {
     let holds = || names.join(", ");
     let wanted = var.unwrap_or("Q");
-    if let Some((_, rows)) = vectors.iter().find(|(n, _)| n == wanted) {
-        return Ok(rows.clone());
+    // Moved out, not copied: a vector may hold a billion rows.
+    if let Some(i) = vectors.iter().position(|(n, _)| n == wanted) {
+        return Ok(vectors.swap_remove(i).1);
     }
     if let Some(v) = var {
         return Err(format!(
@@ -101,12 +102,11 @@ fn choose_vector(
             holds()
         ));
     }
-    match vectors.as_slice() {
-        [(_, rows)] => Ok(rows.clone()),
-        [] => Err(format!("no numeric vector; the file holds: {}", holds())),
+    match vectors.len() {
+        1 => Ok(vectors.swap_remove(0).1),
+        0 => Err(format!("no numeric vector; the file holds: {}", holds())),
         more => Err(format!(
-            "{} numeric vectors, choose one with --var; the file holds: {}",
-            more.len(),
+            "{more} numeric vectors, choose one with --var; the file holds: {}",
             holds()
         )),
     }
