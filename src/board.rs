@@ -186,6 +186,18 @@ impl Bitmap {
         self.words[(i >> 6) as usize] & (1 << (i & 63)) != 0
     }
 
+    /// Bits `from .. from + 64` (bit `from` lowest; bits past the end read as clear).
+    #[inline]
+    pub(crate) fn bits64(&self, from: u64) -> u64 {
+        let (w, s) = ((from >> 6) as usize, from & 63);
+        let low = self.words.get(w).copied().unwrap_or(0) >> s;
+        if s == 0 {
+            low
+        } else {
+            low | self.words.get(w + 1).copied().unwrap_or(0) << (64 - s)
+        }
+    }
+
     /// Sets bit `i`.
     #[inline]
     pub(crate) fn set(&mut self, i: u64) {

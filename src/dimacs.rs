@@ -59,7 +59,7 @@ fn residual_of(input: &Input) -> Result<Residual, DimacsError> {
             input.path().to_path_buf(),
             Box::new(report),
         )),
-        Prepared::Ready(state, _) => {
+        Prepared::Ready(state, ..) => {
             let free = state.free();
             if free > MAX_FREE_ROWS as u64 {
                 return Err(FormatError::new(
@@ -299,6 +299,7 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
         Requirements {
             complete: true,
             base: Some(base),
+            kept: None,
         },
     )?;
     if let Some(why) = report.first_problem() {

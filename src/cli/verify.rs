@@ -51,10 +51,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let Some(b) = &base {
         b.check_integrity()?;
     }
-    let req = Requirements {
-        complete: args.require_complete,
-        base: base.as_ref(),
-    };
+    let mut req = Requirements::default();
+    req.complete = args.require_complete;
+    req.base = base.as_ref();
     let files = args.files.len();
     let mut tally = Tally::default();
     let mut report = |path: &Path, result: Result<Report, FormatError>| -> Result<(), Error> {

@@ -11,7 +11,7 @@ use crate::format::nqb::row_store::RowStore;
 use crate::format::{
     AtomicFile, Destination, Encoding, ErrorKind, FormatError, Input, OutputFormat, RowWriter,
 };
-use crate::verify::{Report, Requirements, Verdict, verify};
+use crate::verify::{KeptQueens, Report, Requirements, Verdict, verify};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -88,9 +88,9 @@ pub fn run_job(
             (store, scratch.path().to_path_buf())
         }
     };
-    let (state, stats) = match prepare(input, store)? {
+    let (state, stats, kept) = match prepare(input, store)? {
         Prepared::Invalid(report) => return Ok(JobOutcome::Invalid(report)),
-        Prepared::Ready(state, stats) => (state, stats),
+        Prepared::Ready(state, stats, kept) => (state, stats, kept),
     };
     let Completion {
         answer,
@@ -112,7 +112,7 @@ pub fn run_job(
         drop(state);
         match (output, published) {
             (Some(_), Some(file)) => {
-                check_solution(file.temp_path(), input)?;
+                check_solution(file.temp_path(), &kept)?;
                 file.commit()?;
             }
             (Some((dest, format)), None) => {
@@ -134,11 +134,11 @@ pub fn run_job(
                     let solved = open_own(&store_path)?;
                     RowWriter::copy(&solved, dest, format)?
                 };
-                check_solution(file.temp_path(), input)?;
+                check_solution(file.temp_path(), &kept)?;
                 file.commit()?;
             }
             (None, _) => {
-                check_solution(&store_path, input)?;
+                check_solution(&store_path, &kept)?;
                 if n <= KEPT_ROWS {
                     solution = Some(open_own(&store_path)?.to_vec()?);
                 }
@@ -165,18 +165,17 @@ fn open_own(path: &Path) -> Result<Input, FormatError> {
     Input::open_with(path, &opts)
 }
 
-/// Reads `path` back and checks that it is a full solution keeping every queen of `base`.
-fn check_solution(path: &Path, base: &Input) -> Result<(), JobError> {
+/// Reads `path` back and checks that it is a full solution keeping every queen of the
+/// input, by their digest: the input is not read again (a deflated MAT file took longer
+/// to decode again than the rest of the output phase).
+fn check_solution(path: &Path, kept: &KeptQueens) -> Result<(), JobError> {
     let written = open_own(path)?;
-    let base = match base {
-        Input::Empty { .. } => None,
-        other => Some(other),
-    };
     let report = verify(
         &written,
         Requirements {
             complete: true,
-            base,
+            base: None,
+            kept: Some(kept),
         },
     )?;
     if report.verdict != Verdict::Solution {

@@ -39,7 +39,7 @@ use crate::format::{FormatError, Input};
 use crate::progress::{Stage, meter};
 use crate::rng::Rng;
 use crate::stop::Stop;
-use crate::verify::{Requirements, verify_mark_and_copy};
+use crate::verify::{KeptQueens, Requirements, verify_mark_and_copy};
 use serde::Serialize;
 use state::BoardState;
 use std::sync::Arc;
@@ -266,8 +266,9 @@ pub(crate) struct Completion {
 // Made once per run and matched at once: boxing the large variant would buy nothing.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Prepared {
-    /// A valid composition, loaded into the row store, ready for [`complete`].
-    Ready(BoardState, Stats),
+    /// A valid composition, loaded into the row store, ready for [`complete`], with its
+    /// queens as a solution must keep them.
+    Ready(BoardState, Stats, KeptQueens),
     /// Not a valid composition: the verifier's report.
     Invalid(crate::verify::Report),
 }
@@ -290,8 +291,12 @@ pub(crate) fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, For
     stats.sample_memory(crate::memory::anonymous_rss());
     stats.free_rows = input.n() - report.k;
     meter().set_free_rows(stats.free_rows);
+    let kept = KeptQueens {
+        rows: marks.rows.clone(),
+        digest: marks.digest,
+    };
     let state = BoardState::new(rows, marks.rows, marks.lines, report.k);
-    Ok(Prepared::Ready(state, stats))
+    Ok(Prepared::Ready(state, stats, kept))
 }
 
 /// Completes the board in `state`, whose queens come from `input` (reread on a restart).
@@ -673,7 +678,7 @@ pub fn complete_rows(rows: &[u32], opts: &Options) -> Option<(Answer, Vec<u32>, 
     let store = RowStore::anonymous(rows.len() as u64).ok()?;
     match prepare(&input, store).ok()? {
         Prepared::Invalid(_) => None,
-        Prepared::Ready(state, stats) => {
+        Prepared::Ready(state, stats, _) => {
             let c = complete(&input, state, stats, opts).ok()?;
             Some((c.answer, c.state.rows.to_vec(), c.stats))
         }

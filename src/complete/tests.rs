@@ -83,7 +83,7 @@ fn state_of(q: &[u32]) -> BoardState {
     let input = Input::from_rows(std::path::Path::new("(memory)"), "memory", q).unwrap();
     let store = RowStore::anonymous(q.len() as u64).unwrap();
     match prepare(&input, store).unwrap() {
-        Prepared::Ready(state, _) => state,
+        Prepared::Ready(state, ..) => state,
         Prepared::Invalid(_) => panic!("not a valid composition"),
     }
 }

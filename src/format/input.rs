@@ -354,9 +354,7 @@ impl Input {
             }
             Input::Mat73(f) => {
                 let first = i * MEMORY_SEGMENT_ROWS;
-                let rows = f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first))?;
-                scratch.clear();
-                le::extend_bytes(scratch, &rows);
+                f.rows_le(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)?;
                 Ok(scratch)
             }
             Input::Empty { n } => {

@@ -3,15 +3,20 @@
 //!
 //! MATLAB stores arrays column-major, so its 1xN row vector (the seed program's
 //! `zeros(1,n,'uint32')`) is an HDF5 dataset of shape [N, 1] and its Nx1 column vector one
-//! of shape [1, N]. Row vectors are read by the crate's windows of the leading dimension,
-//! contiguous or chunked. The crate has no windowed read along the second dimension, so
-//! column vectors are read here from the storage the crate locates: a contiguous run of
-//! bytes, or chunks undone through their filters (deflate, shuffle, Fletcher-32). Either
-//! way any n reads in bounded memory.
+//! of shape [1, N]. The crate parses the file's structure and locates the data; the
+//! elements themselves are read here from that storage (a contiguous run of bytes, or
+//! chunks undone through their filters: deflate, shuffle, Fletcher-32), because the
+//! crate's own reads decode each window into a fresh typed vector on one thread, and has
+//! no windowed read along the second dimension. Here a window is inflated straight into
+//! the caller's buffer, segments are decoded on every core by the verifier's pass, and
+//! `double` values become rows in one vectorised loop: MATLAB's default `save -v7.3` of a
+//! double vector read 1.5x faster (BENCHMARKS.md, "The seed's route"). Either way any n
+//! reads in bounded memory.
 
 use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
+use std::cell::RefCell;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -25,42 +30,66 @@ pub struct Mat73File {
     dataset: String,
     n: u64,
     dtype: DType,
-    /// Column vectors stored outside the object header: where their bytes are.
-    column: Option<Column>,
+    /// Where the elements are, when stored outside the object header in a layout read
+    /// here; `None`: read through the crate (compact data, unusual chunk shapes).
+    stored: Option<Stored>,
     /// How the file numbers its columns.
     base: IndexBase,
 }
 
-/// The bytes of a column vector (HDF5 shape [1, N]), located once at open.
-struct Column {
+/// The bytes of a vector's elements, located once at open.
+struct Stored {
     raw: std::fs::File,
     /// Bytes per element.
     size: usize,
     big_endian: bool,
-    store: ColumnStore,
+    layout: StoredLayout,
 }
 
-enum ColumnStore {
+enum StoredLayout {
     /// One run of bytes at this file offset.
     Contiguous(u64),
-    /// Chunks of `len` elements: per chunk number, (file offset, stored size, filter mask).
+    /// Chunks of `len` elements along the vector (`elements` in all, the vector's first):
+    /// per chunk number, (file offset, stored size, filter mask).
     Chunked {
         len: u64,
+        elements: u64,
         chunks: Vec<Option<(u64, u64, u32)>>,
         filters: Vec<u16>,
-        /// The chunk decoded last: consecutive windows usually share one.
+        /// The chunk decoded last, for windows that end inside one: consecutive windows
+        /// usually share it.
         last: std::sync::Mutex<Option<(u64, std::sync::Arc<Vec<u8>>)>>,
     },
 }
 
-/// HDF5 filter numbers a column vector's chunks may use.
+/// HDF5 filter numbers the chunks may use.
 const DEFLATE: u16 = 1;
 const SHUFFLE: u16 = 2;
 const FLETCHER32: u16 = 3;
 
-impl Column {
-    /// Locates the bytes of `ds`, or `None` for a compact dataset (small: read whole).
-    fn locate(path: &Path, ds: &hdf5_pure::Dataset, n: u64) -> Result<Option<Column>, String> {
+/// Per thread: an inflater (its 32 KiB window allocated once) and buffers for a chunk's
+/// stored bytes and a window's elements.
+#[derive(Default)]
+struct Work {
+    inflater: Option<libdeflater::Decompressor>,
+    stored: Vec<u8>,
+    elements: Vec<u8>,
+}
+
+thread_local! {
+    static WORK: RefCell<Work> = RefCell::default();
+}
+
+impl Stored {
+    /// Locates the elements of `ds` (`n` of them along dimension `axis`), or `None` when
+    /// the crate must read them: compact data, or row vectors whose chunks are wider than
+    /// the vector.
+    fn locate(
+        path: &Path,
+        ds: &hdf5_pure::Dataset,
+        n: u64,
+        axis: usize,
+    ) -> Result<Option<Stored>, String> {
         let e = |e: hdf5_pure::Error| e.to_string();
         let (size, big_endian) = match ds.datatype().map_err(e)? {
             hdf5_pure::Datatype::FixedPoint {
@@ -74,20 +103,26 @@ impl Column {
             ),
             other => return Err(format!("unexpected element type {other:?}")),
         };
-        let store = match ds.layout().map_err(e)? {
+        let layout = match ds.layout().map_err(e)? {
             hdf5_pure::Layout::Compact { .. } => return Ok(None),
             hdf5_pure::Layout::Contiguous {
                 address: Some(a), ..
-            } => ColumnStore::Contiguous(a),
+            } => StoredLayout::Contiguous(a),
             hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
                 let len = chunk_shape
-                    .get(1)
+                    .get(axis)
                     .copied()
                     .filter(|&l| l > 0)
                     .ok_or("bad chunk shape")?;
+                // A chunk's elements along the vector are its first `len` only when the
+                // chunk spans no more than the vector across it (row-major chunks).
+                if axis == 0 && chunk_shape.get(1).is_some_and(|&w| w != 1) {
+                    return Ok(None);
+                }
+                let elements = product(&chunk_shape).ok_or("bad chunk shape")?;
                 let mut chunks = vec![None; n.div_ceil(len) as usize];
                 for c in ds.chunks().map_err(e)? {
-                    let at = c.offset.get(1).copied().unwrap_or(0);
+                    let at = c.offset.get(axis).copied().unwrap_or(0);
                     if at % len != 0 || at >= n {
                         return Err(format!(
                             "chunk at element {} is off the chunk grid",
@@ -101,12 +136,17 @@ impl Column {
                     .iter()
                     .find(|f| ![DEFLATE, SHUFFLE, FLETCHER32].contains(f))
                 {
+                    // Row vectors: the crate may know it.
+                    if axis == 0 {
+                        return Ok(None);
+                    }
                     return Err(format!(
                         "HDF5 filter {f} is not supported for column vectors"
                     ));
                 }
-                ColumnStore::Chunked {
+                StoredLayout::Chunked {
                     len,
+                    elements,
                     chunks,
                     filters,
                     last: Default::default(),
@@ -115,136 +155,209 @@ impl Column {
             other => return Err(format!("storage {other:?} is not supported")),
         };
         let raw = std::fs::File::open(path).map_err(|e| e.to_string())?;
-        Ok(Some(Column {
+        Ok(Some(Stored {
             raw,
             size,
             big_endian,
-            store,
+            layout,
         }))
     }
 
-    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         use std::os::unix::fs::FileExt;
-        let mut buf = vec![0u8; len];
         self.raw
-            .read_exact_at(&mut buf, offset)
-            .map_err(|e| format!("{len} bytes at offset {offset}: {e}"))?;
-        Ok(buf)
+            .read_exact_at(buf, offset)
+            .map_err(|e| format!("{} bytes at offset {offset}: {e}", buf.len()))
     }
 
-    /// The bytes of elements `first .. first + count`.
-    fn bytes(&self, first: u64, count: u64) -> Result<Vec<u8>, String> {
+    /// Fills `dst` with the bytes of elements `first ..` (as many as fit), as stored.
+    fn bytes(&self, first: u64, dst: &mut [u8], work: &mut Work) -> Result<(), String> {
         let size = self.size as u64;
-        match &self.store {
-            ColumnStore::Contiguous(at) => self.read_at(at + first * size, (count * size) as usize),
-            ColumnStore::Chunked { len, .. } => {
-                let mut out = Vec::with_capacity((count * size) as usize);
+        let count = (dst.len() / self.size) as u64;
+        match &self.layout {
+            StoredLayout::Contiguous(at) => self.read_at(at + first * size, dst),
+            StoredLayout::Chunked { len, elements, .. } => {
                 let mut i = first;
+                let mut at = 0;
                 while i < first + count {
-                    let chunk = self.chunk(i / len)?;
-                    let from = (i % len) as usize * self.size;
+                    let k = i / len;
                     let take = (len - i % len).min(first + count - i);
-                    let bytes = chunk
-                        .get(from..from + take as usize * self.size)
-                        .ok_or_else(|| format!("chunk at element {} is short", i + 1))?;
-                    out.extend_from_slice(bytes);
+                    let piece = &mut dst[at..at + take as usize * self.size];
+                    if i.is_multiple_of(*len) && take == *len && elements == len {
+                        // A whole chunk: undone straight into place.
+                        self.chunk_into(k, piece, work)?;
+                    } else {
+                        let chunk = self.cached_chunk(k, work)?;
+                        let from = (i % len) as usize * self.size;
+                        piece.copy_from_slice(&chunk[from..from + piece.len()]);
+                    }
+                    at += piece.len();
                     i += take;
                 }
-                Ok(out)
+                Ok(())
             }
         }
     }
 
-    /// Chunk number `k`, undone through its filters.
-    fn chunk(&self, k: u64) -> Result<std::sync::Arc<Vec<u8>>, String> {
-        let ColumnStore::Chunked {
+    /// Chunk `k` whole, through the one-chunk cache.
+    fn cached_chunk(&self, k: u64, work: &mut Work) -> Result<std::sync::Arc<Vec<u8>>, String> {
+        let StoredLayout::Chunked { last, elements, .. } = &self.layout else {
+            unreachable!("only chunked storage has chunks")
+        };
+        if let Some((_, bytes)) = last
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .filter(|(at, _)| *at == k)
+        {
+            return Ok(bytes.clone());
+        }
+        let mut data = vec![0; *elements as usize * self.size];
+        self.chunk_into(k, &mut data, work)?;
+        let data = std::sync::Arc::new(data);
+        *last.lock().unwrap_or_else(|p| p.into_inner()) = Some((k, data.clone()));
+        Ok(data)
+    }
+
+    /// Chunk number `k`, undone through its filters, into `dst` (its size exactly).
+    fn chunk_into(&self, k: u64, dst: &mut [u8], work: &mut Work) -> Result<(), String> {
+        let StoredLayout::Chunked {
             len,
             chunks,
             filters,
-            last,
-        } = &self.store
+            ..
+        } = &self.layout
         else {
-            unreachable!("only chunked columns have chunks")
+            unreachable!("only chunked storage has chunks")
         };
-        let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, bytes)) = last.as_ref().filter(|(at, _)| *at == k) {
-            debug_assert_eq!(*at, k);
-            return Ok(bytes.clone());
-        }
         let element = k * len + 1;
         let (address, stored, mask) = chunks[k as usize]
             .ok_or_else(|| format!("the chunk holding element {element} is not stored"))?;
-        let expect = *len as usize * self.size;
-        let mut data = self.read_at(address, stored as usize)?;
-        for (i, &f) in filters.iter().enumerate().rev() {
-            if mask >> i & 1 == 1 {
-                continue;
-            }
-            data = match f {
-                DEFLATE => {
-                    let mut out = Vec::with_capacity(expect);
-                    use std::io::Read;
-                    flate2::read::ZlibDecoder::new(&data[..])
-                        .take(expect as u64 + 1)
-                        .read_to_end(&mut out)
-                        .map_err(|e| {
-                            format!("the chunk holding element {element}: deflate: {e}")
-                        })?;
-                    out
-                }
-                SHUFFLE => {
-                    if data.is_empty() {
-                        return Err(format!(
-                            "the chunk holding element {element} is empty before unshuffling"
-                        ));
-                    }
-                    if data.len() % self.size != 0 {
-                        return Err(format!(
-                            "the chunk holding element {element}: unshuffles {} bytes, not whole elements of {}",
-                            data.len(),
-                            self.size
-                        ));
-                    }
-                    let per = data.len() / self.size;
-                    let mut out = vec![0u8; data.len()];
-                    for (b, plane) in data.chunks_exact(per).enumerate().take(self.size) {
-                        for (j, &x) in plane.iter().enumerate() {
-                            out[j * self.size + b] = x;
-                        }
-                    }
-                    out
-                }
-                _ => {
-                    // Fletcher-32: the chunk's checksum is checked, as every checksum a
-                    // format carries is.
-                    if data.len() < 4 {
-                        return Err(format!(
-                            "the chunk holding element {element}: too short for its Fletcher-32 checksum"
-                        ));
-                    }
-                    let at = data.len() - 4;
-                    let stored = u32::from_le_bytes(data[at..].try_into().unwrap());
-                    let computed = fletcher32(&data[..at]);
-                    if stored != computed {
-                        return Err(format!(
-                            "the chunk holding element {element}: Fletcher-32 checksum mismatch (stored {stored:#010x}, computed {computed:#010x})"
-                        ));
-                    }
-                    data.truncate(at);
-                    data
-                }
-            };
-        }
-        if data.len() != expect {
-            return Err(format!(
-                "the chunk holding element {element} holds {} bytes, expected {expect}",
-                data.len()
-            ));
-        }
-        let data = std::sync::Arc::new(data);
-        *last = Some((k, data.clone()));
-        Ok(data)
+        let mut data = std::mem::take(&mut work.stored);
+        data.resize(stored as usize, 0);
+        let r = self
+            .read_at(address, &mut data)
+            .and_then(|()| undo_filters(filters, mask, &mut data, dst, work, self.size))
+            .map_err(|e| format!("the chunk holding element {element}{e}"));
+        work.stored = data;
+        r
     }
+}
+
+/// Undoes `filters` (those `mask` does not skip) on a chunk's stored bytes `data`, the
+/// last step writing into `dst`, which the result must fill exactly. Errors start with
+/// what follows "the chunk holding element K".
+fn undo_filters(
+    filters: &[u16],
+    mask: u32,
+    data: &mut Vec<u8>,
+    dst: &mut [u8],
+    work: &mut Work,
+    size: usize,
+) -> Result<(), String> {
+    let expect = dst.len();
+    let active: Vec<u16> = filters
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|&(i, _)| mask >> i & 1 == 0)
+        .map(|(_, &f)| f)
+        .collect();
+    let mut in_dst = false;
+    for (step, &f) in active.iter().enumerate() {
+        let last = step + 1 == active.len();
+        match f {
+            DEFLATE => {
+                let inflater = work
+                    .inflater
+                    .get_or_insert_with(libdeflater::Decompressor::new);
+                if last {
+                    inflate(inflater, data, dst).map_err(|e| format!(": deflate: {e}"))?;
+                    in_dst = true;
+                } else {
+                    let mut to = vec![0; expect];
+                    inflate(inflater, data, &mut to).map_err(|e| format!(": deflate: {e}"))?;
+                    *data = to;
+                }
+            }
+            SHUFFLE => {
+                if data.is_empty() {
+                    return Err(": empty before unshuffling".into());
+                }
+                if !data.len().is_multiple_of(size) {
+                    return Err(format!(
+                        ": unshuffles {} bytes, not whole elements of {size}",
+                        data.len()
+                    ));
+                }
+                if last && data.len() == expect {
+                    unshuffle(data, size, dst);
+                    in_dst = true;
+                } else {
+                    let mut to = vec![0; data.len()];
+                    unshuffle(data, size, &mut to);
+                    *data = to;
+                }
+            }
+            _ => check_fletcher32(data).map_err(|e| format!(": {e}"))?,
+        }
+    }
+    if !in_dst {
+        if data.len() != expect {
+            return Err(format!(" holds {} bytes, expected {expect}", data.len()));
+        }
+        dst.copy_from_slice(data);
+    }
+    Ok(())
+}
+
+/// Inflates the zlib stream `data` into `out`, which it must fill exactly; its Adler-32
+/// checksum is checked. libdeflate, because a chunk is one whole buffer of known size,
+/// which it inflates faster than streaming inflaters (BENCHMARKS.md, "The seed's route").
+fn inflate(
+    inflater: &mut libdeflater::Decompressor,
+    data: &[u8],
+    out: &mut [u8],
+) -> Result<(), String> {
+    use libdeflater::DecompressionError as E;
+    match inflater.zlib_decompress(data, out) {
+        Ok(got) if got == out.len() => Ok(()),
+        Ok(got) => Err(format!("holds {got} bytes, expected {}", out.len())),
+        Err(E::InsufficientSpace) => Err(format!(
+            "holds more than the {} bytes of a chunk",
+            out.len()
+        )),
+        Err(E::BadData) => Err("corrupt zlib stream or checksum mismatch".into()),
+    }
+}
+
+/// Undoes HDF5's shuffle filter (byte planes back into elements of `size` bytes) from
+/// `data` into `out` (of its length).
+fn unshuffle(data: &[u8], size: usize, out: &mut [u8]) {
+    let per = data.len() / size;
+    for (b, plane) in data.chunks_exact(per).enumerate().take(size) {
+        for (j, &x) in plane.iter().enumerate() {
+            out[j * size + b] = x;
+        }
+    }
+}
+
+/// Checks and strips a chunk's Fletcher-32 checksum, as every checksum a format carries
+/// is checked.
+fn check_fletcher32(data: &mut Vec<u8>) -> Result<(), String> {
+    if data.len() < 4 {
+        return Err("too short for its Fletcher-32 checksum".into());
+    }
+    let at = data.len() - 4;
+    let stored = u32::from_le_bytes(data[at..].try_into().expect("4 bytes"));
+    let computed = fletcher32(&data[..at]);
+    if stored != computed {
+        return Err(format!(
+            "Fletcher-32 checksum mismatch (stored {stored:#010x}, computed {computed:#010x})"
+        ));
+    }
+    data.truncate(at);
+    Ok(())
 }
 
 /// Checks, before anything is sized from the dimensions, that the file really stores
@@ -417,11 +530,8 @@ impl Mat73File {
             return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
         stored_size_covers(path, &ds, &shape, n).map_err(|e| fail(format!("{var}: {e}")))?;
-        let column = if shape[0] == n {
-            None
-        } else {
-            Column::locate(path, &ds, n).map_err(|e| fail(format!("{var}: {e}")))?
-        };
+        let axis = if shape[0] == n { 0 } else { 1 };
+        let stored = Stored::locate(path, &ds, n, axis).map_err(|e| fail(format!("{var}: {e}")))?;
         Ok(Mat73File {
             path: path.to_path_buf(),
             file,
@@ -429,7 +539,7 @@ impl Mat73File {
             var,
             n,
             dtype,
-            column,
+            stored,
             base,
         })
     }
@@ -451,19 +561,76 @@ impl Mat73File {
 
     /// Rows `first .. first + count` as validated row values.
     pub fn rows(&self, first: u64, count: u64) -> Result<Vec<u32>, FormatError> {
-        self.convert(first, count)
+        let mut bytes = Vec::new();
+        self.rows_le(first, count, &mut bytes)?;
+        Ok(super::le::to_rows(&bytes))
     }
 
-    /// Reads and validates elements `first .. first + count`.
-    fn convert(&self, first: u64, count: u64) -> Result<Vec<u32>, FormatError> {
+    /// Rows `first .. first + count` as validated row values, into `out` as little-endian
+    /// bytes (what the verifier's segments are).
+    pub(crate) fn rows_le(
+        &self,
+        first: u64,
+        count: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), FormatError> {
+        let Some(stored) = &self.stored else {
+            out.clear();
+            let values = self
+                .crate_values(first, count)
+                .map_err(|e| self.read_error(first, e))?;
+            super::le::extend_bytes(out, &self.check(values, first)?);
+            return Ok(());
+        };
+        let direct = self.dtype == DType::U32 && !stored.big_endian && self.base == IndexBase::One;
+        WORK.with(|work| {
+            // Never re-entered: nothing below reads another window.
+            let mut work = work.borrow_mut();
+            let bytes = count as usize * stored.size;
+            if direct {
+                // Every u32 is a row value (one above n is the verifier's to report).
+                out.resize(bytes, 0);
+                return stored
+                    .bytes(first, out, &mut work)
+                    .map_err(|e| self.read_error(first, e));
+            }
+            // Kept at its largest length between windows: only growth is zeroed.
+            let mut elements = std::mem::take(&mut work.elements);
+            if elements.len() < bytes {
+                elements.resize(bytes, 0);
+            }
+            let elements_read = &mut elements[..bytes];
+            let r = stored
+                .bytes(first, elements_read, &mut work)
+                .map_err(|e| self.read_error(first, e))
+                .and_then(|()| {
+                    let doubles = self.dtype == DType::F64
+                        && !stored.big_endian
+                        && self.base == IndexBase::One;
+                    if doubles && doubles_to_rows(elements_read, out) {
+                        return Ok(());
+                    }
+                    // Other types, and the message for a double that is no row value.
+                    out.clear();
+                    let values = Values::decode(elements_read, &self.dtype, stored.big_endian);
+                    super::le::extend_bytes(out, &self.check(values, first)?);
+                    Ok(())
+                });
+            work.elements = elements;
+            r
+        })
+    }
+
+    fn read_error(&self, first: u64, e: String) -> FormatError {
+        mat_err(
+            &self.path,
+            format!("v7.3: {}: reading elements {}..: {e}", self.var, first + 1),
+        )
+    }
+
+    /// Validates elements read from row `first` on as row values.
+    fn check(&self, values: Values, first: u64) -> Result<Vec<u32>, FormatError> {
         let fail = |d: String| mat_err(&self.path, format!("v7.3: {d}"));
-        let values = self.values(first, count).map_err(|e| {
-            fail(format!(
-                "{}: reading elements {}..: {e}",
-                self.var,
-                first + 1
-            ))
-        })?;
         let var = &self.var;
         let check = |i: usize, v: Result<u64, String>| -> Result<u32, FormatError> {
             let row = first + i as u64 + 1;
@@ -499,20 +666,14 @@ impl Mat73File {
         }
     }
 
-    /// Elements `first .. first + count` as read, widened to one of four types.
-    fn values(&self, first: u64, count: u64) -> Result<Values, String> {
-        if let Some(col) = &self.column {
-            return Ok(Values::decode(
-                &col.bytes(first, count)?,
-                &self.dtype,
-                col.big_endian,
-            ));
-        }
+    /// Elements `first .. first + count` read through the crate (compact data, chunks
+    /// wider than the vector), widened to one of four types.
+    fn crate_values(&self, first: u64, count: u64) -> Result<Values, String> {
         let ds = self
             .file
             .dataset(&self.dataset)
             .map_err(|e| e.to_string())?;
-        // A column vector without a Column is compact: small, read whole.
+        // A column vector read here is compact: small, read whole.
         let whole = ds.shape().map(|s| s[0] != self.n).unwrap_or(false);
         let window = (first as usize)..(first + count) as usize;
         macro_rules! read {
@@ -544,6 +705,24 @@ impl Mat73File {
             _ => Values::F(read!(read_f64_rows, read_f64)),
         })
     }
+}
+
+/// Little-endian doubles as little-endian row values, into `out` (resized; a buffer kept
+/// between windows is not zeroed again); `false` (and `out` unspecified) when one is not a
+/// whole number from 0 to 2^32 - 1. The round trip through `u32` checks that in a loop the
+/// compiler vectorises.
+fn doubles_to_rows(elements: &[u8], out: &mut Vec<u8>) -> bool {
+    let (doubles, _) = elements.as_chunks::<8>();
+    out.resize(doubles.len() * 4, 0);
+    let (rows, _) = out.as_chunks_mut::<4>();
+    let mut whole = true;
+    for (r, d) in rows.iter_mut().zip(doubles) {
+        let x = f64::from_le_bytes(*d);
+        let v = x as u32;
+        whole &= v as f64 == x;
+        *r = v.to_le_bytes();
+    }
+    whole
 }
 
 /// A window of elements, widened for checking.
@@ -916,14 +1095,96 @@ mod tests {
             .join(name)
     }
 
-    /// Column vectors in chunks of 16 (deflate, shuffle) and 7 (Fletcher-32, big-endian):
-    /// every window, whether inside one chunk or across several, reads as the whole does.
+    /// A vector written by hdf5-pure's own writer, as MATLAB would lay it out.
+    fn written(
+        dir: &Path,
+        values: &[u32],
+        column: bool,
+        double: bool,
+        chunk: Option<u64>,
+        filters: (bool, bool, bool),
+    ) -> PathBuf {
+        let n = values.len() as u64;
+        let mut b = hdf5_pure::FileBuilder::new();
+        let d = b.create_dataset("Q");
+        if double {
+            d.with_f64_data(&values.iter().map(|&v| v as f64).collect::<Vec<_>>());
+        } else {
+            d.with_u32_data(values);
+        }
+        let shape = if column { [1, n] } else { [n, 1] };
+        d.with_shape(&shape);
+        if let Some(c) = chunk {
+            let chunks = if column { [1, c] } else { [c, 1] };
+            d.with_chunks(&chunks);
+            let (shuffle, deflate, fletcher) = filters;
+            if shuffle {
+                d.with_shuffle();
+            }
+            if deflate {
+                d.with_deflate(3);
+            }
+            if fletcher {
+                d.with_fletcher32();
+            }
+        }
+        let path = dir.join(format!("q-{}.mat", values.len()));
+        b.write(&path).unwrap();
+        path
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Row and column vectors, doubles and integers, contiguous or in chunks of any
+        /// length through any filters: every window reads as written, through the reader
+        /// here and (row vectors) as the crate's own reads give them.
+        #[test]
+        fn windows_read_as_written(
+            values in proptest::collection::vec(0u32..1000, 1..300),
+            column: bool,
+            double: bool,
+            chunk in proptest::option::of(1u64..64),
+            filters: (bool, bool, bool),
+            windows in proptest::collection::vec((0usize..300, 1usize..120), 1..8),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = written(dir.path(), &values, column, double, chunk, filters);
+            let f = Mat73File::open(&path, None, IndexBase::One).unwrap();
+            let n = values.len();
+            proptest::prop_assert_eq!(f.n(), n as u64);
+            if chunk.is_some() {
+                proptest::prop_assert!(f.stored.is_some(), "chunks are read here");
+            }
+            for (first, count) in windows {
+                let first = first % n;
+                let count = count.min(n - first);
+                let got = f.rows(first as u64, count as u64).unwrap();
+                proptest::prop_assert_eq!(&got[..], &values[first..first + count]);
+                if !column {
+                    let values = f.crate_values(first as u64, count as u64).unwrap();
+                    let through_crate = f.check(values, first as u64).unwrap();
+                    proptest::prop_assert_eq!(got, through_crate);
+                }
+            }
+        }
+    }
+
+    /// Vectors written by h5py: columns in chunks of 16 (deflate, shuffle) and 7
+    /// (Fletcher-32, big-endian), a row in chunks of 16, contiguous rows: every window,
+    /// whether inside one chunk or across several, reads as the whole does.
     #[test]
-    fn column_windows_cross_chunks() {
-        for name in ["h5py-v73-double-col-chunked", "h5py-v73-int16-col-fletcher"] {
+    fn h5py_windows_cross_chunks() {
+        for name in [
+            "h5py-v73-double-col-chunked",
+            "h5py-v73-int16-col-fletcher",
+            "h5py-v73-double-chunked",
+            "h5py-v73-bigendian",
+            "h5py-v73-uint32-row",
+            "h5py-v73-unaligned-named",
+        ] {
             let f =
                 Mat73File::open(&fixture(&format!("{name}.mat")), None, IndexBase::One).unwrap();
-            assert!(f.column.is_some(), "{name} is stored outside the header");
+            assert!(f.stored.is_some(), "{name} is stored outside the header");
             let text = std::fs::read_to_string(fixture(&format!("{name}.expected.txt"))).unwrap();
             let expect: Vec<u32> = text.lines().map(|l| l.trim().parse().unwrap()).collect();
             assert_eq!(f.n(), expect.len() as u64);

@@ -130,6 +130,46 @@ pub struct Requirements<'a> {
     pub complete: bool,
     /// Every queen of this composition must be kept.
     pub base: Option<&'a Input>,
+    /// Every queen of a composition read before must be kept, checked by its digest
+    /// instead of reading that composition again.
+    pub(crate) kept: Option<&'a KeptQueens>,
+}
+
+/// The queens of a composition, as the rows that hold one and a digest of the queens
+/// (an order-free sum of a strong mix of each queen's row and column): enough to check
+/// that a file keeps them all without reading the composition again. The completion
+/// engine's self-check uses it: reading a deflated MAT input a second time took longer
+/// than the rest of the output phase.
+#[derive(Clone)]
+pub(crate) struct KeptQueens {
+    /// Bit i set: row i (1-based) holds a queen.
+    pub rows: Bitmap,
+    /// Σ of [`queen_hash`] over the queens, wrapping.
+    pub digest: u64,
+}
+
+/// A queen's contribution to a digest: row and column (both below 2^32) mixed by
+/// MurmurHash3's 64-bit finaliser, so that no rearrangement of queens keeps the sum but by
+/// chance (about 2^-64).
+#[inline(always)]
+fn queen_hash(row: u64, col: u64) -> u64 {
+    let mut x = row << 32 | col;
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ x >> 33
+}
+
+/// Which queens a scan adds to its digest.
+#[derive(Clone, Copy)]
+enum Digest<'a> {
+    /// None.
+    Off,
+    /// Every queen (a marking pass keeping its marks, for [`KeptQueens`]).
+    Queens,
+    /// The file's value in every row of this set, empty or not.
+    Rows(&'a Bitmap),
 }
 
 /// Findings of the parallel pass over one segment.
@@ -142,6 +182,8 @@ struct SegmentFindings {
     base_violations: Vec<BaseViolation>,
     base_violation_count: u64,
     block_hashes: Vec<u64>,
+    /// Σ of [`queen_hash`] over the queens the scan's [`Digest`] selects.
+    digest: u64,
 }
 
 /// The bitmaps a verification pass fills, handed to whoever works on the board next.
@@ -150,6 +192,8 @@ pub(crate) struct Marks {
     pub rows: Bitmap,
     /// Columns and diagonals taken.
     pub lines: LineBitmaps<Bitmap>,
+    /// Σ of [`queen_hash`] over the queens (see [`KeptQueens`]).
+    pub digest: u64,
 }
 
 /// Verifies `input`; errors are for unreadable or corrupt files only (a wrong board is an
@@ -208,8 +252,15 @@ fn verify_pass(
         mut report,
         lines,
         rows,
+        digest,
         ..
     } = pass;
+    if let Some(kept) = req.kept
+        && digest != kept.digest
+    {
+        // At least one queen of the composition is not kept; which, the digest cannot say.
+        report.base_violation_count += 1;
+    }
     report.checksum_verified = input.header().is_some();
     report.looks_zero_based = n >= 2
         && report.k == n - 1
@@ -224,6 +275,7 @@ fn verify_pass(
         marks = Some(Marks {
             rows: rows.into_bitmap(),
             lines: lines.into_bitmaps(),
+            digest,
         });
     }
     report.verdict = report.judge(req);
@@ -284,6 +336,8 @@ struct MarkingPass {
     rows: Option<AtomicBitmap>,
     /// Distinct lines taken, all three families together.
     taken: u64,
+    /// The segments' digests added up.
+    digest: u64,
 }
 
 impl MarkingPass {
@@ -315,6 +369,7 @@ fn marking_pass(
         .collect();
     let rows = keep_marks.then(|| AtomicBitmap::new(n + 1));
     let findings = scan_segments(input, req, &sets, rows.as_ref(), copy, marking)?;
+    let digest = findings.iter().fold(0u64, |d, f| d.wrapping_add(f.digest));
     let (mut report, sums) = Report::sum(n, findings);
     input.check_sums(sums)?;
     let mut sets = sets.into_iter();
@@ -326,6 +381,7 @@ fn marking_pass(
         lines,
         rows,
         taken: union.taken,
+        digest,
     })
 }
 
@@ -341,6 +397,11 @@ fn scan_segments(
     marking: Marking,
 ) -> Result<Vec<SegmentFindings>, FormatError> {
     let seg_rows = input.segment_rows();
+    let digest = match (req.kept, rows) {
+        (Some(kept), _) => Digest::Rows(&kept.rows),
+        (None, Some(_)) => Digest::Queens,
+        (None, None) => Digest::Off,
+    };
     // Each segment's slice of `copy`, if any.
     let sinks: Vec<Option<&mut [u32]>> = match copy {
         Some(rows) => rows.chunks_mut(seg_rows as usize).map(Some).collect(),
@@ -378,6 +439,7 @@ fn scan_segments(
                     first,
                     values: bytes.as_chunks::<4>().0,
                     base,
+                    digest,
                 }
                 .run();
                 input.release(s);
@@ -463,6 +525,7 @@ struct SegmentScan<'a> {
     /// The segment's rows, each as its four little-endian bytes.
     values: &'a [[u8; 4]],
     base: Option<&'a [u32]>,
+    digest: Digest<'a>,
 }
 
 impl SegmentScan<'_> {
@@ -505,9 +568,35 @@ impl SegmentScan<'_> {
                     self.row(&mut f, i);
                 }
             }
+            f.digest = f.digest.wrapping_add(self.digest(start..end));
             start = end;
         }
         f
+    }
+
+    /// Σ of [`queen_hash`] over the rows of `range` that [`Digest`] selects, while they
+    /// are in the cache.
+    #[inline(always)]
+    fn digest(&self, range: std::ops::Range<usize>) -> u64 {
+        // Branch-free selects over at most 64 rows, which the compiler vectorises.
+        let first = self.first + 1 + range.start as u64;
+        let values = &self.values[range];
+        // Which rows, and whether an empty one counts (in a set of rows it does: a queen
+        // not kept leaves its row empty).
+        let (select, empty_too) = match self.digest {
+            Digest::Off => return 0,
+            Digest::Queens => (!0, 0),
+            Digest::Rows(rows) => (rows.bits64(first), 1),
+        };
+        values
+            .iter()
+            .enumerate()
+            .map(|(j, v)| {
+                let v = u32::from_le_bytes(*v) as u64;
+                let take = (select >> j & 1) & ((v != 0) as u64 | empty_too);
+                queen_hash(first + j as u64, v) & take.wrapping_neg()
+            })
+            .fold(0, u64::wrapping_add)
     }
 
     /// Row `i`'s value.

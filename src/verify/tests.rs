@@ -41,6 +41,7 @@ fn out_of_range_and_base() {
         Requirements {
             complete: true,
             base: Some(&base),
+            ..Default::default()
         },
     )
     .unwrap();
@@ -160,6 +161,7 @@ fn base_queens_are_checked_in_every_block() {
     let req = Requirements {
         complete: true,
         base: Some(&base),
+        ..Default::default()
     };
     let input = Input::from_rows(Path::new("t"), "text", &rows).unwrap();
     let r = verify(&input, req).unwrap();
@@ -177,4 +179,47 @@ fn base_queens_are_checked_in_every_block() {
             found: rows[500] as u64,
         }]
     );
+}
+
+/// A solution checked against the digest of the queens it must keep: kept, one moved,
+/// two given queens swapping columns (the same columns, rows and count), a queen added
+/// where the composition had none (allowed).
+#[test]
+fn kept_queens_by_digest() {
+    let n = 8u64;
+    let solution = [1u32, 5, 8, 6, 3, 7, 2, 4];
+    let given: Vec<u32> = solution
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| if i % 2 == 0 { c } else { 0 })
+        .collect();
+    let base = Input::from_rows(Path::new("b"), "text", &given).unwrap();
+    let store = crate::format::nqb::row_store::RowStore::anonymous(n).unwrap();
+    let mut store = store;
+    let (_, marks) =
+        verify_mark_and_copy(&base, Requirements::default(), store.rows_mut()).unwrap();
+    let marks = marks.unwrap();
+    let kept = KeptQueens {
+        rows: marks.rows,
+        digest: marks.digest,
+    };
+    let check = |rows: &[u32]| {
+        let input = Input::from_rows(Path::new("t"), "text", rows).unwrap();
+        let req = Requirements {
+            kept: Some(&kept),
+            ..Default::default()
+        };
+        verify(&input, req).unwrap().base_violation_count
+    };
+    assert_eq!(check(&solution), 0);
+    assert_eq!(check(&given), 0);
+    let mut moved = solution;
+    moved[2] = 2;
+    assert_eq!(check(&moved), 1);
+    let mut swapped = given.clone();
+    swapped.swap(0, 2);
+    assert_eq!(check(&swapped), 1);
+    let mut emptied = given.clone();
+    emptied[4] = 0;
+    assert_eq!(check(&emptied), 1);
 }

@@ -124,7 +124,7 @@ fn bad_mat_files_get_one_line_errors() {
         ("v73-fraction", "v7.3: Q(2) = 2.5 is not an integer"),
         (
             "v73-col-corrupt",
-            "v7.3: Q: reading elements 1..: the chunk holding element 17: deflate: corrupt deflate stream",
+            "v7.3: Q: reading elements 1..: the chunk holding element 17: deflate: corrupt zlib stream or checksum mismatch",
         ),
         (
             "v73-two-vectors",
