@@ -125,6 +125,10 @@ pub struct InfoRecord {
     /// NQB format version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<u32>,
+    /// For a variable of a MATLAB or Octave file: name, dimensions and class, e.g.
+    /// `Q, 1x8 double` (what a MAT answer copies by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variable: Option<String>,
     /// Queens: as counted when the payload could be read, else as the header says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub k: Option<u64>,

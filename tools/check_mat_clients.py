@@ -47,6 +47,29 @@ def main():
                 failures += not ok
             else:
                 print("octave not installed: skipped")
+        # A shaped answer: --mat-class/--mat-name/--mat-shape, as each client loads it.
+        for to in ("mat", "mat-v6", "mat-v73"):
+            out = os.path.join(tmp, f"shaped-{to}.mat")
+            subprocess.run([BIN, "convert", src, out, "--to", to, "--mat-class", "double",
+                            "--mat-name", "Sol", "--mat-shape", "column", "-q"], check=True)
+            if to == "mat-v73":
+                with h5py.File(out, "r") as f:
+                    d = f["Sol"]
+                    ok = d.attrs["MATLAB_class"] == b"double" and d.dtype == np.float64
+                    got = d[...].T
+            else:
+                got = scipy.io.loadmat(out)["Sol"]
+                ok = got.dtype == np.float64
+            ok = ok and got.shape == (len(want), 1) and (got.ravel() == want).all()
+            print(f"shaped {to:7s} {'ok' if ok else 'MISMATCH'} {got.dtype} {got.shape}")
+            failures += not ok
+            if shutil.which("octave"):
+                r = subprocess.run(["octave", "--no-gui", "--eval",
+                                    f"load('{out}'); assert(isa(Sol,'double')); assert(isequal(size(Sol), [{len(want)} 1])); disp('ok')"],
+                                   capture_output=True, text=True)
+                ok = r.returncode == 0 and "ok" in r.stdout
+                print(f"octave shaped {to:7s} {'ok' if ok else 'MISMATCH ' + r.stderr.strip()}")
+                failures += not ok
     return 1 if failures else 0
 
 

@@ -17,6 +17,13 @@ Q = [2 4 1 3]; n = 4; save("-hdf5", "octave-hdf5-workspace.h5", "n", "Q");
 Q = [2 4 1 3]; n = 4; P = [1 2]; save("-v7", "octave-v7-workspace.mat", "n", "P", "Q");
 Q = [2 4 1 3]; n = 4; P = [1 2]; save("-v6", "octave-v6-workspace.mat", "n", "P", "Q");
 Q = "abcd"; save("-text", "octave-text-string.txt", "Q");
+% Compositions whose answers keep the class, orientation and name (issue: users hands 2).
+S = [2 4 6 8 10 12 1 3 5 7 9 11]; Q = S; Q(3:6) = 0; x = 5;
+save("-v7", "octave-answer-double-row.mat", "Q", "x");
+P = uint8(Q(:)); save("-v6", "octave-answer-uint8-column.mat", "P");
+% n = 300 in uint8 (columns up to 255): the rows of columns above 255 are cleared, so
+% that the answer needs a wider class.
+Z = [2:2:300, 1:2:299]; Z(Z > 255) = 0; Z = uint8(Z); save("-v7", "octave-answer-uint8-300.mat", "Z");
 ' 2>&1 | grep -v "ignoring const execution_exception" || true
 python3 - <<'PY'
 import h5py, numpy as np

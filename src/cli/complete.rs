@@ -35,6 +35,8 @@ pub struct Args {
     /// Output encoding.
     #[arg(long, value_enum)]
     encoding: Option<super::EncodingArg>,
+    #[command(flatten)]
+    mat: super::mat::MatArgs,
     /// Seed of every random choice; default a fresh one, printed in the statistics.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
@@ -98,6 +100,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
             Some(path) => OutputFormat::for_result(path, &input),
             None => OutputFormat::like(&input),
         });
+    let (format, mat_note) = args.mat.apply(format, Some(&input), input.n())?;
     if let Some(path) = &args.output {
         super::refuse_binary_on_terminal(path, format)?;
     }
@@ -185,9 +188,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let total = started.elapsed().as_secs_f64();
     let run = Finished {
         hint,
-        mat_output: args.output.is_some()
-            && matches!(format, OutputFormat::Mat { .. } | OutputFormat::Mat73)
-            && answer == Answer::Solved,
+        mat_note: mat_note.filter(|_| args.output.is_some() && answer == Answer::Solved),
         answer: &answer,
         stats: &stats,
         seed,
@@ -226,7 +227,8 @@ struct Finished<'a> {
     /// Advice about the input, shown under the answer.
     hint: Option<String>,
     /// The solution went to a MAT file (whose shape is ours, not the input's).
-    mat_output: bool,
+    /// How a MAT output's variable was written.
+    mat_note: Option<String>,
 }
 
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
@@ -287,7 +289,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         total,
         solution: _,
         hint: _,
-        mat_output: _,
+        mat_note: _,
     } = *run;
     CompleteRecord {
         versions: Versions::current(),
@@ -396,11 +398,8 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
         w,
         "  output        {seconds_output:>9.3} s  (seal, re-verify, write)"
     )?;
-    if run.mat_output {
-        wln!(
-            w,
-            "                written as one uint32 1 x n row vector Q; the input's other variables, class and orientation are not copied"
-        )?;
+    if let Some(note) = &run.mat_note {
+        wln!(w, "                {note}")?;
     }
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     if let Some(b) = stats.peak_anonymous_bytes {

@@ -38,6 +38,8 @@ pub struct Args {
     /// NQB payload encoding.
     #[arg(long, value_enum)]
     encoding: Option<NqbEncoding>,
+    #[command(flatten)]
+    mat: super::mat::MatArgs,
     /// A SAT solver's output (`s`/`v` lines) for the CNF of --base: written to OUT as the
     /// solution it describes, after a full check.
     #[arg(long, value_name = "SAT_OUTPUT", requires = "base")]
@@ -117,6 +119,8 @@ pub fn run(a: Args) -> Result<i32, Error> {
         super::refuse_binary_on_terminal(&output, format)?;
     }
     let opts = a.input_args.options();
+    // How a MAT output's variable was laid out, said once the file is written.
+    let mut mat_note = None;
     let file = match (&a.model, input_path) {
         (Some(model), _) => {
             let Output::Rows(format) = target else {
@@ -125,6 +129,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
                 ));
             };
             let base = super::open_input(a.base.as_deref().expect("clap requires it"), &opts)?;
+            let (format, _) = a.mat.apply(format, Some(&base), base.n())?;
             match dimacs::read_model(model, &base)? {
                 Model::Unsatisfiable => {
                     errln!(
@@ -144,9 +149,19 @@ pub fn run(a: Args) -> Result<i32, Error> {
                         "convert --base: OUT is a solution, not a CNF".into(),
                     ));
                 };
-                excluded_solution(&input, base, &opts, &output, format)?
+                excluded_solution(&input, base, &opts, &output, format, &a.mat)?
             } else {
                 let input = super::open_input(&input, &opts)?;
+                let target = match target {
+                    Output::Rows(format) => {
+                        let (format, note) = a.mat.apply(format, Some(&input), input.n())?;
+                        // Said when the input had a variable of its own to copy.
+                        let inherited = input.mat_layout().is_some();
+                        mat_note = note.filter(|_| inherited && !a.quiet);
+                        Output::Rows(format)
+                    }
+                    cnf => cnf,
+                };
                 let progress = Progress::rows(
                     a.quiet,
                     input.n(),
@@ -176,6 +191,9 @@ pub fn run(a: Args) -> Result<i32, Error> {
         (None, None) => unreachable!("checked above"),
     };
     file.commit()?;
+    if let Some(note) = mat_note {
+        errln!("{}: {note}", output.display());
+    }
     Ok(exit::OK)
 }
 
@@ -199,9 +217,17 @@ fn output_format(a: &Args, output: &Path) -> Result<Output, Error> {
             ));
         }
         (Some(Target::Text), None) => OutputFormat::Text,
-        (Some(Target::Mat), None) => OutputFormat::Mat { compressed: true },
-        (Some(Target::MatV6), None) => OutputFormat::Mat { compressed: false },
-        (Some(Target::MatV73), None) => OutputFormat::Mat73,
+        (Some(Target::Mat), None) => OutputFormat::Mat {
+            compressed: true,
+            layout: Default::default(),
+        },
+        (Some(Target::MatV6), None) => OutputFormat::Mat {
+            compressed: false,
+            layout: Default::default(),
+        },
+        (Some(Target::MatV73), None) => OutputFormat::Mat73 {
+            layout: Default::default(),
+        },
         (Some(Target::Csplib), None) => OutputFormat::Csplib,
         (Some(Target::Npy), None) => OutputFormat::Npy,
         (Some(Target::Cnf), None) => return Ok(Output::Cnf),
@@ -218,6 +244,7 @@ fn excluded_solution(
     opts: &nqueens::format::OpenOptions,
     output: &Path,
     format: OutputFormat,
+    mat: &super::mat::MatArgs,
 ) -> Result<AtomicFile, Error> {
     let ParamFile::Excluded(ed) = csplib::read_file(base, opts.diags)? else {
         return Err(Error::Usage(format!(
@@ -232,6 +259,7 @@ fn excluded_solution(
             ErrorKind::Mismatch(format!("not a solution of {}'s board: {d}", base.display())),
         )
     })?;
+    let (format, _) = mat.apply(format, None, solution.len() as u64)?;
     write_rows(output, &solution, format)
 }
 

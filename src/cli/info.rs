@@ -65,6 +65,10 @@ fn describe(file: &Path, args: &Args) -> Result<i32, Error> {
         payload_bytes: 4 * n,
         ..InfoRecord::default()
     };
+    if let Some(l) = input.mat_layout() {
+        let [r, c] = l.dims(n);
+        record.variable = Some(format!("{}, {r}x{c} {}", l.name.as_str(), l.class));
+    }
     if let Some(h) = input.header() {
         record.version = Some(nqueens::format::nqb::VERSION.into());
         record.k = Some(h.k);
@@ -110,6 +114,7 @@ fn emit(record: &InfoRecord, json: bool) -> Result<(), Error> {
     for (label, key) in [
         ("file", "file"),
         ("format", "format"),
+        ("variable", "variable"),
         ("version", "version"),
         ("encoding", "encoding"),
         ("frame rows", "frame_rows"),

@@ -60,6 +60,7 @@ mod display;
 mod docs;
 mod generate;
 mod info;
+mod mat;
 mod report;
 mod size;
 mod solve;
@@ -135,7 +136,10 @@ impl EncodingArg {
                 frame_rows: DEFAULT_FRAME_ROWS,
             }),
             EncodingArg::Text => OutputFormat::Text,
-            EncodingArg::Mat => OutputFormat::Mat { compressed: true },
+            EncodingArg::Mat => OutputFormat::Mat {
+                compressed: true,
+                layout: Default::default(),
+            },
             EncodingArg::Csplib => OutputFormat::Csplib,
             EncodingArg::Npy => OutputFormat::Npy,
         }

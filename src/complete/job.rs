@@ -129,6 +129,7 @@ pub fn run_job(
                         std::sync::Arc::new(map),
                         crate::format::nqb::HEADER_LEN,
                         n,
+                        format.mat_layout().expect("a MAT format"),
                     )?
                 } else {
                     let solved = open_own(&store_path)?;

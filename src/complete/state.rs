@@ -30,8 +30,7 @@ impl BoardState {
     /// The free part of the board as a residual (free rows x free columns and their free
     /// cells), for the certificates and the exact searches.
     pub(crate) fn residual(&self) -> crate::exact::Residual {
-        let (rows, cols) = self.free_rows_and_columns();
-        crate::exact::Residual::build(rows, cols, |i, j| self.lines.diagonals_free(i, j))
+        crate::exact::Residual::from_marks(&self.taken_rows, &self.lines)
     }
 
     /// A state over `rows`, whose queens are already marked in `taken_rows` and `lines`.

@@ -1,5 +1,9 @@
+use super::levels::PAIRING_STALL;
 use super::*;
+use crate::exact::{self, Outcome};
 use proptest::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 fn opts(seed: u64) -> Options {
     Options {

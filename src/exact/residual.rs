@@ -2,6 +2,7 @@
 //! free cells, and the certificates that can be read off it.
 
 use super::Certificate;
+use crate::board::{Bitmap, LineBitmaps};
 
 /// Free rows x free columns with a bitset of free cells per row.
 #[derive(Clone)]
@@ -20,13 +21,22 @@ impl Residual {
     pub(crate) fn from_queens(n: u64, queens: &[(u64, u64)]) -> Residual {
         // Bitmaps (0.63 bytes per row with the lines), as the completion engine keeps them:
         // n can be 10^9 here.
-        let mut lines = crate::board::LineBitmaps::new(n);
-        let mut rows = crate::board::Bitmap::new(n + 1);
+        let mut lines = LineBitmaps::new(n);
+        let mut rows = Bitmap::new(n + 1);
         for &(i, j) in queens {
             lines.mark(i, j);
             rows.set(i);
         }
-        let free = |bits: &crate::board::Bitmap| {
+        Self::from_marks(&rows, &lines)
+    }
+
+    /// The free part of a board as the verifier marks it ([`crate::verify::Marks`]), and
+    /// as the completion engine keeps it: taken rows (bit i for row i, 1-based) and lines.
+    /// The one way a residual is made (the completion engine's end game and certificates,
+    /// the CNF export, the count of a board with few free rows).
+    pub(crate) fn from_marks(rows: &Bitmap, lines: &LineBitmaps<Bitmap>) -> Residual {
+        let n = lines.n;
+        let free = |bits: &Bitmap| {
             let mut v = Vec::new();
             bits.for_each_clear(1, n + 1, |i| {
                 v.push(i);
@@ -34,7 +44,7 @@ impl Residual {
             });
             v
         };
-        Self::build(free(&rows), free(&lines.columns), |i, j| {
+        Self::build(free(rows), free(&lines.columns), |i, j| {
             lines.diagonals_free(i, j)
         })
     }

@@ -17,6 +17,8 @@ pub enum Input {
         format: &'static str,
         /// Payload as little-endian `u32` rows.
         bytes: Vec<u8>,
+        /// For a variable of a MATLAB or Octave file: its name, class and orientation.
+        layout: Option<MatLayout>,
     },
     /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
     Mat73(Box<mat73::Mat73File>),
@@ -123,11 +125,13 @@ impl Input {
                 let whole = file
                     .get(0, file.len() as usize, &mut whole)
                     .map_err(|e| fail(ErrorKind::Read(e)))?;
-                let bytes = mat5::read(path, whole, opts.var.as_deref(), opts.index_base)?;
+                let (bytes, layout) =
+                    mat5::read(path, whole, opts.var.as_deref(), opts.index_base)?;
                 return Ok(Input::Memory {
                     path: path.to_path_buf(),
                     format: MAT5,
                     bytes,
+                    layout: Some(layout),
                 });
             }
             mat5::Sniff::V73 => {
@@ -152,18 +156,19 @@ impl Input {
         // text, and `-binary` starts with its magic.
         if octave_binary::sniff(head) {
             let bytes = read_rest(path, head, &mut file)?;
-            let rows = octave_binary::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
-            return Self::from_rows(path, OCTAVE_BINARY, &rows);
+            let (rows, layout) =
+                octave_binary::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
+            return Self::from_variable(path, OCTAVE_BINARY, &rows, layout);
         }
         if octave::sniff(head) && looks_like_text(head) {
             let bytes = read_rest(path, head, &mut file)?;
-            let rows = octave::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
-            return Self::from_rows(path, OCTAVE, &rows);
+            let (rows, layout) = octave::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
+            return Self::from_variable(path, OCTAVE, &rows, layout);
         }
         if mat4::sniff(head) {
             let bytes = read_rest(path, head, &mut file)?;
-            let rows = mat4::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
-            return Self::from_rows(path, MAT4, &rows);
+            let (rows, layout) = mat4::parse(path, &bytes, opts.var.as_deref(), opts.index_base)?;
+            return Self::from_variable(path, MAT4, &rows, layout);
         }
         if matches!(ext.as_deref(), Some("nqb" | "zst" | "nqbz" | "mat" | "npy")) {
             return Err(fail(ErrorKind::BadMagic(hex(&head[..head.len().min(8)]))));
@@ -173,8 +178,9 @@ impl Input {
             file.read_to_end(&mut text)
                 .map_err(|e| fail(ErrorKind::Read(e)))?;
             if octave::sniff(head) {
-                let rows = octave::parse(path, &text, opts.var.as_deref(), opts.index_base)?;
-                return Self::from_rows(path, OCTAVE, &rows);
+                let (rows, layout) =
+                    octave::parse(path, &text, opts.var.as_deref(), opts.index_base)?;
+                return Self::from_variable(path, OCTAVE, &rows, layout);
             }
             if csplib::sniff(head) {
                 refuse_zero_based(path, opts, "CSPLib")?;
@@ -266,7 +272,32 @@ impl Input {
             path: path.to_path_buf(),
             format,
             bytes,
+            layout: None,
         })
+    }
+
+    /// [`Input::from_rows`] for a variable of a MATLAB or Octave file laid out `layout`.
+    fn from_variable(
+        path: &Path,
+        format: &'static str,
+        rows: &[u32],
+        layout: MatLayout,
+    ) -> Result<Input, FormatError> {
+        let mut input = Self::from_rows(path, format, rows)?;
+        if let Input::Memory { layout: l, .. } = &mut input {
+            *l = Some(layout);
+        }
+        Ok(input)
+    }
+
+    /// For a variable of a MATLAB or Octave file: its name, class and orientation, which
+    /// a MAT answer takes by default.
+    pub fn mat_layout(&self) -> Option<MatLayout> {
+        match self {
+            Input::Memory { layout, .. } => *layout,
+            Input::Mat73(f) => Some(f.layout()),
+            _ => None,
+        }
     }
 
     /// The file this input was read from.

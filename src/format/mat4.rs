@@ -67,17 +67,17 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
     *last == 0 && !text.is_empty() && text.iter().all(|b| b.is_ascii_graphic())
 }
 
-/// The rows of variable `var` (default `Q`, else the only numeric vector).
+/// The rows and layout of variable `var` (default `Q`, else the only numeric vector).
 pub(crate) fn parse(
     path: &Path,
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<Vec<u32>, FormatError> {
+) -> Result<(Vec<u32>, super::MatLayout), FormatError> {
     let fail = |d: String| FormatError::new(path, ErrorKind::Mat(format!("v4: {d}")));
     let mut at = 0usize;
     let mut names: Vec<String> = Vec::new();
-    let mut vectors: Vec<(String, Vec<u32>)> = Vec::new();
+    let mut vectors = Vec::new();
     while at < bytes.len() {
         let h = header(&bytes[at..])
             .ok_or_else(|| fail(format!("no variable header at offset {at}")))?;
@@ -162,7 +162,22 @@ pub(crate) fn parse(
                 ))
             })?);
         }
-        vectors.push((name, rows));
+        // MAT v4 stores a precision, not a class: doubles load as double, the rest as
+        // the class of their width.
+        let class = match h.precision {
+            0 => super::MatClass::Double,
+            1 => super::MatClass::Single,
+            2 => super::MatClass::Int32,
+            3 => super::MatClass::Int16,
+            4 => super::MatClass::UInt16,
+            _ => super::MatClass::UInt8,
+        };
+        vectors.push(super::FoundVector::new(
+            name,
+            rows,
+            class,
+            &[h.rows, h.cols],
+        ));
     }
     super::choose_vector(vectors, &names, var).map_err(fail)
 }

@@ -23,7 +23,6 @@ const MI_INT64: u32 = 12;
 const MI_UINT64: u32 = 13;
 const MI_MATRIX: u32 = 14;
 const MI_COMPRESSED: u32 = 15;
-const MX_UINT32: u8 = 13;
 
 /// The largest variable MATLAB writes in a v5/v7 file.
 pub(crate) const MAX_VARIABLE_BYTES: u64 = (1 << 31) - 1;
@@ -452,7 +451,7 @@ pub(crate) fn read(
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<Vec<u8>, FormatError> {
+) -> Result<(Vec<u8>, super::MatLayout), FormatError> {
     let fail = |m: String| FormatError::new(path, ErrorKind::Mat(m));
     if bytes.len() < 128 {
         return Err(fail(format!(
@@ -541,7 +540,14 @@ pub(crate) fn read(
             }
         }
     };
-    chosen.rows(bytes, base).map_err(fail)
+    let rows = chosen.rows(bytes, base).map_err(fail)?;
+    // Read: a numeric class, 6 (double) to 15 (uint64) in MATLAB's order.
+    let class = super::MatClass::ALL[chosen.class as usize - 6];
+    let dim = |i: usize| chosen.dims.get(i).copied().unwrap_or(1);
+    Ok((
+        rows,
+        super::MatLayout::found(&chosen.name, class, dim(0), dim(1)),
+    ))
 }
 
 fn list(vars: &[Variable]) -> String {
@@ -554,18 +560,37 @@ fn list(vars: &[Variable]) -> String {
         .join(", ")
 }
 
-/// Whether an n-row `uint32` vector fits in a Level 5 variable.
-pub(crate) fn fits(n: u64) -> bool {
-    4 * n + 64 <= MAX_VARIABLE_BYTES
+/// Whether an n-row vector of `class` fits in a Level 5 variable.
+pub(crate) fn fits(n: u64, class: super::MatClass) -> bool {
+    (class.size() as u64).saturating_mul(n).saturating_add(64) <= MAX_VARIABLE_BYTES
 }
 
-/// Writes `uint32` row vector `name` in a Level 5 file, row by row; with `compress`, as one
-/// miCOMPRESSED element (MATLAB's default `-v7`).
+/// The element type that stores a class's values.
+fn data_type(class: super::MatClass) -> u32 {
+    use super::MatClass as C;
+    match class {
+        C::Double => MI_DOUBLE,
+        C::Single => MI_SINGLE,
+        C::Int8 => MI_INT8,
+        C::UInt8 => MI_UINT8,
+        C::Int16 => MI_INT16,
+        C::UInt16 => MI_UINT16,
+        C::Int32 => MI_INT32,
+        C::UInt32 => MI_UINT32,
+        C::Int64 => MI_INT64,
+        C::UInt64 => MI_UINT64,
+    }
+}
+
+/// Writes one vector laid out as a [`MatLayout`](super::MatLayout) says in a Level 5 file,
+/// row by row; with `compress`, as one miCOMPRESSED element (MATLAB's default `-v7`).
 pub struct MatWriter {
     file: AtomicFile,
     body: Body,
     n: u64,
     written: u64,
+    class: super::MatClass,
+    bytes: Vec<u8>,
 }
 
 enum Body {
@@ -578,14 +603,21 @@ impl MatWriter {
     pub fn create(
         dest: &Path,
         n: u64,
-        name: &str,
+        layout: super::MatLayout,
         compress: bool,
     ) -> Result<MatWriter, FormatError> {
         let fail = |p| FormatError::new(dest, p);
-        let data_bytes = 4 * n;
-        if data_bytes + 64 > MAX_VARIABLE_BYTES {
+        let class = layout.class;
+        let data_bytes = class.size() as u64 * n;
+        if !fits(n, class) {
             return Err(fail(ErrorKind::Mat(format!(
-                "n = {n} needs {data_bytes} bytes, more than a v5/v7 variable holds (2^31); write NQB instead"
+                "n = {n} needs {data_bytes} bytes as {class}, more than a v5/v7 variable holds (2^31); write v7.3 or NQB instead"
+            ))));
+        }
+        if class.largest() < n {
+            return Err(fail(ErrorKind::Mat(format!(
+                "class {class} holds columns up to {}, not up to n = {n}",
+                class.largest()
             ))));
         }
         let mut file = AtomicFile::create(dest)?;
@@ -600,18 +632,25 @@ impl MatWriter {
         header.extend_from_slice(b"IM");
         let mut matrix = Vec::new();
         let padded = (data_bytes + 7) & !7;
-        let name_bytes = name.as_bytes();
+        let name_bytes = layout.name.as_str().as_bytes();
         let name_padded = (name_bytes.len().max(1) + 7) & !7;
         let body_len = 16 + 16 + 8 + name_padded as u64 + 8 + padded;
         put(&mut matrix, MI_MATRIX, body_len as u32);
         put(&mut matrix, MI_UINT32, 8);
-        put(&mut matrix, MX_UINT32 as u32, 0);
+        // Classes 6 (double) to 15 (uint64), in MATLAB's order.
+        let class_code = super::MatClass::ALL
+            .iter()
+            .position(|&c| c == class)
+            .expect("every class is listed") as u32
+            + 6;
+        put(&mut matrix, class_code, 0);
         put(&mut matrix, MI_INT32, 8);
-        put(&mut matrix, 1, n as u32);
+        let [rows, columns] = layout.dims(n);
+        put(&mut matrix, rows as u32, columns as u32);
         put(&mut matrix, MI_INT8, name_bytes.len() as u32);
         matrix.extend_from_slice(name_bytes);
         matrix.resize(matrix.len() + name_padded - name_bytes.len(), 0);
-        put(&mut matrix, MI_UINT32, data_bytes as u32);
+        put(&mut matrix, data_type(class), data_bytes as u32);
         let f = file
             .file()
             .try_clone()
@@ -637,16 +676,19 @@ impl MatWriter {
             body,
             n,
             written: 0,
+            class,
+            bytes: Vec::new(),
         })
     }
 
     /// Appends rows.
     pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
-        let bytes = super::le::to_bytes(rows);
+        self.bytes.clear();
+        self.class.extend_le(&mut self.bytes, rows);
         self.written += rows.len() as u64;
         let r = match &mut self.body {
-            Body::Plain(w) => w.write_all(&bytes),
-            Body::Compressed(w) => w.write_all(&bytes),
+            Body::Plain(w) => w.write_all(&self.bytes),
+            Body::Compressed(w) => w.write_all(&self.bytes),
         };
         r.map_err(|e| FormatError::new(self.file.dest(), ErrorKind::Write(e)))
     }
@@ -661,7 +703,8 @@ impl MatWriter {
                 ErrorKind::Mismatch(format!("{} rows written for n = {}", self.written, self.n)),
             ));
         }
-        let pad = vec![0u8; ((4 * self.n).next_multiple_of(8) - 4 * self.n) as usize];
+        let data_bytes = self.class.size() as u64 * self.n;
+        let pad = vec![0u8; (data_bytes.next_multiple_of(8) - data_bytes) as usize];
         match self.body {
             Body::Plain(mut w) => {
                 w.write_all(&pad).map_err(fail)?;

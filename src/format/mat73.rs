@@ -35,6 +35,8 @@ pub struct Mat73File {
     stored: Option<Stored>,
     /// How the file numbers its columns.
     base: IndexBase,
+    /// The variable's name, class and orientation.
+    layout: super::MatLayout,
 }
 
 /// The bytes of a vector's elements, located once at open.
@@ -531,6 +533,27 @@ impl Mat73File {
         }
         stored_size_covers(path, &ds, &shape, n).map_err(|e| fail(format!("{var}: {e}")))?;
         let axis = if shape[0] == n { 0 } else { 1 };
+        // Plain HDF5 and Octave datasets carry no class: their element type names one.
+        let class = class_of(&ds)
+            .and_then(|c| super::MatClass::from_name(&c))
+            .unwrap_or(match dtype {
+                DType::F32 => super::MatClass::Single,
+                DType::I8 => super::MatClass::Int8,
+                DType::U8 => super::MatClass::UInt8,
+                DType::I16 => super::MatClass::Int16,
+                DType::U16 => super::MatClass::UInt16,
+                DType::I32 => super::MatClass::Int32,
+                DType::U32 => super::MatClass::UInt32,
+                DType::I64 => super::MatClass::Int64,
+                DType::U64 => super::MatClass::UInt64,
+                _ => super::MatClass::Double,
+            });
+        // HDF5 lists MATLAB's dimensions in reverse: [N, 1] is a 1 x N row.
+        let layout = if axis == 0 {
+            super::MatLayout::found(&var, class, 1, n)
+        } else {
+            super::MatLayout::found(&var, class, n, 1)
+        };
         let stored = Stored::locate(path, &ds, n, axis).map_err(|e| fail(format!("{var}: {e}")))?;
         Ok(Mat73File {
             path: path.to_path_buf(),
@@ -541,6 +564,7 @@ impl Mat73File {
             dtype,
             stored,
             base,
+            layout,
         })
     }
 
@@ -557,6 +581,11 @@ impl Mat73File {
     /// Number of rows (elements).
     pub fn n(&self) -> u64 {
         self.n
+    }
+
+    /// The variable's name, class and orientation.
+    pub fn layout(&self) -> super::MatLayout {
+        self.layout
     }
 
     /// Rows `first .. first + count` as validated row values.
@@ -763,23 +792,27 @@ impl Values {
     }
 }
 
-/// Writes a v7.3 file with one `uint32` 1xN variable `Q`, uncompressed (the streaming
-/// writer cannot compress: a block's size must be known before it is written). Rows are
-/// spooled to a temporary file beside the destination, then streamed into the MAT file.
+/// Writes a v7.3 file with one vector laid out as a [`MatLayout`](super::MatLayout) says,
+/// uncompressed (the streaming writer cannot compress: a block's size must be known before
+/// it is written). Rows are spooled to a temporary file beside the destination, then
+/// streamed into the MAT file.
 pub struct Mat73Writer {
     dest: PathBuf,
     n: u64,
+    layout: super::MatLayout,
     spool: std::io::BufWriter<super::output::Scratch>,
     written: u64,
 }
 
 impl Mat73Writer {
     /// Starts a file at `dest` for `n` rows.
-    pub fn create(dest: &Path, n: u64) -> Result<Self, FormatError> {
+    pub fn create(dest: &Path, n: u64, layout: super::MatLayout) -> Result<Self, FormatError> {
+        holds(dest, n, layout)?;
         let spool = super::output::Destination::resolve(dest)?.scratch("", ".spool")?;
         Ok(Mat73Writer {
             dest: dest.to_path_buf(),
             n,
+            layout,
             spool: std::io::BufWriter::with_capacity(1 << 20, spool),
             written: 0,
         })
@@ -807,8 +840,23 @@ impl Mat73Writer {
         let spool = self.spool.into_inner().map_err(|e| fail(e.into_error()))?;
         // SAFETY: the spool is this writer's own temporary file, not changed while mapped.
         let map = unsafe { memmap2::Mmap::map(spool.as_file()) }.map_err(fail)?;
-        write_mapped(&dest, std::sync::Arc::new(map), 0, self.n)
+        write_mapped(&dest, std::sync::Arc::new(map), 0, self.n, self.layout)
     }
+}
+
+/// Refuses a class that cannot hold every column up to n.
+fn holds(dest: &Path, n: u64, layout: super::MatLayout) -> Result<(), FormatError> {
+    let class = layout.class;
+    if class.largest() < n {
+        return Err(FormatError::new(
+            dest,
+            ErrorKind::Mat(format!(
+                "class {class} holds columns up to {}, not up to n = {n}",
+                class.largest()
+            )),
+        ));
+    }
+    Ok(())
 }
 
 /// Writes the `n` little-endian `u32` rows at byte `offset` of `map` as a v7.3 file at
@@ -820,7 +868,9 @@ pub(crate) fn write_mapped(
     map: std::sync::Arc<memmap2::Mmap>,
     offset: usize,
     n: u64,
+    layout: super::MatLayout,
 ) -> Result<AtomicFile, FormatError> {
+    holds(dest, n, layout)?;
     let fail = |e: std::io::Error| FormatError::new(dest, ErrorKind::Write(e));
     assert!(
         map.len() >= offset + 4 * n as usize,
@@ -830,8 +880,32 @@ pub(crate) fn write_mapped(
     options.compression = hdf5_pure::mat::Compression::None;
     let mut mb = MatBuilder::new(options);
     let mat = |e: MatError| FormatError::new(dest, ErrorKind::Mat(format!("v7.3: {e}")));
-    mb.write_blocks::<u32>("Q", &[1, n as usize], Box::new(Mapped { map, offset }))
-        .map_err(mat)?;
+    let [rows, columns] = layout.dims(n).map(|d| d as usize);
+    let producer = Box::new(Mapped {
+        map,
+        offset,
+        class: layout.class,
+    });
+    let name = layout.name.as_str();
+    macro_rules! blocks {
+        ($t:ty) => {
+            mb.write_blocks::<$t>(name, &[rows, columns], producer)
+        };
+    }
+    use super::MatClass as C;
+    match layout.class {
+        C::Double => blocks!(f64),
+        C::Single => blocks!(f32),
+        C::Int8 => blocks!(i8),
+        C::UInt8 => blocks!(u8),
+        C::Int16 => blocks!(i16),
+        C::UInt16 => blocks!(u16),
+        C::Int32 => blocks!(i32),
+        C::UInt32 => blocks!(u32),
+        C::Int64 => blocks!(i64),
+        C::UInt64 => blocks!(u64),
+    }
+    .map_err(mat)?;
     let mut file = AtomicFile::create(dest)?;
     let mut out =
         std::io::BufWriter::with_capacity(1 << 20, file.file().try_clone().map_err(fail)?);
@@ -853,16 +927,22 @@ pub(crate) fn write_mapped(
     Ok(file)
 }
 
-/// Blocks of the file from mapped rows.
+/// Blocks of the file from mapped rows, as elements of `class`.
 struct Mapped {
     map: std::sync::Arc<memmap2::Mmap>,
     offset: usize,
+    class: super::MatClass,
 }
 
 impl DataProducer for Mapped {
     fn block_bytes(&self, block: Block, out: &mut Vec<u8>) -> Result<(), MatError> {
         let start = self.offset + block.first_element as usize * 4;
-        out.extend_from_slice(&self.map[start..start + block.elements as usize * 4]);
+        let bytes = &self.map[start..start + block.elements as usize * 4];
+        if self.class == super::MatClass::UInt32 {
+            out.extend_from_slice(bytes);
+        } else {
+            self.class.extend_le(out, &super::le::to_rows(bytes));
+        }
         Ok(())
     }
 }

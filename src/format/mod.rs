@@ -9,6 +9,7 @@ pub(crate) mod le;
 pub(crate) mod mat4;
 pub(crate) mod mat5;
 pub(crate) mod mat73;
+mod mat_layout;
 pub(crate) mod npy;
 pub mod nqb;
 pub(crate) mod octave;
@@ -21,6 +22,7 @@ mod zlib;
 
 pub use error::{ErrorKind, FormatError};
 pub use input::{EXCLUDED, Input, OpenOptions, SegmentCache, SegmentSum, read_all};
+pub use mat_layout::{MatClass, MatLayout, VarName};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
 pub use output::{AtomicFile, OutputPath, STDIO, check_outputs, is_stdio};
 pub(crate) use output::{Destination, Scratch, reserve};
@@ -82,19 +84,42 @@ impl IndexBase {
     }
 }
 
+/// A numeric vector a reader of a workspace file found.
+struct FoundVector {
+    name: String,
+    rows: Vec<u32>,
+    layout: MatLayout,
+}
+
+impl FoundVector {
+    /// The vector `name` of class `class` and MATLAB dimensions `rows_by_columns`.
+    fn new(name: String, values: Vec<u32>, class: MatClass, dims: &[u64]) -> FoundVector {
+        let (r, c) = (
+            dims.first().copied().unwrap_or(1),
+            dims.get(1).copied().unwrap_or(1),
+        );
+        FoundVector {
+            layout: MatLayout::found(&name, class, r, c),
+            name,
+            rows: values,
+        }
+    }
+}
+
 /// The variable a reader of a workspace file reads, among the numeric vectors it found
-/// (`vectors`, name and rows) and every variable's name (`names`): `var` when given, else
-/// `Q`, else the only vector; otherwise why none, as a message.
+/// and every variable's name (`names`): `var` when given, else `Q`, else the only vector;
+/// otherwise why none, as a message. Its rows and layout.
 fn choose_vector(
-    mut vectors: Vec<(String, Vec<u32>)>,
+    mut vectors: Vec<FoundVector>,
     names: &[String],
     var: Option<&str>,
-) -> Result<Vec<u32>, String> {
+) -> Result<(Vec<u32>, MatLayout), String> {
     let holds = || names.join(", ");
     let wanted = var.unwrap_or("Q");
+    let take = |v: FoundVector| (v.rows, v.layout);
     // Moved out, not copied: a vector may hold a billion rows.
-    if let Some(i) = vectors.iter().position(|(n, _)| n == wanted) {
-        return Ok(vectors.swap_remove(i).1);
+    if let Some(i) = vectors.iter().position(|v| v.name == wanted) {
+        return Ok(take(vectors.swap_remove(i)));
     }
     if let Some(v) = var {
         return Err(format!(
@@ -103,7 +128,7 @@ fn choose_vector(
         ));
     }
     match vectors.len() {
-        1 => Ok(vectors.swap_remove(0).1),
+        1 => Ok(take(vectors.swap_remove(0))),
         0 => Err(format!("no numeric vector; the file holds: {}", holds())),
         more => Err(format!(
             "{more} numeric vectors, choose one with --var; the file holds: {}",

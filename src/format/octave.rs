@@ -36,7 +36,7 @@ pub(crate) fn parse(
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<Vec<u32>, FormatError> {
+) -> Result<(Vec<u32>, super::MatLayout), FormatError> {
     let text = super::text::utf8(path, bytes)?;
     let fail = |line: u64, detail: String| FormatError::new(path, ErrorKind::Text { line, detail });
     let whole = |detail: String| {
@@ -124,7 +124,20 @@ pub(crate) fn parse(
         }
     }
     debug_assert_eq!(rows.len() as u64, n, "the structure pass counted them");
-    Ok(rows)
+    let class = chosen
+        .kind
+        .split_whitespace()
+        .next()
+        .and_then(super::MatClass::from_name)
+        .unwrap_or(super::MatClass::Double);
+    let dims = (
+        chosen.dims.first().copied().unwrap_or(1),
+        chosen.dims.get(1).copied().unwrap_or(1),
+    );
+    Ok((
+        rows,
+        super::MatLayout::found(chosen.name, class, dims.0, dims.1),
+    ))
 }
 
 fn dims_text(dims: &[u64]) -> String {
@@ -455,7 +468,9 @@ mod tests {
     use super::*;
 
     fn p(text: &str, var: Option<&str>) -> Result<Vec<u32>, String> {
-        parse(Path::new("f"), text.as_bytes(), var, IndexBase::One).map_err(|e| e.to_string())
+        parse(Path::new("f"), text.as_bytes(), var, IndexBase::One)
+            .map(|(rows, _)| rows)
+            .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -142,7 +142,7 @@ pub(crate) fn parse(
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<Vec<u32>, FormatError> {
+) -> Result<(Vec<u32>, super::MatLayout), FormatError> {
     let fail =
         |d: String| FormatError::new(path, ErrorKind::Octave(format!("Octave binary file: {d}")));
     let mut c = Cursor {
@@ -157,7 +157,7 @@ pub(crate) fn parse(
         )));
     }
     let mut seen: Vec<String> = Vec::new();
-    let mut vectors: Vec<(String, Vec<u32>)> = Vec::new();
+    let mut vectors = Vec::new();
     while c.at < bytes.len() {
         let name = String::from_utf8_lossy(c.string("a name").map_err(fail)?).into_owned();
         c.string("a doc string").map_err(fail)?;
@@ -247,7 +247,11 @@ pub(crate) fn parse(
                     .map_err(|_| fail(format!("{name}({i}) = {v} does not fit a column number")))?,
             );
         }
-        vectors.push((name, rows));
+        let class = match class {
+            "matrix" | "scalar" => super::MatClass::Double,
+            other => super::MatClass::from_name(other).unwrap_or(super::MatClass::Double),
+        };
+        vectors.push(super::FoundVector::new(name, rows, class, &dims));
     }
     super::choose_vector(vectors, &seen, var).map_err(fail)
 }

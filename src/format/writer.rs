@@ -11,13 +11,18 @@ pub enum OutputFormat {
     Nqb(Encoding),
     /// One value per line.
     Text,
-    /// A Level 5 MAT file with one `uint32` vector `Q`, zlib-compressed (MATLAB `-v7`) or not.
+    /// A Level 5 MAT file with one vector, zlib-compressed (MATLAB `-v7`) or not.
     Mat {
         /// Whether the variable is one miCOMPRESSED element.
         compressed: bool,
+        /// The variable's name, class and orientation.
+        layout: MatLayout,
     },
-    /// A MAT v7.3 (HDF5) file with one `uint32` 1xN vector `Q`, for any n.
-    Mat73,
+    /// A MAT v7.3 (HDF5) file with one vector, for any n.
+    Mat73 {
+        /// The variable's name, class and orientation.
+        layout: MatLayout,
+    },
     /// A CSPLib 079 completion parameter file.
     Csplib,
     /// A NumPy `.npy` vector of `<u4`.
@@ -34,8 +39,13 @@ impl OutputFormat {
                     frame_rows: nqb::DEFAULT_FRAME_ROWS,
                 },
             }),
-            None if input.format_name() == MAT5 => OutputFormat::Mat { compressed: true },
-            None if input.format_name() == MAT73 => OutputFormat::Mat73,
+            None if input.format_name() == MAT5 => OutputFormat::Mat {
+                compressed: true,
+                layout: input.mat_layout().unwrap_or_default(),
+            },
+            None if input.format_name() == MAT73 => OutputFormat::Mat73 {
+                layout: input.mat_layout().unwrap_or_default(),
+            },
             None if input.format_name().starts_with(NPY) => OutputFormat::Npy,
             None if input.format_name().starts_with(CSPLIB) => OutputFormat::Csplib,
             None => OutputFormat::Text,
@@ -46,9 +56,26 @@ impl OutputFormat {
     /// too large for Level 5).
     pub fn is_mat73(self, n: u64) -> bool {
         match self {
-            OutputFormat::Mat73 => true,
-            OutputFormat::Mat { .. } => !mat5::fits(n),
+            OutputFormat::Mat73 { .. } => true,
+            OutputFormat::Mat { layout, .. } => !mat5::fits(n, layout.class),
             _ => false,
+        }
+    }
+
+    /// For MAT formats, how the variable is laid out.
+    pub fn mat_layout(self) -> Option<MatLayout> {
+        match self {
+            OutputFormat::Mat { layout, .. } | OutputFormat::Mat73 { layout } => Some(layout),
+            _ => None,
+        }
+    }
+
+    /// This format with its MAT variable laid out `layout` (other formats unchanged).
+    pub fn with_mat_layout(self, layout: MatLayout) -> OutputFormat {
+        match self {
+            OutputFormat::Mat { compressed, .. } => OutputFormat::Mat { compressed, layout },
+            OutputFormat::Mat73 { .. } => OutputFormat::Mat73 { layout },
+            other => other,
         }
     }
 
@@ -64,7 +91,10 @@ impl OutputFormat {
                 .as_deref()?
             {
                 "txt" | "csv" | "dat" => OutputFormat::Text,
-                "mat" => OutputFormat::Mat { compressed: true },
+                "mat" => OutputFormat::Mat {
+                    compressed: true,
+                    layout: MatLayout::default(),
+                },
                 "param" | "essence" => OutputFormat::Csplib,
                 "npy" => OutputFormat::Npy,
                 "zst" | "nqbz" => OutputFormat::Nqb(Encoding::Zstd {
@@ -87,14 +117,19 @@ impl OutputFormat {
 
     /// The format of a result of `input` written to `path`: the input's own, unless the
     /// extension names another format (`.nqb` keeps an NQB input's encoding, `.mat` a MAT
-    /// input's version).
+    /// input's version). A MAT result lays its variable out like the input's MATLAB or
+    /// Octave variable, if it has one.
     pub fn for_result(path: &Path, input: &Input) -> OutputFormat {
         let like = Self::like(input);
-        match Self::from_extension(path) {
+        let format = match Self::from_extension(path) {
             Some(OutputFormat::Nqb(Encoding::Raw)) if matches!(like, OutputFormat::Nqb(_)) => like,
-            Some(OutputFormat::Mat { .. }) if like == OutputFormat::Mat73 => like,
+            Some(OutputFormat::Mat { .. }) if matches!(like, OutputFormat::Mat73 { .. }) => like,
             Some(f) => f,
             None => like,
+        };
+        match input.mat_layout() {
+            Some(layout) => format.with_mat_layout(layout),
+            None => format,
         }
     }
 }
@@ -122,11 +157,15 @@ impl RowWriter {
             OutputFormat::Nqb(e) => RowWriter::Nqb(Box::new(NqbWriter::create(dest, n, e)?)),
             OutputFormat::Text => RowWriter::Text(text::TextWriter::create(dest)?),
             // Level 5 variables end at 2^31 bytes; MATLAB saves larger ones as v7.3 too.
-            format if format.is_mat73(n) => RowWriter::Mat73(mat73::Mat73Writer::create(dest, n)?),
-            OutputFormat::Mat { compressed } => {
-                RowWriter::Mat(mat5::MatWriter::create(dest, n, "Q", compressed)?)
+            format if format.is_mat73(n) => RowWriter::Mat73(mat73::Mat73Writer::create(
+                dest,
+                n,
+                format.mat_layout().expect("a MAT format"),
+            )?),
+            OutputFormat::Mat { compressed, layout } => {
+                RowWriter::Mat(mat5::MatWriter::create(dest, n, layout, compressed)?)
             }
-            OutputFormat::Mat73 => unreachable!("matched above"),
+            OutputFormat::Mat73 { .. } => unreachable!("matched above"),
             OutputFormat::Csplib => RowWriter::Csplib(csplib::CsplibWriter::create(dest, n)?),
             OutputFormat::Npy => RowWriter::Npy(npy::NpyWriter::create(dest, n)?),
         })

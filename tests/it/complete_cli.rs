@@ -792,7 +792,9 @@ fn a_mat_answer_says_what_it_holds() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        stdout.contains("written as one uint32 1 x n row vector Q; the input's other variables"),
+        stdout.contains(
+            "written as Q, a 1 x n double row, like the input's variable; the input's other variables"
+        ),
         "{stdout}"
     );
 }

@@ -15,6 +15,7 @@ mod file_edges;
 mod frontier_cli;
 mod hpc_recipes;
 mod json_contract;
+mod mat_answers;
 mod npy_cli;
 mod progress_cli;
 mod signals;

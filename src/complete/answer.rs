@@ -1,0 +1,134 @@
+//! What a run is given and what it gives back: options, the answer (with its
+//! certificate or why the run stopped) and the statistics.
+
+use super::Certificate;
+use crate::exact;
+use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// How to run.
+#[derive(Clone)]
+pub struct Options {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Wall-clock budget.
+    pub time_limit: Option<Duration>,
+    /// When the budget started counting (for the command line, when the command started,
+    /// so that reading the input counts too).
+    pub since: Instant,
+    /// Set from outside (Ctrl-C) to stop as soon as possible.
+    pub interrupt: Arc<AtomicBool>,
+}
+
+/// The answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Every row has a queen.
+    Solved,
+    /// No completion exists, with the proof.
+    Infeasible(Certificate),
+    /// The run stopped first: why, and where it stood.
+    Unknown(Stopped),
+}
+
+/// Why a run stopped before it had an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The time limit (this long) ran out.
+    TimeLimit(Duration),
+    /// Asked to stop from outside ([`Options::interrupt`]: Ctrl-C, SIGTERM).
+    Interrupted,
+}
+
+/// A run that stopped without an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stopped {
+    /// Why it stopped.
+    pub reason: StopReason,
+    /// Where it stood, for people ("after 3 restarts").
+    pub during: String,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self.reason {
+            StopReason::Interrupted => write!(f, "interrupted {}", self.during),
+            StopReason::TimeLimit(limit) => write!(
+                f,
+                "time limit of {:.1} s ran out {}",
+                limit.as_secs_f64(),
+                self.during
+            ),
+        }
+    }
+}
+
+/// Time and queens of one phase.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct Phase {
+    /// Seconds spent.
+    pub seconds: f64,
+    /// Queens placed that were kept in the answer or undone by restarts.
+    pub placed: u64,
+    /// Times run.
+    pub runs: u64,
+}
+
+/// What the engine did.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct Stats {
+    /// Board size.
+    pub n: u64,
+    /// Free rows of the input.
+    pub free_rows: u64,
+    /// Level 2 (free rows after phase 1) and level 3 (after phase 2).
+    pub levels: (u64, u64),
+    /// Reading, validating and marking the input.
+    pub input: Phase,
+    /// Certificates looked for on the input residual.
+    pub certificates: Phase,
+    /// Phase 1: block pairing.
+    pub pairing: Phase,
+    /// Each pairing round of the last run: free rows before it, queens it placed.
+    pub pairing_rounds: Vec<super::pairing::Round>,
+    /// Phase 2: random free cells.
+    pub scatter: Phase,
+    /// Phase 3: exact search of residuals.
+    pub endgame: Phase,
+    /// Min-conflicts repair of a full assignment of the input's free rows, when the end
+    /// games fail; `placed` counts the leftover rows it gave a column.
+    pub repair: Phase,
+    /// Swaps the repair phase tried.
+    pub repair_moves: u64,
+    /// Exact search of the input residual (proofs).
+    pub exact: Phase,
+    /// Search nodes in all.
+    pub search_nodes: u64,
+    /// Dead ends in phase 2 (a row without free cell), each a return to level 2.
+    pub dead_ends_scatter: u64,
+    /// End games that failed or hit their node limit, each a return to level 2.
+    pub dead_ends_endgame: u64,
+    /// Queens placed by branching in exact searches (the rest of `search_nodes` were forced
+    /// by propagation).
+    pub search_decisions: u64,
+    /// Restarts from the input.
+    pub restarts: u64,
+    /// Largest anonymous resident memory seen (sampled after reading the input, after every
+    /// pairing round and at the end): the engine's own memory, without mapped file pages.
+    pub peak_anonymous_bytes: Option<u64>,
+}
+
+impl Stats {
+    pub(super) fn add_search(&mut self, counts: exact::Counts) {
+        self.search_nodes += counts.nodes;
+        self.search_decisions += counts.decisions;
+    }
+
+    pub(super) fn sample_memory(&mut self, sample: Option<u64>) {
+        if let Some(b) = sample {
+            self.peak_anonymous_bytes = Some(self.peak_anonymous_bytes.unwrap_or(0).max(b));
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! The engine's loop: levels, restarts and the phases (pairing, scatter, end games,
+//! repair, exact searches of the input residual), until an answer or the stop.
+
+use super::levels::*;
+use super::state::BoardState;
+use super::{Answer, Certificate, Options, Phase, Stats, StopReason, Stopped};
+use super::{pairing, repair, scatter};
+use crate::exact::{self, Outcome, Residual};
+use crate::format::{FormatError, Input};
+use crate::progress::{Stage, meter};
+use crate::rng::Rng;
+use crate::stop::Stop;
+use crate::verify::{Requirements, verify_mark_and_copy};
+use std::time::{Duration, Instant};
+
+/// Why `stop` ended the run, with `during`, where it stood.
+fn stopped(stop: &Stop, limit: Option<Duration>, during: &str) -> Stopped {
+    let reason = if stop.raised() {
+        StopReason::Interrupted
+    } else {
+        StopReason::TimeLimit(limit.unwrap_or_default())
+    };
+    Stopped {
+        reason,
+        during: during.to_string(),
+    }
+}
+
+/// Runs `f` as one run of `phase`, adding its time.
+fn timed<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
+    phase.runs += 1;
+    timed_part(stage, phase, f)
+}
+
+/// Runs `f` as a further part of the current run of `phase`: its time is added, the run
+/// is not counted again.
+fn timed_part<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
+    meter().set_stage(stage);
+    let t = Instant::now();
+    let r = f();
+    phase.seconds += t.elapsed().as_secs_f64();
+    r
+}
+
+fn place_all(state: &mut BoardState, cells: &[(u64, u64)]) {
+    for &(i, j) in cells {
+        state.place(i, j);
+    }
+}
+
+/// The engine's loop: levels, restarts and the stages, until an answer or the stop.
+pub(super) fn engine(
+    input: &Input,
+    state: &mut BoardState,
+    stats: &mut Stats,
+    opts: &Options,
+    stop: &Stop,
+) -> Result<Answer, FormatError> {
+    let m0 = state.free();
+    if m0 == 0 {
+        return Ok(Answer::Solved);
+    }
+    let unknown = |what: String| Answer::Unknown(stopped(stop, opts.time_limit, &what));
+    let (l2, l3) = stats.levels;
+    // Few free rows: the exact search of the input decides.
+    if m0 <= EXACT_FIRST.max(l3) {
+        let res = match project(state, stats) {
+            Ok(res) => res,
+            Err(cert) => return Ok(Answer::Infeasible(cert)),
+        };
+        let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+            exact::first(&res, opts.seed, stop)
+        });
+        stats.add_search(counts);
+        return Ok(match settle(state, res.extent(), stats, outcome, counts) {
+            Some(answer) => answer,
+            None => unknown(format!(
+                "during the exact search of the {m0} free rows ({} nodes)",
+                stats.search_nodes
+            )),
+        });
+    }
+    // Projected (with its certificates) only after a first restart: random compositions
+    // are completed before that, and projecting costs time proportional to its cells.
+    let mut input_residual: Option<Residual> = None;
+    let input_mark = (m0 <= JOURNAL_FROM_INPUT).then(|| state.mark());
+    let mut exact_budget: u64 = 1 << 14;
+    let mut wide_budget: u64 = 4 * m0;
+    // The input's free rows, for the repair phase: read off the journal when it reaches
+    // back to the input, else listed now.
+    let mut free_rows: Option<Vec<u32>> =
+        (input_mark.is_none() && m0 <= REPAIR_MAX_ROWS).then(|| free_rows_since(state, None));
+    for restart in 0u64.. {
+        if restart > 0 {
+            stats.restarts += 1;
+            meter().add_restart();
+            match input_mark {
+                Some(mark) => state.rewind_to(mark),
+                None => reload(input, state)?,
+            }
+            debug_assert!(
+                state.lines_match_rows(),
+                "bitmaps out of step after a restart"
+            );
+            // Tight residuals (blocks and bands cleared from constructions): the wide exact
+            // search of the input residual gets a turn, with a budget that doubles. Its
+            // setup costs O(m^2) (seconds at 30,000 rows), so wide residuals get it on
+            // restarts 1, 2, 4, 8, ... only, in case repair just needed another try.
+            let wide_turn = m0 <= WIDE_EVERY_RESTART || restart.is_power_of_two();
+            if m0 > exact::MAX_FREE as u64 && m0 <= exact::wide::MAX_ROWS as u64 && wide_turn {
+                if let Some(answer) = wide(state, stats, opts, wide_budget, stop) {
+                    return Ok(answer);
+                }
+                wide_budget = wide_budget.saturating_mul(2);
+            }
+            // Give the exact search of the input a turn, with a budget that doubles.
+            if m0 <= RESIDUAL_MAX && input_mark.is_some() {
+                if input_residual.is_none() {
+                    match project(state, stats) {
+                        Ok(res) => input_residual = Some(res),
+                        Err(cert) => return Ok(Answer::Infeasible(cert)),
+                    }
+                }
+                let res = input_residual.as_ref().expect("projected above");
+                if let Some(answer) = exact(state, res, stats, opts, exact_budget, stop) {
+                    return Ok(answer);
+                }
+                exact_budget = exact_budget.saturating_mul(2);
+            }
+        }
+        // Where a stopped run stood: the stage it was in, and what was still open.
+        let stood = |restart: u64, free: u64| {
+            format!(
+                "during {}, after {restart} restarts, {free} of the input's {m0} free rows \
+                 still open",
+                meter().stage().name()
+            )
+        };
+        if stop.now() {
+            return Ok(unknown(stood(restart, state.free())));
+        }
+        let before = state.free();
+        let rounds = timed(Stage::Pairing, &mut stats.pairing, || {
+            pairing::pair_rounds(state, opts.seed, restart, l2, PAIRING_STALL, stop)
+        });
+        stats.pairing.placed += before - state.free();
+        for r in &rounds {
+            stats.sample_memory(r.anonymous_bytes);
+        }
+        stats.pairing_rounds = rounds;
+        if stop.now() {
+            return Ok(unknown(stood(restart, state.free())));
+        }
+        // Pairing that stalls far above level 2 may have left rows with few free cells
+        // (compositions of constructions): scatter then meets a dead row on every try, so
+        // such a base gets two end games, not twelve, before the repair phase.
+        let stalled = m0 <= REPAIR_MAX_ROWS && state.free() > PAIRING_SHORT * l2;
+        let attempts = if stalled {
+            STALLED_ATTEMPTS
+        } else {
+            ATTEMPTS_PER_BASE
+        };
+        let played = end_games(state, stats, opts.seed, restart, (l3, attempts), stop);
+        match played {
+            EndGames::Solved => return Ok(Answer::Solved),
+            EndGames::Stopped(attempt) => {
+                let at = stood(restart, state.free());
+                return Ok(unknown(format!("{at} ({attempt} end games on this base)")));
+            }
+            EndGames::Failed => {}
+        }
+        // The end games stall: repair a full assignment instead, from pairing's board.
+        if m0 <= REPAIR_MAX_ROWS {
+            let rows = free_rows.get_or_insert_with(|| free_rows_since(state, input_mark));
+            let budget = (REPAIR_MOVES_PER_ROW * m0).max(REPAIR_MOVES_MIN) << restart.min(20);
+            match repair_phase(state, rows, stats, opts.seed, restart, budget, stop) {
+                Ok(()) => return Ok(Answer::Solved),
+                Err(failed) if failed.stopped => {
+                    return Ok(unknown(format!(
+                        "during repair, after {restart} restarts: {} diagonal conflicts left \
+                         (fewest {}) among the input's {m0} free rows",
+                        failed.conflicts, failed.best
+                    )));
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    unreachable!("the restart loop only ends by returning")
+}
+
+/// The free rows of `state`, with the rows placed since `mark` (when it is given: the
+/// input's free rows, if `mark` was taken on the input and `state` was reached from it by
+/// placements only).
+fn free_rows_since(state: &mut BoardState, mark: Option<usize>) -> Vec<u32> {
+    state.write_pending();
+    let mut rows = mark.map_or_else(Vec::new, |m| state.placed_since(m));
+    state.for_each_free_row(|i| {
+        rows.push(i as u32);
+        true
+    });
+    rows.sort_unstable();
+    rows
+}
+
+/// Runs the repair phase on `state` (pairing's board), timed and counted.
+fn repair_phase(
+    state: &mut BoardState,
+    rows: &[u32],
+    stats: &mut Stats,
+    seed: u64,
+    restart: u64,
+    budget: u64,
+    stop: &Stop,
+) -> Result<(), repair::Unrepaired> {
+    let leftover = state.free();
+    let report = |c: u64| meter().set_conflicts(c);
+    let outcome = timed(Stage::Repair, &mut stats.repair, || {
+        let effort = repair::Effort {
+            max_moves: budget,
+            stall: repair::STALL << (2 * restart).min(20),
+            // Listing the cells costs O(m^2): at once for small residuals, else only once
+            // random partners have failed.
+            guided: restart > 0 || rows.len() <= exact::MAX_FREE,
+        };
+        let rng = Rng::seeded(seed, &[5, restart]);
+        repair::repair(state, rows, rng, effort, stop, &report)
+    });
+    meter().set_conflicts(0);
+    match outcome {
+        Ok(done) => {
+            stats.repair.placed += leftover;
+            stats.repair_moves += done.moves;
+            Ok(())
+        }
+        Err(failed) => {
+            stats.repair_moves += failed.moves;
+            Err(failed)
+        }
+    }
+}
+
+/// The residual of `state` (timed as certificates), or the certificate that it has no
+/// solution.
+fn project(state: &BoardState, stats: &mut Stats) -> Result<Residual, Certificate> {
+    let res = timed(Stage::Certificates, &mut stats.certificates, || {
+        state.residual()
+    });
+    match timed_part(Stage::Certificates, &mut stats.certificates, || {
+        res.certificate()
+    }) {
+        Some(cert) => Err(cert),
+        None => Ok(res),
+    }
+}
+
+/// How the end games on one level-2 base ended.
+enum EndGames {
+    /// One completed the board.
+    Solved,
+    /// The run was asked to stop before this attempt.
+    Stopped(u64),
+    /// Every attempt met a dead end: restart.
+    Failed,
+}
+
+/// Up to `attempts` end games on the board as pairing left it: scatter down to
+/// `l3` free rows, then a bounded exact search of the residual; each failure rewinds to
+/// the base.
+fn end_games(
+    state: &mut BoardState,
+    stats: &mut Stats,
+    seed: u64,
+    restart: u64,
+    (l3, attempts): (u64, u64),
+    stop: &Stop,
+) -> EndGames {
+    let level2_mark = state.mark();
+    for attempt in 0..attempts {
+        if stop.now() {
+            return EndGames::Stopped(attempt);
+        }
+        let mut rng = Rng::seeded(seed, &[3, restart, attempt]);
+        let placed = timed(Stage::Scatter, &mut stats.scatter, || {
+            scatter::scatter(state, l3, &mut rng)
+        });
+        match placed {
+            Ok(p) => stats.scatter.placed += p,
+            Err(dead) => {
+                stats.dead_ends_scatter += 1;
+                meter().add_dead_end();
+                state.rewind_to(level2_mark);
+                if dead.placed == 0 {
+                    // The row was dead at level 2 already: only a restart can help.
+                    return EndGames::Failed;
+                }
+                continue;
+            }
+        }
+        meter().set_free_rows(state.free());
+        let res = timed(Stage::Endgame, &mut stats.endgame, || state.residual());
+        if res.size() <= exact::MAX_FREE {
+            let limits = exact::Limits {
+                max_nodes: 2000 + 20 * res.size() as u64,
+                stop,
+            };
+            let seed = rng.next_u64();
+            let (outcome, counts) = timed_part(Stage::Endgame, &mut stats.endgame, || {
+                exact::first_sequential(&res, seed, limits)
+            });
+            stats.add_search(counts);
+            if let Outcome::Solved(cells) = outcome {
+                stats.endgame.placed += cells.len() as u64;
+                place_all(state, &cells);
+                return EndGames::Solved;
+            }
+        }
+        stats.dead_ends_endgame += 1;
+        meter().add_dead_end();
+        state.rewind_to(level2_mark);
+    }
+    EndGames::Failed
+}
+
+/// Exact search of `res` (projected from `state`) on one thread, up to `max_nodes` nodes
+/// (deterministic, so that the run's answer does not depend on the thread count). `None`
+/// when the limit or the budget ran out, or the residual is too wide for the engine.
+fn exact(
+    state: &mut BoardState,
+    res: &Residual,
+    stats: &mut Stats,
+    opts: &Options,
+    max_nodes: u64,
+    stop: &Stop,
+) -> Option<Answer> {
+    if res.size() > exact::MAX_FREE {
+        return None;
+    }
+    let limits = exact::Limits { max_nodes, stop };
+    let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+        exact::first_sequential(res, opts.seed, limits)
+    });
+    stats.add_search(counts);
+    settle(state, res.extent(), stats, outcome, counts)
+}
+
+/// The wide exact search (`exact::wide`) of the free part of `state`, which must hold the
+/// input's queens only, up to `max_nodes` placements. `None` when it was stopped or does
+/// not apply.
+fn wide(
+    state: &mut BoardState,
+    stats: &mut Stats,
+    opts: &Options,
+    max_nodes: u64,
+    stop: &Stop,
+) -> Option<Answer> {
+    let _ = opts;
+    let (rows, cols) = state.free_rows_and_columns();
+    let limits = exact::Limits { max_nodes, stop };
+    let lines = &state.lines;
+    let free = |i: u64, j: u64| lines.diagonals_free(i, j);
+    let (outcome, counts, cells) = timed(Stage::Exact, &mut stats.exact, || {
+        exact::wide::first(state.n, &rows, &cols, &free, limits)
+    })?;
+    stats.add_search(counts);
+    settle(state, (rows.len() as u64, cells), stats, outcome, counts)
+}
+
+/// The answer an exact search of the input residual (of `size`: free rows, free cells)
+/// gives: solved (the queens placed on `state`), infeasible after an exhausted search, or
+/// `None` when it was stopped.
+fn settle(
+    state: &mut BoardState,
+    (free_rows, free_cells): (u64, u64),
+    stats: &mut Stats,
+    outcome: Outcome,
+    counts: exact::Counts,
+) -> Option<Answer> {
+    match outcome {
+        Outcome::Solved(cells) => {
+            stats.exact.placed += cells.len() as u64;
+            place_all(state, &cells);
+            Some(Answer::Solved)
+        }
+        Outcome::Exhausted => Some(Answer::Infeasible(Certificate::ExhaustedSearch {
+            free_rows,
+            free_cells,
+            nodes: counts.nodes,
+            decisions: counts.decisions,
+        })),
+        Outcome::Stopped => None,
+    }
+}
+
+/// Puts the input back into `state`, for a restart when the journal does not reach back
+/// to the input.
+fn reload(input: &Input, state: &mut BoardState) -> Result<(), FormatError> {
+    state.drop_marks();
+    let (report, marks) =
+        verify_mark_and_copy(input, Requirements::default(), state.rows.rows_mut())?;
+    let marks = marks.expect("the input was valid before");
+    state.reset(marks.rows, marks.lines, report.k);
+    Ok(())
+}
