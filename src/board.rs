@@ -111,7 +111,7 @@ impl AtomicBitmap {
     /// and dropped. In a VM that hands free memory back to its host, a fresh huge page can
     /// cost 20 times a small one to touch first (0.42 against 2.6 GB/s), which made
     /// verify at n = 1e9 take up to 10 s instead of 4-4.5 s; and where the host still backed
-    /// them, they saved at most 4-7 % (BENCHMARKS.md, "Sixth session on verify").
+    /// them, they saved at most 4-7 % (BENCHMARKS.md, "verify").
     pub(crate) fn touch_pages(&self) {
         const PAGE_WORDS: usize = 4096 / 8;
         self.words.par_chunks(PAGE_WORDS << 8).for_each(|chunk| {

@@ -48,6 +48,8 @@ def main():
     ap.add_argument("--chunk-rows", type=int, default=0, help="0: h5py's choice")
     ap.add_argument("--level", type=int, default=3)
     ap.add_argument("--make-only", action="store_true", help="write the input files, time nothing")
+    ap.add_argument("--mat-args", default="", help="extra options for the MAT complete, e.g. '--mat-class uint32'")
+    ap.add_argument("--only", choices=["complete", "verify"], help="time one command only")
     a = ap.parse_args()
     n = int(float(a.n))
     os.makedirs(a.dir, exist_ok=True)
@@ -83,13 +85,15 @@ def main():
         return
     print(f"binary: {BIN}")
     jobs = [
-        ("complete", ["complete", qmat, "-o", os.path.join(a.dir, "out.mat"), "--json", "--seed", "1"],
+        ("complete", ["complete", qmat, "-o", os.path.join(a.dir, "out.mat"), "--json", "--seed", "1"] + a.mat_args.split(),
          ["complete", qnqb, "-o", os.path.join(a.dir, "out.nqb"), "--json", "--seed", "1"]),
         ("verify", ["verify", qmat, "--json"], ["verify", qnqb, "--json"]),
     ]
     print(f"| n | command | MAT s (best of {a.runs}) | NQB s | ratio | MAT peak RSS MiB | MAT own peak MiB |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for name, mat_args, nqb_args in jobs:
+        if a.only and name != a.only:
+            continue
         best = {}
         for label, args in (("mat", mat_args), ("nqb", nqb_args)):
             for _ in range(a.runs):
@@ -108,7 +112,8 @@ def main():
                     best[label] = (wall, rss, anon)
         m, b = best["mat"], best["nqb"]
         own = f"{m[2] / 2**20:.0f}" if m[2] else ""
-        print(f"| {n:.0e} | {name} | {m[0]:.2f} | {b[0]:.2f} | {m[0] / b[0]:.2f} | {m[1]:.0f} | {own} |", flush=True)
+        label = f"{name} {a.mat_args}".strip()
+        print(f"| {n:.0e} | {label} | {m[0]:.2f} | {b[0]:.2f} | {m[0] / b[0]:.2f} | {m[1]:.0f} | {own} |", flush=True)
 
 
 if __name__ == "__main__":

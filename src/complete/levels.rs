@@ -1,9 +1,9 @@
 //! The engine's levels and budgets: where each phase hands over to the next, and how much
-//! each search may spend (BENCHMARKS.md, "Why the completion engine's constants").
+//! each search may spend (BENCHMARKS.md, "Why the engine's constants").
 
 /// Inputs with at most this many free rows (or the end game's size, if larger) are decided
 /// by exact search alone; larger ones go the randomized way first, which is faster on them
-/// (BENCHMARKS.md, "Why the completion engine's constants"), proofs still coming from the
+/// (BENCHMARKS.md, "Why the engine's constants"), proofs still coming from the
 /// exact searches between restarts.
 pub(crate) const EXACT_FIRST: u64 = 64;
 /// Largest input residual projected for certificates and exact search.
@@ -19,7 +19,7 @@ pub(super) const JOURNAL_FROM_INPUT: u64 = 1 << 22;
 ///
 /// Small end games are cheap and so are the extra dead ends they cause, but on the empty
 /// board 7 ln n is too deep from about n = 1e8, hence the cube root (BENCHMARKS.md, "Why
-/// the completion engine's constants").
+/// the engine's constants").
 pub(crate) fn level3(n: u64) -> u64 {
     let x = n.max(2) as f64;
     ((7.0 * x.ln()).max(x.cbrt()) as u64).clamp(32, 1024)
@@ -50,5 +50,5 @@ pub(super) const REPAIR_MOVES_MIN: u64 = 1 << 20;
 
 /// Phase 1 ends when a round places fewer than 1/PAIRING_STALL of the free rows: deeper
 /// pairing leaves rows without free cells far more often (BENCHMARKS.md, "Why the
-/// completion engine's constants").
+/// engine's constants").
 pub(crate) const PAIRING_STALL: u64 = 8;

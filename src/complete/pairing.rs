@@ -25,8 +25,7 @@ const CHUNK: u64 = 1 << 15;
 const WINDOW_ROWS: u64 = 1 << 18;
 
 /// Rounds over fewer free rows than this, in one batch of chunks, run on one thread: below
-/// it threads cost more than they save (BENCHMARKS.md, "Why the completion engine's
-/// constants").
+/// it threads cost more than they save (BENCHMARKS.md, "Why the engine's constants").
 const SERIAL_FREE_ROWS: u64 = 1 << 15;
 
 /// Pairs ahead whose diagonal words are prefetched.

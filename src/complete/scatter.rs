@@ -6,7 +6,7 @@
 //! them exactly costs a scan of every free column per row, so here each row's count is
 //! estimated from a few random probes, rows are taken in increasing estimate, and the
 //! estimates are refreshed each time half of the rows have been placed (exact counts cost
-//! more and saved no dead end: BENCHMARKS.md, "Why the completion engine's constants").
+//! more and saved no dead end: BENCHMARKS.md, "Why the engine's constants").
 
 use super::state::BoardState;
 use crate::rng::Rng;

@@ -7,7 +7,7 @@
 //! portable kernel filters and turns each piece first, the vector ones test and turn eight
 //! or four joined pairs at once, which left the list of right pieces unfiltered and saved
 //! its copy. At odd n the join and its filters were 46 % of a count at n = 17 on an Intel
-//! Xeon with the AVX-512 kernel (BENCHMARKS.md, issue 18).
+//! Xeon with the AVX-512 kernel (BENCHMARKS.md, "count").
 
 use super::kernel::Kernel;
 use std::mem::MaybeUninit;
@@ -227,7 +227,7 @@ pub(super) fn keep_where<T: Copy, U>(
 fn join_portable(lefts: &[Piece], rights: &[Piece], out: &mut [MaybeUninit<u64>]) -> usize {
     let mut k = 0;
     // The left piece is copied out first: read through its reference, it was loaded again
-    // after every store (up to 14 % of a count, BENCHMARKS.md, issue 18).
+    // after every store (up to 14 % of a count, BENCHMARKS.md, "count").
     for &Piece { cut, top } in lefts {
         for r in rights {
             // SAFETY: `k` counts the pairs kept, at most the pairs seen before this one,

@@ -196,7 +196,7 @@ fn disjoint_pairs_avx512<const E: usize>(patterns: &[u64], items: &[u64], bits: 
 /// 8 W bytes) in L1 for W = 8 and about fill it for W = 16, and 4 and 6 bits measured no
 /// faster up to n = 18; from n = 19 on, where the sets to match are larger, seven-bit
 /// chunks (6 chunks of 128 entries for 39 bits) save a seventh of the work per item and
-/// measured 6-8 % faster (BENCHMARKS.md, issue 18). The portable kernel (W = 8) takes
+/// measured 6-8 % faster (BENCHMARKS.md, "count"). The portable kernel (W = 8) takes
 /// six-bit chunks below n = 19, 6 chunks of 64 entries of 64 bytes (24 KiB): 4-8 % faster
 /// than five bits at n = 16-18, where seven measured slower; for W = 16 six bits measured
 /// slower at n = 18.
@@ -384,7 +384,7 @@ fn matched<const W: usize, const E: usize, const CHUNKS: usize>(
 /// How a kernel counts, for one block, the pairs its table holds with every item: each
 /// item's [`matched`] lanes are counted into one sum per lane, without a branch and without
 /// adding the lanes up (testing for an empty result first, and a horizontal sum per item,
-/// measured 16-29 % slower; BENCHMARKS.md, issue 18).
+/// measured 16-29 % slower; BENCHMARKS.md, "count").
 trait Tally {
     /// Adds, lane by lane, the set bits of every item's matched lanes to `lanes`.
     ///
@@ -400,7 +400,7 @@ trait Tally {
 /// Without a population count instruction: eight items added bit-sliced
 /// ([`harley_seal`]), then the planes counted by bytes ([`BytewiseCounts`]). The adders
 /// took the portable kernel from 5.95 to 4.85 s at Q(18) on an Intel Xeon (BENCHMARKS.md,
-/// issue 18).
+/// "count").
 struct Bytewise;
 
 impl Tally for Bytewise {
@@ -476,7 +476,7 @@ fn carry_save<const W: usize>(sum: &mut Lanes<W>, a: &Lanes<W>, b: &Lanes<W>) ->
 
 /// With a population count of each word, left to the compiler (AVX2 and POPCNT). Adding
 /// eight items bit-sliced first ([`harley_seal`]) measured 5 % slower on an Intel Xeon
-/// (Q(18), 3.20 -> 3.37 s; BENCHMARKS.md, issue 18).
+/// (Q(18), 3.20 -> 3.37 s; BENCHMARKS.md, "count").
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct WordCounts;
 
@@ -498,7 +498,7 @@ impl Tally for WordCounts {
 
 /// With AVX-512 registers and VPOPCNTDQ, written out: compiled for AVX-512 from the
 /// generic loop of [`WordCounts`], the compiler matched eight items at a time with gather
-/// loads, and the kernel ran 1.7x slower than the AVX2 one (BENCHMARKS.md, issue 18).
+/// loads, and the kernel ran 1.7x slower than the AVX2 one (BENCHMARKS.md, "count").
 #[cfg(target_arch = "x86_64")]
 struct Avx512Counts;
 
@@ -584,7 +584,7 @@ fn tally_avx512<const W: usize, const E: usize, const CHUNKS: usize>(
 /// instruction: each word's bits are summed into its eight bytes (three shift-and-add
 /// steps), bytes accumulate over up to [`BYTEWISE_ITEMS`] results, and only then
 /// are a word's bytes added up. With SSE2 this measured 9 % faster at n = 18 than counting
-/// each result's bits in full (BENCHMARKS.md, issue 18).
+/// each result's bits in full (BENCHMARKS.md, "count").
 struct BytewiseCounts<const W: usize> {
     bytes: Lanes<W>,
 }

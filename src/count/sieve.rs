@@ -21,7 +21,7 @@ const MAX_CUTS: usize = 4;
 /// The fraction of the work a sieve must be estimated to leave for it to be used: the
 /// estimate leaves out what a class costs beyond its blocks, and sieves estimated to leave
 /// 0.7-0.9 of the work made n = 19 5-8 % slower, while those at 0.3-0.6 made n = 20 26-40 %
-/// faster (BENCHMARKS.md, issue 18).
+/// faster (BENCHMARKS.md, "count").
 const MARGIN: (usize, usize) = (2, 3);
 
 /// Masks of each side the plan counts bits and classes in.

@@ -3,7 +3,7 @@
 //! ([`super::halves`]). Which way a mask goes is unpredictable, so no kernel branches on
 //! it: the portable one writes each mask to all three and moves on only where it belongs;
 //! the AVX2 and AVX-512 ones place four or eight masks at once. At n = 18 the split was
-//! 16 % of a count on an Intel Xeon with the AVX-512 kernel (BENCHMARKS.md, issue 18).
+//! 16 % of a count on an Intel Xeon with the AVX-512 kernel (BENCHMARKS.md, "count").
 
 use super::join::Turn;
 #[cfg(target_arch = "x86_64")]

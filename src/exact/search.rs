@@ -410,7 +410,7 @@ impl<'a, B: Bits> Search<'a, B> {
     ///
     /// Kept whole although long: it is the search's innermost loop, and moving the
     /// propagation into a function of its own (inlined) measured 2 % fewer nodes per second
-    /// (BENCHMARKS.md, "Why the completion engine's constants").
+    /// (BENCHMARKS.md, "Why the engine's constants").
     #[inline(always)]
     fn enter(&mut self) -> Entry<B> {
         if self.key.len() >= self.mode.split_depth {

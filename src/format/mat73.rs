@@ -10,7 +10,7 @@
 //! no windowed read along the second dimension. Here a window is inflated straight into
 //! the caller's buffer, segments are decoded on every core by the verifier's pass, and
 //! `double` values become rows in one vectorised loop: MATLAB's default `save -v7.3` of a
-//! double vector read 1.5x faster (BENCHMARKS.md, "The seed's route"). Either way any n
+//! double vector verified 2.3x faster (BENCHMARKS.md, "The seed's route"). Either way any n
 //! reads in bounded memory.
 
 use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
