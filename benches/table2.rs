@@ -47,6 +47,7 @@ fn main() {
         time_limit: None,
         since: std::time::Instant::now(),
         interrupt: Arc::new(AtomicBool::new(false)),
+        closed_forms: true,
     };
     let mut csv = String::from(
         "n,samples,mean_s,t90_mean_s,min_s,max_s,false_negatives,s_per_row,dead_ends_0,dead_ends_1,dead_ends_2_3,dead_ends_4plus,mean_search_nodes\n",

@@ -186,6 +186,20 @@ impl Bitmap {
         self.words[(i >> 6) as usize] & (1 << (i & 63)) != 0
     }
 
+    /// The first set bit in `from..to`, if any.
+    pub(crate) fn next_set(&self, from: u64, to: u64) -> Option<u64> {
+        let mut i = from;
+        while i < to {
+            let word = self.words[(i >> 6) as usize] >> (i & 63);
+            if word != 0 {
+                let at = i + word.trailing_zeros() as u64;
+                return (at < to).then_some(at);
+            }
+            i = (i | 63) + 1;
+        }
+        None
+    }
+
     /// Bits `from .. from + 64` (bit `from` lowest; bits past the end read as clear).
     #[inline]
     pub(crate) fn bits64(&self, from: u64) -> u64 {

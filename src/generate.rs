@@ -4,6 +4,7 @@
 //! (a block of rows, a stride, a band of columns or diagonals, a square region), the shapes
 //! of compositions users hold.
 
+use crate::closed_form::{constructed_column, constructed_row, linear_column, linear_exists};
 use crate::format::{FormatError, Input, RowWriter};
 use crate::rng::Rng;
 use rayon::prelude::*;
@@ -49,93 +50,6 @@ pub enum GenerateError {
     Format(#[from] FormatError),
 }
 
-/// The column (1-based) of row `row` (1-based) in the constructed solution of size `n`.
-///
-/// The classic explicit construction (Hoffman, Loessi and Moore 1969; as in Bernhardsson
-/// 1991): the even columns in increasing order, then the odd ones, with small
-/// rearrangements when n mod 6 is 2 or 3. Valid for n = 1 and every n >= 4.
-pub(crate) fn constructed_column(n: u64, row: u64) -> u64 {
-    debug_assert!(n == 1 || n >= 4);
-    debug_assert!((1..=n).contains(&row));
-    let p = row - 1;
-    let evens = n / 2;
-    let odds = n - evens;
-    match n % 6 {
-        2 => {
-            // evens 2, 4, ..; odds 3, 1, 7, 9, .., n-1, 5
-            if p < evens {
-                2 * (p + 1)
-            } else {
-                match p - evens {
-                    0 => 3,
-                    1 => 1,
-                    q if q == odds - 1 => 5,
-                    q => 2 * q + 3,
-                }
-            }
-        }
-        3 => {
-            // evens 4, 6, .., n-1, 2; odds 5, 7, .., n, 1, 3
-            if p < evens {
-                if p == evens - 1 { 2 } else { 2 * p + 4 }
-            } else {
-                match p - evens {
-                    q if q == odds - 2 => 1,
-                    q if q == odds - 1 => 3,
-                    q => 2 * q + 5,
-                }
-            }
-        }
-        _ => {
-            if p < evens {
-                2 * (p + 1)
-            } else {
-                2 * (p - evens) + 1
-            }
-        }
-    }
-}
-
-/// The row (1-based) whose queen is in column `col` (1-based) in the constructed solution
-/// of size `n`: the inverse of [`constructed_column`], piece by piece.
-pub(crate) fn constructed_row(n: u64, col: u64) -> u64 {
-    debug_assert!(n == 1 || n >= 4);
-    debug_assert!((1..=n).contains(&col));
-    let evens = n / 2;
-    let odds = n - evens;
-    // p: 0-based position among the rows; evens come first, then odds.
-    let p = match (n % 6, col.is_multiple_of(2)) {
-        (2, true) => col / 2 - 1,
-        (2, false) => {
-            evens
-                + match col {
-                    3 => 0,
-                    1 => 1,
-                    5 => odds - 1,
-                    c => (c - 3) / 2,
-                }
-        }
-        (3, true) => {
-            if col == 2 {
-                evens - 1
-            } else {
-                (col - 4) / 2
-            }
-        }
-        (3, false) => {
-            evens
-                + match col {
-                    1 => odds - 2,
-                    3 => odds - 1,
-                    c => (c - 5) / 2,
-                }
-        }
-        (_, true) => col / 2 - 1,
-        (_, false) => evens + (col - 1) / 2,
-    };
-    p + 1
-}
-
 /// Where a solution comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -157,11 +71,11 @@ impl Source {
     /// Checks that this source has a solution of size `n`.
     pub fn check(self, n: u64) -> Result<(), GenerateError> {
         check_solvable(n)?;
-        if let Source::Linear { a } = self {
-            let prime_to_n = |x: u64| gcd(x % n, n) == 1;
-            if n > 1 && !(prime_to_n(a) && prime_to_n(a + n - 1) && prime_to_n(a + 1)) {
-                return Err(GenerateError::NoLinear { n, a });
-            }
+        if let Source::Linear { a } = self
+            && n > 1
+            && !linear_exists(n, a)
+        {
+            return Err(GenerateError::NoLinear { n, a });
         }
         Ok(())
     }
@@ -172,16 +86,9 @@ impl Source {
             Source::Construction => constructed_column(n, row),
             Source::Transposed => constructed_row(n, row),
             Source::Mirrored => n + 1 - constructed_column(n, row),
-            Source::Linear { a } => ((a as u128 * (row - 1) as u128) % n as u128) as u64 + 1,
+            Source::Linear { a } => linear_column(n, a, 0, row),
         }
     }
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Checks that a constructed solution exists for `n`.

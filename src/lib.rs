@@ -19,6 +19,7 @@
 
 pub(crate) mod board;
 pub mod cleanup;
+pub(crate) mod closed_form;
 pub mod complete;
 pub mod count;
 pub mod dimacs;

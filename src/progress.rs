@@ -35,10 +35,12 @@ pub enum Stage {
     Output,
     /// Min-conflicts repair of a full assignment of the free rows.
     Repair,
+    /// Checking whether the given queens lie on a closed-form solution.
+    ClosedForm,
 }
 
 impl Stage {
-    const ALL: [Stage; 9] = [
+    const ALL: [Stage; 10] = [
         Stage::Idle,
         Stage::Input,
         Stage::Certificates,
@@ -48,6 +50,7 @@ impl Stage {
         Stage::Exact,
         Stage::Output,
         Stage::Repair,
+        Stage::ClosedForm,
     ];
 
     /// The stage's name as shown to users.
@@ -62,6 +65,7 @@ impl Stage {
             Stage::Exact => "exact search",
             Stage::Output => "output",
             Stage::Repair => "repair",
+            Stage::ClosedForm => "closed form",
         }
     }
 }

@@ -202,6 +202,8 @@ def main():
     ap.add_argument("--cpsat", action="store_true")
     ap.add_argument("--cpsat-max", type=int, default=5000)
     ap.add_argument("--csv", default=None)
+    ap.add_argument("--complete-args", default="",
+                    help="more options for our complete, e.g. --no-closed-form (search only)")
     args = ap.parse_args()
     peer_limit = args.peer_limit or args.limit
 
@@ -254,6 +256,7 @@ def main():
                         m = free_rows(comp)
                         out = os.path.join(work, "out.nqb")
                         t_ours, o = run([nq, "complete", comp, "-o", out, "--seed", str(seed), "-q",
+                                         *args.complete_args.split(),
                                          "--time-limit", str(args.limit)], args.limit)
                         ours = verdict(o)
                         if os.path.exists(out):

@@ -4,7 +4,8 @@ and no two modules import each other, directly or through others.
 
 The layers, bottom to top (README.md, "Layout", says what each holds):
 
-  0  board rng stop memory cleanup progress oracle   shared plumbing
+  0  board closed_form rng stop memory cleanup     shared plumbing and closed forms
+     progress oracle
   1  format excluded                            files in and out
   2  verify                                     the verifier
   3  exact                                      exact search, residuals, certificates
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 
 LAYERS = [
-    ["board", "rng", "stop", "memory", "cleanup", "progress", "oracle"],
+    ["board", "closed_form", "rng", "stop", "memory", "cleanup", "progress", "oracle"],
     ["format", "excluded"],
     ["verify"],
     ["exact"],

@@ -43,6 +43,11 @@ pub struct Args {
     /// Give up with UNKNOWN after this many seconds.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
+    /// Search even when every given queen lies on a closed-form solution (the explicit
+    /// construction under a symmetry, a linear solution), which otherwise completes the
+    /// board in one pass.
+    #[arg(long)]
+    no_closed_form: bool,
     /// Write the proof of an INFEASIBLE answer to this file (JSON), and the input's
     /// residual as DIMACS CNF beside it (FILE with the extension .cnf), which any SAT
     /// solver can confirm unsatisfiable independently.
@@ -122,6 +127,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         time_limit,
         started,
         args.quiet,
+        !args.no_closed_form,
     );
     if let Some(recorder) = recorder {
         let samples = recorder.finish();
@@ -356,6 +362,15 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
         stats.levels.1
     )?;
     phase(w, "input", &stats.input, "read, validated, marked".into())?;
+    phase(
+        w,
+        "closed form",
+        &stats.closed_form,
+        match &stats.closed_form_solution {
+            Some(s) => format!("the given queens lie on {s}: completed from it"),
+            None => "the given queens lie on no closed-form solution".into(),
+        },
+    )?;
     phase(w, "certificates", &stats.certificates, String::new())?;
     phase(
         w,

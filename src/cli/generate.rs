@@ -354,6 +354,7 @@ fn random_solution(a: SolutionArgs) -> Result<i32, Error> {
         None,
         std::time::Instant::now(),
         a.out.quiet,
+        false,
     )?;
     use nqueens::complete::{Answer, JobOutcome};
     match outcome {

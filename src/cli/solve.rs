@@ -14,12 +14,14 @@ pub(crate) fn solve(
     time_limit: Option<Duration>,
     since: Instant,
     quiet: bool,
+    closed_forms: bool,
 ) -> Result<JobOutcome, Error> {
     let opts = Options {
         seed,
         time_limit,
         since,
         interrupt: super::interrupt_flag(),
+        closed_forms,
     };
     let progress = completion_progress(quiet, input);
     let outcome = run_job(input, output, &opts);

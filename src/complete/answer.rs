@@ -20,6 +20,9 @@ pub struct Options {
     pub since: Instant,
     /// Set from outside (Ctrl-C) to stop as soon as possible.
     pub interrupt: Arc<AtomicBool>,
+    /// Whether a composition whose queens lie on a closed-form solution is completed from
+    /// it (else the search phases complete it, as any other).
+    pub closed_forms: bool,
 }
 
 /// The answer.
@@ -104,6 +107,13 @@ pub struct Stats {
     pub repair_moves: u64,
     /// Exact search of the input residual (proofs).
     pub exact: Phase,
+    /// The check whether the given queens all lie on a closed-form solution (the explicit
+    /// construction under a symmetry, a linear solution); `placed` counts the rows filled
+    /// from it.
+    pub closed_form: Phase,
+    /// The closed-form solution the answer was completed from, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed_form_solution: Option<String>,
     /// Search nodes in all.
     pub search_nodes: u64,
     /// Dead ends in phase 2 (a row without free cell), each a return to level 2.

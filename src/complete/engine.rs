@@ -4,7 +4,7 @@
 use super::levels::*;
 use super::state::BoardState;
 use super::{Answer, Certificate, Options, Phase, Stats, StopReason, Stopped};
-use super::{pairing, repair, scatter};
+use super::{closed_form, pairing, repair, scatter};
 use crate::exact::{self, Outcome, Residual};
 use crate::format::{FormatError, Input};
 use crate::progress::{Stage, meter};
@@ -58,6 +58,23 @@ pub(super) fn engine(
 ) -> Result<Answer, FormatError> {
     let m0 = state.free();
     if m0 == 0 {
+        return Ok(Answer::Solved);
+    }
+    // Given queens on a closed-form solution: that solution completes the board. (An empty
+    // board has none, and is completed at random: `generate solution --random`.)
+    if let Some(form) = opts
+        .closed_forms
+        .then(|| {
+            timed(Stage::ClosedForm, &mut stats.closed_form, || {
+                closed_form::recognise(state)
+            })
+        })
+        .flatten()
+    {
+        stats.closed_form.placed += timed_part(Stage::ClosedForm, &mut stats.closed_form, || {
+            closed_form::fill(state, form)
+        });
+        stats.closed_form_solution = Some(form.describe());
         return Ok(Answer::Solved);
     }
     let unknown = |what: String| Answer::Unknown(stopped(stop, opts.time_limit, &what));

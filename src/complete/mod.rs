@@ -1,6 +1,9 @@
 //! The completion engine: adds queens to a valid composition until every row has one, or
 //! proves that no completion exists, or says that its budget ran out.
 //!
+//! - Given queens that all lie on one closed-form solution (the explicit construction
+//!   under a symmetry, a linear solution: `crate::closed_form`) are completed from it in
+//!   one pass (`closed_form`); an empty board has no queen to tell, and is searched.
 //! - Few free rows (at most `EXACT_FIRST`): the exact search (`crate::exact`) of the
 //!   input's residual, on every core, decides the question outright.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1
@@ -25,6 +28,7 @@
 //!   the repair's patience grows 4x.
 
 mod answer;
+mod closed_form;
 mod engine;
 mod job;
 mod levels;

@@ -11,6 +11,9 @@ fn opts(seed: u64) -> Options {
         time_limit: None,
         since: std::time::Instant::now(),
         interrupt: Arc::new(AtomicBool::new(false)),
+        // The search phases are what these tests exercise (the closed form is tested
+        // below on its own).
+        closed_forms: false,
     }
 }
 
@@ -152,7 +155,7 @@ fn repair_completes_random_clearings_of_a_construction() {
     // A construction with rows cleared at random: the end games stall there, repair does not.
     let n = 3001u64;
     let q: Vec<u32> = (1..=n)
-        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .map(|r| crate::closed_form::constructed_column(n, r) as u32)
         .collect();
     for seed in 0..4 {
         let mut rng = crate::rng::Rng::seeded(seed, &[9]);
@@ -179,7 +182,7 @@ fn repair_after_pairing_keeps_the_board_consistent() {
     // pairing left them, a rewind then takes the board back to the input.
     let n = 2000u64;
     let q: Vec<u32> = (1..=n)
-        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .map(|r| crate::closed_form::constructed_column(n, r) as u32)
         .map(|j| if j % 7 == 0 { 0 } else { j })
         .collect();
     let mut state = state_of(&q);
@@ -318,7 +321,7 @@ fn repaired_answers_do_not_depend_on_the_thread_count() {
     let n = 20_000u64;
     let mut rng = crate::rng::Rng::seeded(7, &[9]);
     let q: Vec<u32> = (1..=n)
-        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .map(|r| crate::closed_form::constructed_column(n, r) as u32)
         .map(|j| if rng.below(50) == 0 { 0 } else { j })
         .collect();
     let run = |threads: usize| {
@@ -332,4 +335,53 @@ fn repaired_answers_do_not_depend_on_the_thread_count() {
     assert_eq!(answer, Answer::Solved);
     assert!(stats.repair.runs > 0, "the repair phase ran");
     assert_eq!(one, run(2).1);
+}
+
+/// Compositions of every closed form (the construction under each symmetry, a linear
+/// solution) with rows cleared, and of a random-looking solution: completed from the closed
+/// form exactly when every given queen lies on it; an edited row sends it to the search.
+#[test]
+fn closed_forms_complete_what_lies_on_them() {
+    use crate::closed_form::{ClosedForm, Symmetry};
+    let n = 1_001u64; // prime to 6: linear solutions exist
+    let forms = Symmetry::ALL
+        .map(ClosedForm::Construction)
+        .into_iter()
+        .chain([ClosedForm::Linear { a: 5, b: 17 }]);
+    for form in forms {
+        let solution: Vec<u32> = (1..=n).map(|r| form.column(n, r) as u32).collect();
+        let mut q = solution.clone();
+        for (i, row) in q.iter_mut().enumerate() {
+            if i % 7 == 3 || i % 11 == 0 {
+                *row = 0;
+            }
+        }
+        let mut o = opts(1);
+        o.closed_forms = true;
+        let (answer, rows, stats) = complete_rows(&q, &o).expect("a valid composition");
+        assert_eq!(answer, Answer::Solved, "{form:?}");
+        assert_eq!(rows, solution, "{form:?}: completed from the form");
+        assert_eq!(stats.closed_form_solution, Some(form.describe()));
+        assert!(crate::oracle::conflicting_pairs(&rows).is_empty());
+        // One given queen moved to another cell of the solution's free part: no closed form
+        // holds every queen, and the search completes it.
+        let mut edited = q.clone();
+        let (a, b) = (3usize, 10usize); // both cleared rows (i % 7 == 3)
+        assert_eq!((edited[a], edited[b]), (0, 0));
+        edited[a] = solution[b];
+        if crate::oracle::conflicting_pairs(&edited).is_empty() {
+            let (answer, rows, stats) = complete_rows(&edited, &o).expect("valid");
+            assert_eq!(stats.closed_form_solution, None, "{form:?}");
+            if answer == Answer::Solved {
+                assert!(crate::oracle::conflicting_pairs(&rows).is_empty());
+                assert!(edited.iter().zip(&rows).all(|(&e, &r)| e == 0 || e == r));
+            }
+        }
+    }
+    // The empty board has no queen to recognise a form by: completed at random.
+    let mut o = opts(1);
+    o.closed_forms = true;
+    let (answer, _, stats) = complete_rows(&vec![0; 200], &o).unwrap();
+    assert_eq!((answer, stats.closed_form.runs), (Answer::Solved, 1));
+    assert_eq!(stats.closed_form_solution, None);
 }

@@ -535,6 +535,7 @@ fn first_by_completion(p: &Problem) -> Option<Vec<(u32, u32)>> {
         time_limit: None,
         since: std::time::Instant::now(),
         interrupt: Default::default(),
+        closed_forms: true,
     };
     match crate::complete::complete_rows(&rows, &opts)? {
         (crate::complete::Answer::Solved, rows, _) => Some(

@@ -85,7 +85,7 @@ fn every_marking_and_thread_count_gives_the_same_report() {
     let seg = crate::format::nqb::DEFAULT_FRAME_ROWS as usize;
     let n = 3 * seg + 1000;
     let mut rows: Vec<u32> = (1..=n as u64)
-        .map(|r| crate::generate::constructed_column(n as u64, r) as u32)
+        .map(|r| crate::closed_form::constructed_column(n as u64, r) as u32)
         .collect();
     // Queens moved onto lines other queens hold, near and far; a few rows emptied or
     // out of range.
@@ -152,7 +152,7 @@ fn every_marking_and_thread_count_gives_the_same_report() {
 fn base_queens_are_checked_in_every_block() {
     let n = 1000u64;
     let rows: Vec<u32> = (1..=n)
-        .map(|r| crate::generate::constructed_column(n, r) as u32)
+        .map(|r| crate::closed_form::constructed_column(n, r) as u32)
         .collect();
     let base_rows: Vec<u32> = (0..n as usize)
         .map(|i| if i % 3 == 0 { rows[i] } else { 0 })

@@ -798,3 +798,49 @@ fn a_mat_answer_says_what_it_holds() {
         "{stdout}"
     );
 }
+
+/// The default route (`generate solution`, then `generate composition`) at n = 1e5, through
+/// the binary: the given queens lie on the explicit construction, which completes the board
+/// (the statistics say so); `--no-closed-form` completes it by search instead. Both answers
+/// keep every given queen.
+#[test]
+fn compositions_of_a_closed_form_are_completed_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (s, c, o) = (p("s.nqb"), p("c.nqb"), p("o.nqb"));
+    for source in ["construction", "transposed", "mirrored"] {
+        let (code, _, err) = run(&[
+            "generate", "solution", "--n", "100000", "--source", source, "-o", &s, "-q",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let (code, _, err) = run(&[
+            "generate",
+            "composition",
+            "--from",
+            &s,
+            "--free",
+            "0.01",
+            "--seed",
+            "3",
+            "-o",
+            &c,
+            "-q",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        for (extra, closed) in [(None, true), (Some("--no-closed-form"), false)] {
+            let mut args = vec!["complete", &c, "-o", &o, "--seed", "1"];
+            args.extend(extra);
+            let (code, out, err) = run(&args);
+            assert_eq!(code, 0, "{source} {extra:?}: {out}{err}");
+            assert!(out.starts_with("SOLVED"), "{out}");
+            assert_eq!(
+                out.contains("the given queens lie on the explicit construction"),
+                closed,
+                "{source} {extra:?}: {out}"
+            );
+            let (code, v, _) = run(&["verify", "--require-complete", "--base", &c, &o]);
+            assert_eq!(code, 0, "{v}");
+            std::fs::remove_file(&o).unwrap();
+        }
+    }
+}

@@ -51,6 +51,11 @@ impl RowStore {
         rows
     }
 
+    /// Rows 1..=n as little-endian `u32` (row i at index i - 1), to read them in bulk.
+    pub(crate) fn rows(&self) -> &[u32] {
+        self.payload()
+    }
+
     /// Rows 1..=n as little-endian `u32` (row i at index i - 1), to load them in bulk.
     pub(crate) fn rows_mut(&mut self) -> &mut [u32] {
         self.payload_mut()
