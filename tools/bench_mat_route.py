@@ -14,23 +14,16 @@ with wall seconds, the ratio, and each run's peak RSS and the engine's own peak 
   tools/bench_mat_route.py --dir DIR [--n 1e8] [--free 518] [--runs 3] [--chunk-rows R] [--level 3]
                            [--make-only]
 """
-import argparse, json, os, subprocess, tempfile, time
+import argparse, json, os, sys, time
 import numpy as np
 import h5py
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.environ.get("NQUEENS_BIN", os.path.join(ROOT, "target", "release", "nqueens"))
+# The timed runner (wall, peak RSS, output) and the binary (NQUEENS_BIN, else the release
+# build) are the seed workflow's.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_seed_workflow import BIN, run  # noqa: E402
+
 BLOCK = 1 << 24
-
-
-def run(args):
-    t = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        p = subprocess.Popen([BIN] + args, stdout=out, stderr=err)
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t
-        out.seek(0), err.seek(0)
-        return os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss / 1024, out.read(), err.read()
 
 
 def mat_header(path):

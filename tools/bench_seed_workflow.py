@@ -18,7 +18,7 @@ import numpy as np
 import h5py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "nqueens")
+BIN = os.environ.get("NQUEENS_BIN", os.path.join(ROOT, "target", "release", "nqueens"))
 CHUNK = 1 << 26
 
 
