@@ -65,7 +65,8 @@ impl MatArgs {
             }
             return Ok((format, None));
         };
-        let inherited = input.and_then(Input::mat_layout);
+        let source = input.and_then(Input::mat_source);
+        let inherited = source.as_ref().map(|s| s.layout);
         let mut layout = inherited.unwrap_or_default();
         if let Some(c) = self.mat_class {
             if c.largest() < n {
@@ -92,8 +93,16 @@ impl MatArgs {
             Some(_) if !self.given() => note.push_str(", like the input's variable"),
             _ => {}
         }
-        if inherited.is_some() {
-            note.push_str("; the input's other variables, if any, are not copied");
+        match source.map(|s| s.others).unwrap_or_default().as_slice() {
+            [] => {}
+            [one] => note.push_str(&format!(
+                "; the input's other variable, {one}, is not copied"
+            )),
+            more => note.push_str(&format!(
+                "; the input's {} other variables ({}) are not copied",
+                more.len(),
+                more.join(", ")
+            )),
         }
         Ok((format.with_mat_layout(layout), Some(note)))
     }

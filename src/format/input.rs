@@ -18,7 +18,7 @@ pub enum Input {
         /// Payload as little-endian `u32` rows.
         bytes: Vec<u8>,
         /// For a variable of a MATLAB or Octave file: its name, class and orientation.
-        layout: Option<MatLayout>,
+        layout: Option<MatSource>,
     },
     /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
     Mat73(Box<mat73::Mat73File>),
@@ -281,7 +281,7 @@ impl Input {
         path: &Path,
         format: &'static str,
         rows: &[u32],
-        layout: MatLayout,
+        layout: MatSource,
     ) -> Result<Input, FormatError> {
         let mut input = Self::from_rows(path, format, rows)?;
         if let Input::Memory { layout: l, .. } = &mut input {
@@ -293,9 +293,15 @@ impl Input {
     /// For a variable of a MATLAB or Octave file: its name, class and orientation, which
     /// a MAT answer takes by default.
     pub fn mat_layout(&self) -> Option<MatLayout> {
+        self.mat_source().map(|s| s.layout)
+    }
+
+    /// For a variable of a MATLAB or Octave file: its layout and the file's other
+    /// variables.
+    pub fn mat_source(&self) -> Option<MatSource> {
         match self {
-            Input::Memory { layout, .. } => *layout,
-            Input::Mat73(f) => Some(f.layout()),
+            Input::Memory { layout, .. } => layout.clone(),
+            Input::Mat73(f) => Some(f.source()),
             _ => None,
         }
     }

@@ -73,7 +73,7 @@ pub(crate) fn parse(
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<(Vec<u32>, super::MatLayout), FormatError> {
+) -> Result<(Vec<u32>, super::MatSource), FormatError> {
     let fail = |d: String| FormatError::new(path, ErrorKind::Mat(format!("v4: {d}")));
     let mut at = 0usize;
     let mut names: Vec<String> = Vec::new();

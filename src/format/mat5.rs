@@ -451,7 +451,7 @@ pub(crate) fn read(
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<(Vec<u8>, super::MatLayout), FormatError> {
+) -> Result<(Vec<u8>, super::MatSource), FormatError> {
     let fail = |m: String| FormatError::new(path, ErrorKind::Mat(m));
     if bytes.len() < 128 {
         return Err(fail(format!(
@@ -544,10 +544,9 @@ pub(crate) fn read(
     // Read: a numeric class, 6 (double) to 15 (uint64) in MATLAB's order.
     let class = super::MatClass::ALL[chosen.class as usize - 6];
     let dim = |i: usize| chosen.dims.get(i).copied().unwrap_or(1);
-    Ok((
-        rows,
-        super::MatLayout::found(&chosen.name, class, dim(0), dim(1)),
-    ))
+    let layout = super::MatLayout::found(&chosen.name, class, dim(0), dim(1));
+    let names: Vec<String> = vars.iter().map(|v| v.name.clone()).collect();
+    Ok((rows, super::MatSource::among(layout, &chosen.name, &names)))
 }
 
 fn list(vars: &[Variable]) -> String {

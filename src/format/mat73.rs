@@ -37,6 +37,8 @@ pub struct Mat73File {
     base: IndexBase,
     /// The variable's name, class and orientation.
     layout: super::MatLayout,
+    /// The file's other variables.
+    others: Vec<String>,
 }
 
 /// The bytes of a vector's elements, located once at open.
@@ -555,6 +557,13 @@ impl Mat73File {
             super::MatLayout::found(&var, class, n, 1)
         };
         let stored = Stored::locate(path, &ds, n, axis).map_err(|e| fail(format!("{var}: {e}")))?;
+        let others = vars
+            .names
+            .iter()
+            .chain(&vars.groups)
+            .filter(|n| **n != var)
+            .cloned()
+            .collect();
         Ok(Mat73File {
             path: path.to_path_buf(),
             file,
@@ -565,6 +574,7 @@ impl Mat73File {
             stored,
             base,
             layout,
+            others,
         })
     }
 
@@ -583,9 +593,12 @@ impl Mat73File {
         self.n
     }
 
-    /// The variable's name, class and orientation.
-    pub fn layout(&self) -> super::MatLayout {
-        self.layout
+    /// The variable's name, class and orientation, and the file's other variables.
+    pub fn source(&self) -> super::MatSource {
+        super::MatSource {
+            layout: self.layout,
+            others: self.others.clone(),
+        }
     }
 
     /// Rows `first .. first + count` as validated row values.

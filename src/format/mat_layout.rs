@@ -174,6 +174,26 @@ pub struct MatLayout {
     pub column: bool,
 }
 
+/// The variable a MATLAB or Octave file was read from: its layout, and the file's other
+/// variables (which an answer does not copy).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatSource {
+    /// Name, class and orientation.
+    pub layout: MatLayout,
+    /// The names of the file's other variables.
+    pub others: Vec<String>,
+}
+
+impl MatSource {
+    /// The variable `layout` of a file whose variables are `names`.
+    pub(crate) fn among(layout: MatLayout, chosen: &str, names: &[String]) -> MatSource {
+        MatSource {
+            layout,
+            others: names.iter().filter(|n| *n != chosen).cloned().collect(),
+        }
+    }
+}
+
 impl Default for MatLayout {
     /// `Q`, `uint32`, a row: the seed program's `zeros(1, n, 'uint32')`.
     fn default() -> Self {

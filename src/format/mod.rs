@@ -22,7 +22,7 @@ mod zlib;
 
 pub use error::{ErrorKind, FormatError};
 pub use input::{EXCLUDED, Input, OpenOptions, SegmentCache, SegmentSum, read_all};
-pub use mat_layout::{MatClass, MatLayout, VarName};
+pub use mat_layout::{MatClass, MatLayout, MatSource, VarName};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
 pub use output::{AtomicFile, OutputPath, STDIO, check_outputs, is_stdio};
 pub(crate) use output::{Destination, Scratch, reserve};
@@ -113,10 +113,10 @@ fn choose_vector(
     mut vectors: Vec<FoundVector>,
     names: &[String],
     var: Option<&str>,
-) -> Result<(Vec<u32>, MatLayout), String> {
+) -> Result<(Vec<u32>, MatSource), String> {
     let holds = || names.join(", ");
     let wanted = var.unwrap_or("Q");
-    let take = |v: FoundVector| (v.rows, v.layout);
+    let take = |v: FoundVector| (v.rows, MatSource::among(v.layout, &v.name, names));
     // Moved out, not copied: a vector may hold a billion rows.
     if let Some(i) = vectors.iter().position(|v| v.name == wanted) {
         return Ok(take(vectors.swap_remove(i)));

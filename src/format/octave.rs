@@ -36,7 +36,7 @@ pub(crate) fn parse(
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<(Vec<u32>, super::MatLayout), FormatError> {
+) -> Result<(Vec<u32>, super::MatSource), FormatError> {
     let text = super::text::utf8(path, bytes)?;
     let fail = |line: u64, detail: String| FormatError::new(path, ErrorKind::Text { line, detail });
     let whole = |detail: String| {
@@ -134,10 +134,9 @@ pub(crate) fn parse(
         chosen.dims.first().copied().unwrap_or(1),
         chosen.dims.get(1).copied().unwrap_or(1),
     );
-    Ok((
-        rows,
-        super::MatLayout::found(chosen.name, class, dims.0, dims.1),
-    ))
+    let layout = super::MatLayout::found(chosen.name, class, dims.0, dims.1);
+    let names: Vec<String> = vars.iter().map(|v| v.name.to_string()).collect();
+    Ok((rows, super::MatSource::among(layout, chosen.name, &names)))
 }
 
 fn dims_text(dims: &[u64]) -> String {

@@ -142,7 +142,7 @@ pub(crate) fn parse(
     bytes: &[u8],
     var: Option<&str>,
     base: IndexBase,
-) -> Result<(Vec<u32>, super::MatLayout), FormatError> {
+) -> Result<(Vec<u32>, super::MatSource), FormatError> {
     let fail =
         |d: String| FormatError::new(path, ErrorKind::Octave(format!("Octave binary file: {d}")));
     let mut c = Cursor {

@@ -802,9 +802,7 @@ fn a_mat_answer_says_what_it_holds() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        stdout.contains(
-            "written as Q, a 1 x n double row, like the input's variable; the input's other variables"
-        ),
+        stdout.contains("written as Q, a 1 x n double row, like the input's variable\n"),
         "{stdout}"
     );
 }

@@ -56,7 +56,7 @@ fn answers_keep_the_inputs_class_orientation_and_name() {
         "{err}"
     );
     assert!(
-        err.contains("other variables, if any, are not copied"),
+        err.contains("; the input's other variable, x, is not copied"),
         "{err}"
     );
 
