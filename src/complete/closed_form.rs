@@ -13,13 +13,30 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 /// Rows per work item of the check.
 const CHUNK: usize = 1 << 16;
 
-/// The closed-form solution every queen of `state` lies on, if any. The first two queens
-/// name the candidates; every other queen must agree. The answer does not depend on the
-/// thread count: the survivors are the candidates no row refutes.
+/// Given queens looked at for a second one that fixes the linear candidate.
+const SECOND_QUEENS: usize = 64;
+
+/// The closed-form solution every queen of `state` lies on, if any. The first queen, and
+/// the first of the next few whose row difference from it is prime to n (it fixes the
+/// linear candidate), name the candidates; every other queen must agree. The answer does
+/// not depend on the thread count: the survivors are the candidates no row refutes.
 pub(super) fn recognise(state: &BoardState) -> Option<ClosedForm> {
     let n = state.n;
     let first = state.taken_rows.next_set(1, n + 1)?;
-    let second = state.taken_rows.next_set(first + 1, n + 1);
+    let mut later = Vec::new();
+    let mut at = first + 1;
+    while later.len() < SECOND_QUEENS {
+        let Some(row) = state.taken_rows.next_set(at, n + 1) else {
+            break;
+        };
+        later.push(row);
+        at = row + 1;
+    }
+    let second = later
+        .iter()
+        .copied()
+        .find(|&r| crate::closed_form::gcd(r - first, n) == 1)
+        .or(later.first().copied());
     let queen = |row: u64| (row, state.rows.get(row));
     let candidates = ClosedForm::candidates(n, queen(first), second.map(queen));
     if candidates.is_empty() {

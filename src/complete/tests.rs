@@ -385,3 +385,66 @@ fn closed_forms_complete_what_lies_on_them() {
     assert_eq!((answer, stats.closed_form.runs), (Answer::Solved, 1));
     assert_eq!(stats.closed_form_solution, None);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// Against the slow oracle: a closed form of a small board, some rows cleared and maybe
+    /// one queen moved to a cell that attacks no other given queen. The answer, whatever
+    /// route gave it, keeps every given queen and is a solution; the closed form is used
+    /// exactly when every given queen lies on the form it names.
+    #[test]
+    fn closed_form_answers_keep_the_given_queens(
+        n in 4u64..60,
+        symmetry in 0usize..8,
+        linear in any::<bool>(),
+        cleared in proptest::collection::vec(any::<bool>(), 60),
+        moved in proptest::option::of((0usize..60, 0usize..60)),
+    ) {
+        use crate::closed_form::{ClosedForm, Symmetry, linear_exists};
+        let form = match (linear, (2..n).find(|&a| linear_exists(n, a))) {
+            (true, Some(a)) => ClosedForm::Linear { a, b: n / 3 },
+            _ => ClosedForm::Construction(Symmetry::ALL[symmetry]),
+        };
+        let solution: Vec<u32> = (1..=n).map(|r| form.column(n, r) as u32).collect();
+        prop_assert!(crate::oracle::conflicting_pairs(&solution).is_empty());
+        let mut q: Vec<u32> = solution
+            .iter()
+            .zip(&cleared)
+            .map(|(&c, &clear)| if clear { 0 } else { c })
+            .collect();
+        if let Some((row, col)) = moved {
+            let (row, col) = (row % n as usize, col % n as usize + 1);
+            let mut edited = q.clone();
+            edited[row] = col as u32;
+            if crate::oracle::conflicting_pairs(&edited).is_empty() {
+                q = edited;
+            }
+        }
+        let mut o = opts(7);
+        o.closed_forms = true;
+        let (answer, rows, stats) = complete_rows(&q, &o).expect("a valid composition");
+        if answer == Answer::Solved {
+            prop_assert!(crate::oracle::conflicting_pairs(&rows).is_empty());
+            prop_assert!(rows.iter().all(|&c| c >= 1 && c as u64 <= n));
+            prop_assert!(q.iter().zip(&rows).all(|(&g, &r)| g == 0 || g == r));
+        }
+        let on_form = q.iter().zip(&solution).all(|(&g, &s)| g == 0 || g == s);
+        if stats.closed_form_solution.is_some() {
+            prop_assert_eq!(answer, Answer::Solved);
+        }
+        // The form built here, or another closed form that holds every queen, is used
+        // whenever the queens name it: any queen names the construction's images; a
+        // linear solution needs two whose rows differ by a number prime to n.
+        let rows_given: Vec<u64> = (1..=n).filter(|&r| q[r as usize - 1] != 0).collect();
+        let named = match form {
+            ClosedForm::Construction(_) => !rows_given.is_empty(),
+            ClosedForm::Linear { .. } => rows_given.iter().skip(1).take(64).any(|&r| {
+                crate::closed_form::gcd(r - rows_given[0], n) == 1
+            }),
+        };
+        // (A full board has nothing to complete, and never reaches the phase.)
+        if on_form && named && q.contains(&0) {
+            prop_assert!(stats.closed_form_solution.is_some(), "{:?} {:?}", form, q);
+        }
+    }
+}
