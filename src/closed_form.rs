@@ -8,6 +8,7 @@
 /// The classic explicit construction (Hoffman, Loessi and Moore 1969; as in Bernhardsson
 /// 1991): the even columns in increasing order, then the odd ones, with small
 /// rearrangements when n mod 6 is 2 or 3. Valid for n = 1 and every n >= 4.
+#[inline]
 pub(crate) fn constructed_column(n: u64, row: u64) -> u64 {
     debug_assert!(n == 1 || n >= 4);
     debug_assert!((1..=n).contains(&row));
@@ -52,6 +53,7 @@ pub(crate) fn constructed_column(n: u64, row: u64) -> u64 {
 
 /// The row (1-based) whose queen is in column `col` (1-based) in the constructed solution
 /// of size `n`: the inverse of [`constructed_column`], piece by piece.
+#[inline]
 pub(crate) fn constructed_row(n: u64, col: u64) -> u64 {
     debug_assert!(n == 1 || n >= 4);
     debug_assert!((1..=n).contains(&col));
@@ -106,6 +108,7 @@ pub(crate) fn linear_exists(n: u64, a: u64) -> bool {
 }
 
 /// Row `row`'s column in the linear solution q(i) = a (i - 1) + b mod n + 1.
+#[inline]
 pub(crate) fn linear_column(n: u64, a: u64, b: u64, row: u64) -> u64 {
     ((a as u128 * (row - 1) as u128 + b as u128) % n as u128) as u64 + 1
 }
@@ -171,6 +174,7 @@ pub enum ClosedForm {
 
 impl ClosedForm {
     /// Row `row`'s column (both 1-based) in this solution of size `n`.
+    #[inline]
     pub fn column(self, n: u64, row: u64) -> u64 {
         match self {
             ClosedForm::Construction(s) => {
@@ -183,6 +187,39 @@ impl ClosedForm {
                 if s.mirror { n + 1 - c } else { c }
             }
             ClosedForm::Linear { a, b } => linear_column(n, a, b, row),
+        }
+    }
+
+    /// The columns of rows `first ..` (as many as `out` holds), as little-endian `u32`
+    /// (the row store's layout). The choice of formula is made once per call, not per row.
+    pub(crate) fn columns_le(self, n: u64, first: u64, out: &mut [u32]) {
+        macro_rules! fill {
+            ($f:expr) => {
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = ($f(first + j as u64) as u32).to_le();
+                }
+            };
+        }
+        match self {
+            ClosedForm::Construction(s) => match (s.flip_rows, s.transpose, s.mirror) {
+                (false, false, false) => fill!(|r| constructed_column(n, r)),
+                (true, false, false) => fill!(|r| constructed_column(n, n + 1 - r)),
+                (false, true, false) => fill!(|r| constructed_row(n, r)),
+                (false, false, true) => fill!(|r| n + 1 - constructed_column(n, r)),
+                _ => fill!(|r| self.column(n, r)),
+            },
+            ClosedForm::Linear { a, b } => {
+                // Stepping by a modulo n instead of a multiplication and a division per row.
+                let mut c = linear_column(n, a, b, first) - 1;
+                let step = a % n;
+                for o in out.iter_mut() {
+                    *o = (c as u32 + 1).to_le();
+                    c += step;
+                    if c >= n {
+                        c -= n;
+                    }
+                }
+            }
         }
     }
 
@@ -270,6 +307,35 @@ mod tests {
                         found.contains(&ClosedForm::Linear { a, b }),
                         "n = {n}, a = {a}: {found:?}"
                     );
+                }
+            }
+        }
+    }
+
+    /// The chunk form gives every row's column as `column` does, from any first row.
+    #[test]
+    fn columns_le_is_column() {
+        for n in [4u64, 5, 7, 8, 9, 12, 13, 14, 15, 101, 1001, 999_999_937] {
+            let first = (1, constructed_column(n, 1));
+            let second = (2, constructed_column(n, 2));
+            let mut forms = ClosedForm::candidates(n, first, Some(second));
+            if gcd(n, 6) == 1 {
+                forms.push(ClosedForm::Linear { a: 2, b: n - 1 });
+                forms.push(ClosedForm::Linear { a: n - 2, b: 5 % n });
+            }
+            for form in forms {
+                for start in [1, 2, n / 2, n.saturating_sub(9).max(1)] {
+                    let len = (n - start + 1).min(40) as usize;
+                    let mut out = vec![0u32; len];
+                    form.columns_le(n, start, &mut out);
+                    for (j, &c) in out.iter().enumerate() {
+                        let row = start + j as u64;
+                        assert_eq!(
+                            u32::from_le(c) as u64,
+                            form.column(n, row),
+                            "n = {n}, {form:?}, row {row}"
+                        );
+                    }
                 }
             }
         }

@@ -49,8 +49,31 @@ pub(super) fn recognise(state: &BoardState) -> Option<ClosedForm> {
         .rows()
         .par_chunks(CHUNK)
         .enumerate()
-        .for_each(|(k, chunk)| {
+        .for_each_init(Vec::new, |expected, (k, chunk)| {
             let mut mask = alive.load(Relaxed);
+            let first_row = (k * CHUNK + 1) as u64;
+            if mask.count_ones() <= 2 {
+                // One or two candidates left (the usual case after the first rows; the
+                // construction is its own half-turn image, so two survive on it): each
+                // one's columns for the whole chunk, then one comparison per row that the
+                // compiler vectorises.
+                let mut m = mask;
+                while m != 0 {
+                    let b = m.trailing_zeros();
+                    m &= m - 1;
+                    expected.resize(chunk.len(), 0);
+                    candidates[b as usize].columns_le(n, first_row, expected);
+                    let agrees = chunk
+                        .iter()
+                        .zip(expected.iter())
+                        .fold(true, |all, (&v, &e)| all & ((v == 0) | (v == e)));
+                    if !agrees {
+                        mask &= !(1 << b);
+                    }
+                }
+                alive.fetch_and(mask, Relaxed);
+                return;
+            }
             for (j, &v) in chunk.iter().enumerate() {
                 if mask == 0 {
                     break;
