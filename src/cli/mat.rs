@@ -69,11 +69,8 @@ impl MatArgs {
         let inherited = source.as_ref().map(|s| s.layout);
         let mut layout = inherited.unwrap_or_default();
         if let Some(c) = self.mat_class {
-            if c.largest() < n {
-                return Err(Error::Usage(format!(
-                    "--mat-class {c} holds columns up to {}, not up to n = {n}",
-                    c.largest()
-                )));
+            if let Some(why) = c.refusal(n) {
+                return Err(Error::Usage(format!("--mat-class {why}")));
             }
             layout.class = c;
         }

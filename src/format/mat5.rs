@@ -613,11 +613,8 @@ impl MatWriter {
                 "n = {n} needs {data_bytes} bytes as {class}, more than a v5/v7 variable holds (2^31); write v7.3 or NQB instead"
             ))));
         }
-        if class.largest() < n {
-            return Err(fail(ErrorKind::Mat(format!(
-                "class {class} holds columns up to {}, not up to n = {n}",
-                class.largest()
-            ))));
+        if let Some(why) = class.refusal(n) {
+            return Err(fail(ErrorKind::Mat(format!("class {why}"))));
         }
         let mut file = AtomicFile::create(dest)?;
         let mut header = format!(

@@ -859,17 +859,13 @@ impl Mat73Writer {
 
 /// Refuses a class that cannot hold every column up to n.
 fn holds(dest: &Path, n: u64, layout: super::MatLayout) -> Result<(), FormatError> {
-    let class = layout.class;
-    if class.largest() < n {
-        return Err(FormatError::new(
+    match layout.class.refusal(n) {
+        Some(why) => Err(FormatError::new(
             dest,
-            ErrorKind::Mat(format!(
-                "class {class} holds columns up to {}, not up to n = {n}",
-                class.largest()
-            )),
-        ));
+            ErrorKind::Mat(format!("class {why}")),
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Writes the `n` little-endian `u32` rows at byte `offset` of `map` as a v7.3 file at

@@ -92,6 +92,16 @@ impl MatClass {
         }
     }
 
+    /// Why this class cannot hold every column of an `n`-board, if it cannot.
+    pub fn refusal(self, n: u64) -> Option<String> {
+        (self.largest() < n).then(|| {
+            format!(
+                "{self} holds columns up to {}, not up to n = {n}",
+                self.largest()
+            )
+        })
+    }
+
     /// Appends `rows` (1-based columns, 0 = empty) as elements of this class in
     /// little-endian order; every value must be at most [`MatClass::largest`].
     pub(crate) fn extend_le(self, out: &mut Vec<u8>, rows: &[u32]) {
