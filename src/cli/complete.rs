@@ -366,10 +366,7 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
         w,
         "closed form",
         &stats.closed_form,
-        match &stats.closed_form_solution {
-            Some(s) => format!("the given queens lie on {s}: completed from it"),
-            None => "the given queens lie on no closed-form solution".into(),
-        },
+        closed_form_line(stats),
     )?;
     phase(w, "certificates", &stats.certificates, String::new())?;
     phase(
@@ -433,4 +430,25 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
     }
     wln!(w, "  total         {total:>9.3} s")?;
     Ok(())
+}
+
+/// What the closed-form phase found and did, for the statistics.
+fn closed_form_line(stats: &Stats) -> String {
+    let on = |s: &str| match stats.closed_form_exceptions {
+        0 => format!("the given queens lie on {s}"),
+        e => format!("all but {} lie on {s}", plural(e, "given queen")),
+    };
+    let rerouted = match (stats.closed_form_attacked, stats.closed_form_rerouted) {
+        (0, _) => String::new(),
+        (a, r) => format!(
+            "; those attack its queen in {}, rerouted with {} by exact search",
+            plural(a, "free row"),
+            plural(r, "row"),
+        ),
+    };
+    match (&stats.closed_form_solution, &stats.closed_form_tried) {
+        (Some(s), _) => format!("{}: completed from it{rerouted}", on(s)),
+        (None, Some(s)) => format!("{}{}, in vain: searched instead", on(s), rerouted),
+        (None, None) => "the given queens lie on no closed-form solution".into(),
+    }
 }

@@ -114,6 +114,18 @@ pub struct Stats {
     /// The closed-form solution the answer was completed from, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closed_form_solution: Option<String>,
+    /// A closed-form solution all but a few given queens lie on, that was tried and did not
+    /// complete the board (the rows it left had no completion within the exact search's
+    /// budget): the board was then searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed_form_tried: Option<String>,
+    /// Given queens off the closed form used or tried.
+    pub closed_form_exceptions: u64,
+    /// Free rows whose queen in the closed form used or tried a given queen off it attacks.
+    pub closed_form_attacked: u64,
+    /// Free rows (the attacked ones and those around them) the last exact search of the
+    /// closed-form phase placed or tried to place.
+    pub closed_form_rerouted: u64,
     /// Search nodes in all.
     pub search_nodes: u64,
     /// Dead ends in phase 2 (a row without free cell), each a return to level 2.

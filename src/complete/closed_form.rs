@@ -4,11 +4,21 @@
 //! search. Such compositions are what `generate solution` and `generate composition` make
 //! by default, and at n = 10^9 with rows cleared at random they are the randomized phases'
 //! worst case: in the construction a middle row keeps about m^2 / n free cells.
+//!
+//! An edited construction (a few given queens moved, or a region solved again) keeps most
+//! queens on the form: the free rows then take the form's queens, except those whose
+//! queen a given queen off the form attacks; those, and the free rows around them whose
+//! queens would have to move for them ([`Reroute`]), go to a bounded exact search. Where
+//! that does not complete the board the search of every free row takes over.
 
 use super::state::BoardState;
 use crate::closed_form::ClosedForm;
+use crate::exact::{self, Outcome};
+use crate::rng::Rng;
+use crate::stop::Stop;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Rows per work item of the check.
 const CHUNK: usize = 1 << 16;
@@ -16,64 +26,94 @@ const CHUNK: usize = 1 << 16;
 /// Given queens looked at for a second one that fixes the linear candidate.
 const SECOND_QUEENS: usize = 64;
 
-/// The closed-form solution every queen of `state` lies on, if any. The first queen, and
-/// the first of the next few whose row difference from it is prime to n (it fixes the
-/// linear candidate), name the candidates; every other queen must agree. The answer does
-/// not depend on the thread count: the survivors are the candidates no row refutes.
-pub(super) fn recognise(state: &BoardState) -> Option<ClosedForm> {
+/// A closed-form solution that the given queens lie on, all but `exceptions` of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Recognised {
+    pub form: ClosedForm,
+    /// Given queens off the form.
+    pub exceptions: u64,
+}
+
+/// Queens looked at as anchors of a linear candidate: an edited queen among the first
+/// would otherwise name a wrong one.
+const ANCHORS: usize = 3;
+
+/// The closed-form solution that all the queens of `state` but at most `tolerance` lie
+/// on, with the fewest exceptions (ties: the first candidate). The construction under each
+/// symmetry is a candidate, and the linear solution through each of the first few queens
+/// and the first of the next few whose row difference from it is prime to n. The answer
+/// does not depend on the thread count: a candidate is dropped only once its exceptions
+/// exceed `tolerance`, and the survivors' counts are exact.
+pub(super) fn recognise(state: &BoardState, tolerance: u64) -> Option<Recognised> {
     let n = state.n;
-    let first = state.taken_rows.next_set(1, n + 1)?;
-    let mut later = Vec::new();
-    let mut at = first + 1;
-    while later.len() < SECOND_QUEENS {
+    let mut queens = Vec::new();
+    let mut at = 1;
+    while queens.len() < ANCHORS + SECOND_QUEENS {
         let Some(row) = state.taken_rows.next_set(at, n + 1) else {
             break;
         };
-        later.push(row);
+        queens.push(row);
         at = row + 1;
     }
-    let second = later
-        .iter()
-        .copied()
-        .find(|&r| crate::closed_form::gcd(r - first, n) == 1)
-        .or(later.first().copied());
     let queen = |row: u64| (row, state.rows.get(row));
-    let candidates = ClosedForm::candidates(n, queen(first), second.map(queen));
+    let mut candidates: Vec<ClosedForm> = Vec::new();
+    for (a, &first) in queens.iter().enumerate().take(ANCHORS) {
+        let later = &queens[a + 1..];
+        let second = later
+            .iter()
+            .take(SECOND_QUEENS)
+            .copied()
+            .find(|&r| crate::closed_form::gcd(r - first, n) == 1)
+            .or(later.first().copied());
+        for c in ClosedForm::candidates(n, queen(first), second.map(queen)) {
+            if !candidates.contains(&c) {
+                candidates.push(c);
+            }
+        }
+        if tolerance == 0 {
+            // Every queen must agree: the first one names every candidate.
+            break;
+        }
+    }
     if candidates.is_empty() {
         return None;
     }
     debug_assert!(candidates.len() <= 32);
-    let alive = AtomicU32::new(((1u64 << candidates.len()) - 1) as u32);
+    let off: Vec<AtomicU64> = candidates.iter().map(|_| AtomicU64::new(0)).collect();
+    let alive = |off: &[AtomicU64]| -> u32 {
+        off.iter()
+            .enumerate()
+            .filter(|(_, c)| c.load(Relaxed) <= tolerance)
+            .fold(0, |m, (b, _)| m | 1 << b)
+    };
     state
         .rows
         .rows()
         .par_chunks(CHUNK)
         .enumerate()
         .for_each_init(Vec::new, |expected, (k, chunk)| {
-            let mut mask = alive.load(Relaxed);
+            let mut mask = alive(&off);
             let first_row = (k * CHUNK + 1) as u64;
             if mask.count_ones() <= 2 {
                 // One or two candidates left (the usual case after the first rows; the
                 // construction is its own half-turn image, so two survive on it): each
                 // one's columns for the whole chunk, then one comparison per row that the
                 // compiler vectorises.
-                let mut m = mask;
-                while m != 0 {
-                    let b = m.trailing_zeros();
-                    m &= m - 1;
+                while mask != 0 {
+                    let b = mask.trailing_zeros();
+                    mask &= mask - 1;
                     expected.resize(chunk.len(), 0);
                     candidates[b as usize].columns_le(n, first_row, expected);
-                    let agrees = chunk
+                    let differ = chunk
                         .iter()
                         .zip(expected.iter())
-                        .fold(true, |all, (&v, &e)| all & ((v == 0) | (v == e)));
-                    if !agrees {
-                        mask &= !(1 << b);
-                    }
+                        .map(|(&v, &e)| u64::from((v != 0) & (v != e)))
+                        .sum::<u64>();
+                    off[b as usize].fetch_add(differ, Relaxed);
                 }
-                alive.fetch_and(mask, Relaxed);
                 return;
             }
+            let mut local = [0u64; 32];
             for (j, &v) in chunk.iter().enumerate() {
                 if mask == 0 {
                     break;
@@ -85,21 +125,36 @@ pub(super) fn recognise(state: &BoardState) -> Option<ClosedForm> {
                 let row = (k * CHUNK + j + 1) as u64;
                 let mut m = mask;
                 while m != 0 {
-                    let b = m.trailing_zeros();
+                    let b = m.trailing_zeros() as usize;
                     m &= m - 1;
-                    if candidates[b as usize].column(n, row) != col {
-                        mask &= !(1 << b);
+                    if candidates[b].column(n, row) != col {
+                        local[b] += 1;
+                        if local[b] > tolerance {
+                            mask &= !(1 << b);
+                        }
                     }
                 }
-                // Refutations found elsewhere stop this item early too.
+                // Candidates dropped elsewhere stop this item early too.
                 if j % 4096 == 4095 {
-                    mask &= alive.fetch_and(mask, Relaxed);
+                    for (b, c) in off.iter().enumerate() {
+                        if c.load(Relaxed) + local[b] > tolerance {
+                            mask &= !(1 << b);
+                        }
+                    }
                 }
             }
-            alive.fetch_and(mask, Relaxed);
+            for (b, c) in off.iter().enumerate() {
+                if local[b] > 0 {
+                    c.fetch_add(local[b], Relaxed);
+                }
+            }
         });
-    let mask = alive.into_inner();
-    (mask != 0).then(|| candidates[mask.trailing_zeros() as usize])
+    off.iter()
+        .map(|c| c.load(Relaxed))
+        .zip(candidates)
+        .filter(|&(e, _)| e <= tolerance)
+        .min_by_key(|&(e, _)| e)
+        .map(|(exceptions, form)| Recognised { form, exceptions })
 }
 
 /// Places `form`'s queen in every free row of `state`; returns how many.
@@ -114,4 +169,272 @@ pub(super) fn fill(state: &mut BoardState, form: ClosedForm) -> u64 {
         state.place(i, form.column(n, i));
     }
     rows.len() as u64
+}
+
+/// Completes the free rows of `state` from `form`, which all but a few given queens lie
+/// on: every free row takes the form's queen, except the rows whose queen in the form a
+/// given queen off it attacks, and the rows around them that a bounded exact search needs
+/// to place those ([`Reroute`]). The neighbourhood grows (4x per round, up to what the
+/// exact search takes) until the search completes it. On failure the board is as given.
+pub(super) fn complete_near(
+    state: &mut BoardState,
+    form: ClosedForm,
+    seed: u64,
+    stop: &Stop,
+) -> Near {
+    let n = state.n;
+    let mut free = Vec::new();
+    state.for_each_free_row(|i| {
+        free.push(i);
+        true
+    });
+    let attacked: Vec<u64> = free
+        .iter()
+        .copied()
+        .filter(|&i| !state.is_free_cell(i, form.column(n, i)))
+        .collect();
+    let mut near = Near {
+        attacked: attacked.len() as u64,
+        ..Near::default()
+    };
+    // A form most free rows disagree with explains little of the board: the search does
+    // better there. (The tables below hold lines in 32 bits.)
+    if 2 * attacked.len() > free.len() || 2 * n >= 1 << 32 {
+        return near;
+    }
+    let reroute = Reroute::new(state, form, free, &attacked);
+    let mut rng = Rng::seeded(seed, &[11]);
+    let mut limit = NEIGHBOURHOOD_FIRST;
+    let mut last = usize::MAX;
+    loop {
+        let open = reroute.neighbourhood(state, &attacked, limit, &mut rng);
+        if open.len() == last || open.len() > exact::MAX_FREE || stop.now() {
+            return near;
+        }
+        last = open.len();
+        near.rows_searched = open.len() as u64;
+        let closed = || {
+            reroute
+                .rows()
+                .filter(|(i, _)| open.binary_search(i).is_err())
+        };
+        for (i, j) in closed() {
+            state.place(i, j);
+        }
+        let (outcome, counts) = if open.is_empty() {
+            (Outcome::Solved(Vec::new()), exact::Counts::default())
+        } else {
+            let limits = exact::Limits {
+                max_nodes: NEIGHBOURHOOD_NODES,
+                stop,
+            };
+            exact::first_sequential(&state.residual(), seed, limits)
+        };
+        near.nodes += counts.nodes;
+        near.decisions += counts.decisions;
+        if let Outcome::Solved(cells) = outcome {
+            for (i, j) in cells {
+                state.place(i, j);
+            }
+            near.completed = true;
+            return near;
+        }
+        // Exhausted proves nothing about the input: the form's queens were chosen.
+        for (i, _) in closed() {
+            state.unplace(i);
+        }
+        if limit >= exact::MAX_FREE {
+            return near;
+        }
+        limit = (limit * 4).min(exact::MAX_FREE);
+    }
+}
+
+/// What [`complete_near`] did.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Near {
+    /// Whether it completed the board.
+    pub completed: bool,
+    /// Free rows whose queen in the form a given queen attacks.
+    pub attacked: u64,
+    /// Rows in the last neighbourhood searched.
+    pub rows_searched: u64,
+    /// Nodes and branching decisions of the exact searches.
+    pub nodes: u64,
+    pub decisions: u64,
+}
+
+/// Rows in the first neighbourhood of the attacked rows.
+const NEIGHBOURHOOD_FIRST: usize = 32;
+/// Nodes of each exact search of a neighbourhood.
+const NEIGHBOURHOOD_NODES: u64 = 1 << 16;
+/// Cells of a row (or of a column) followed, at most, when the neighbourhood grows from it.
+const CELLS_FOLLOWED: usize = 16;
+/// Cells followed from each attacked row and orphan column, at least.
+const SEED_CELLS: usize = 8;
+/// Cells of a row (or a column) looked at for those that open the fewest new rows.
+const CELLS_SEEN: usize = 256;
+
+/// Which free rows must leave their queen in the form so that the rows whose queen a given
+/// queen attacks can take another cell. A cell is open when no given queen holds its
+/// column or diagonals; the rows whose queens in the form hold them must then move too.
+/// Grown breadth first from the attacked rows and from the rows that can reach the
+/// columns that given queens off the form left free (every column must be used).
+struct Reroute {
+    n: u64,
+    /// The input's free rows, increasing, and each one's column in the form.
+    free: Vec<u64>,
+    columns: Vec<u64>,
+    /// Free columns that no free row's queen in the form is on.
+    orphans: Vec<u64>,
+    /// (diagonal, row) of the free rows' queens in the form (attacked rows left out: their
+    /// queens are not placed), sorted, one table per direction; 32 bits each, as the
+    /// caller checks that 2n fits (8 bytes a free row: 80 MB at 10^7 free rows).
+    d1: Vec<(u32, u32)>,
+    d2: Vec<(u32, u32)>,
+}
+
+impl Reroute {
+    /// `state` holds the given queens only.
+    fn new(state: &BoardState, form: ClosedForm, free: Vec<u64>, attacked: &[u64]) -> Reroute {
+        let n = state.n;
+        let columns: Vec<u64> = free.iter().map(|&i| form.column(n, i)).collect();
+        let placed = || {
+            free.iter()
+                .zip(&columns)
+                .filter(|(i, _)| attacked.binary_search(i).is_err())
+        };
+        let mut d1: Vec<(u32, u32)> = placed()
+            .map(|(&i, &j)| ((n + j - i) as u32, i as u32))
+            .collect();
+        let mut d2: Vec<(u32, u32)> = placed()
+            .map(|(&i, &j)| ((i + j) as u32, i as u32))
+            .collect();
+        d1.sort_unstable();
+        d2.sort_unstable();
+        let mut sorted = columns.clone();
+        sorted.sort_unstable();
+        let mut orphans = Vec::new();
+        state.for_each_free_column(|j| {
+            if sorted.binary_search(&j).is_err() {
+                orphans.push(j);
+            }
+            true
+        });
+        Reroute {
+            n,
+            free,
+            columns,
+            orphans,
+            d1,
+            d2,
+        }
+    }
+
+    /// The free rows with their columns in the form.
+    fn rows(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.free.iter().copied().zip(self.columns.iter().copied())
+    }
+
+    fn owner(table: &[(u32, u32)], line: u64) -> Option<u64> {
+        table
+            .binary_search_by_key(&(line as u32), |e| e.0)
+            .ok()
+            .map(|k| u64::from(table[k].1))
+    }
+
+    /// The rows that must move if a queen goes on (`row`, `col`), whose column is free of
+    /// given queens and whose column's own row in the form is `owner` (or none), or `None`
+    /// when a given queen holds a diagonal of the cell.
+    fn displaced(
+        &self,
+        state: &BoardState,
+        (row, col): (u64, u64),
+        owner: Option<u64>,
+    ) -> Option<[Option<u64>; 3]> {
+        let (v1, v2) = (self.n + col - row, row + col);
+        if state.lines.d1.get(v1) || state.lines.d2.get(v2) {
+            return None;
+        }
+        Some([owner, Self::owner(&self.d1, v1), Self::owner(&self.d2, v2)])
+    }
+
+    /// The attacked rows and the rows around them, breadth first, until `limit` rows (or
+    /// none is left to add); increasing. `state` holds the given queens only. Every
+    /// attacked row and every orphan column has some of its cells followed, however many
+    /// rows that opens; the rows they open grow the neighbourhood up to `limit`.
+    fn neighbourhood(
+        &self,
+        state: &BoardState,
+        attacked: &[u64],
+        limit: usize,
+        rng: &mut Rng,
+    ) -> Vec<u64> {
+        /// What needs cells: a row that must move, or an orphan column.
+        enum Need {
+            Row(u64),
+            Column(u64),
+        }
+        let mut open: BTreeSet<u64> = attacked.iter().copied().collect();
+        let mut queue: VecDeque<Need> = self.orphans.iter().map(|&c| Need::Column(c)).collect();
+        queue.extend(attacked.iter().map(|&a| Need::Row(a)));
+        let seeds = queue.len();
+        let per = (limit / (2 * seeds.max(1))).clamp(2, CELLS_FOLLOWED);
+        let m = self.free.len();
+        let mut done = 0;
+        let mut cells: Vec<(usize, [Option<u64>; 3])> = Vec::new();
+        while let Some(need) = queue.pop_front() {
+            if done >= seeds && open.len() >= limit {
+                break;
+            }
+            done += 1;
+            // Up to CELLS_SEEN cells, from a random free row's column on (so that rounds
+            // differ); the `per` that open the fewest new rows are followed.
+            cells.clear();
+            let start = rng.index(m);
+            for t in 0..m {
+                let x = (start + t) % m;
+                let (row, j) = (self.free[x], self.columns[x]);
+                let owners = match need {
+                    Need::Column(c) => {
+                        let mover = Some(row).filter(|r| attacked.binary_search(r).is_err());
+                        self.displaced(state, (row, c), None)
+                            .map(|[_, y, z]| [mover, y, z])
+                    }
+                    Need::Row(a) if row != a && !state.lines.columns.get(j) => {
+                        let owner = Some(row).filter(|r| attacked.binary_search(r).is_err());
+                        self.displaced(state, (a, j), owner)
+                    }
+                    Need::Row(_) => None,
+                };
+                if let Some(owners) = owners {
+                    let new = owners
+                        .iter()
+                        .flatten()
+                        .filter(|r| !open.contains(r))
+                        .count();
+                    cells.push((new, owners));
+                    if cells.len() == CELLS_SEEN {
+                        break;
+                    }
+                }
+            }
+            cells.sort_by_key(|c| c.0);
+            // The seeds themselves get more cells: they are the rows and columns that
+            // must change.
+            let follow = if done <= seeds {
+                SEED_CELLS.max(per)
+            } else {
+                per
+            };
+            for &(_, owners) in cells.iter().take(follow) {
+                for r in owners.into_iter().flatten() {
+                    if open.insert(r) {
+                        queue.push_back(Need::Row(r));
+                    }
+                }
+            }
+        }
+        open.into_iter().collect()
+    }
 }

@@ -60,22 +60,20 @@ pub(super) fn engine(
     if m0 == 0 {
         return Ok(Answer::Solved);
     }
-    // Given queens on a closed-form solution: that solution completes the board. (An empty
-    // board has none, and is completed at random: `generate solution --random`.)
-    if let Some(form) = opts
-        .closed_forms
-        .then(|| {
-            timed(Stage::ClosedForm, &mut stats.closed_form, || {
-                closed_form::recognise(state)
-            })
-        })
-        .flatten()
-    {
-        stats.closed_form.placed += timed_part(Stage::ClosedForm, &mut stats.closed_form, || {
-            closed_form::fill(state, form)
+    // Given queens on a closed-form solution (all, or all but a few): that solution
+    // completes the board. (An empty board has none, and is completed at random:
+    // `generate solution --random`.)
+    if opts.closed_forms {
+        let given = state.n - m0;
+        let tolerance = (given / NEAR_FORM_SHARE).min(NEAR_FORM_MAX);
+        let found = timed(Stage::ClosedForm, &mut stats.closed_form, || {
+            closed_form::recognise(state, tolerance)
         });
-        stats.closed_form_solution = Some(form.describe());
-        return Ok(Answer::Solved);
+        if let Some(found) = found
+            && let Some(answer) = from_closed_form(state, stats, opts, found, stop)
+        {
+            return Ok(answer);
+        }
     }
     let unknown = |what: String| Answer::Unknown(stopped(stop, opts.time_limit, &what));
     let (l2, l3) = stats.levels;
@@ -204,6 +202,42 @@ pub(super) fn engine(
         }
     }
     unreachable!("the restart loop only ends by returning")
+}
+
+/// Completes `state` from the closed form it was `found` to lie on: every free row takes
+/// the form's queen; when given queens off the form attack some of those, a bounded exact
+/// search reroutes the rows around them (`closed_form::complete_near`). `None` when it does
+/// not complete the board, which is then as given, for the search of every free row.
+fn from_closed_form(
+    state: &mut BoardState,
+    stats: &mut Stats,
+    opts: &Options,
+    found: closed_form::Recognised,
+    stop: &Stop,
+) -> Option<Answer> {
+    let closed_form::Recognised { form, exceptions } = found;
+    let m0 = state.free();
+    stats.closed_form_exceptions = exceptions;
+    if exceptions == 0 {
+        timed_part(Stage::ClosedForm, &mut stats.closed_form, || {
+            closed_form::fill(state, form)
+        });
+    } else {
+        let near = timed_part(Stage::ClosedForm, &mut stats.closed_form, || {
+            closed_form::complete_near(state, form, opts.seed, stop)
+        });
+        stats.search_nodes += near.nodes;
+        stats.search_decisions += near.decisions;
+        stats.closed_form_attacked = near.attacked;
+        stats.closed_form_rerouted = near.rows_searched;
+        if !near.completed {
+            stats.closed_form_tried = Some(form.describe());
+            return None;
+        }
+    }
+    stats.closed_form.placed += m0;
+    stats.closed_form_solution = Some(form.describe());
+    Some(Answer::Solved)
 }
 
 /// The free rows of `state`, with the rows placed since `mark` (when it is given: the

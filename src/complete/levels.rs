@@ -52,3 +52,9 @@ pub(super) const REPAIR_MOVES_MIN: u64 = 1 << 20;
 /// pairing leaves rows without free cells far more often (BENCHMARKS.md, "Why the
 /// engine's constants").
 pub(crate) const PAIRING_STALL: u64 = 8;
+
+/// A closed form is tried when all but 1/NEAR_FORM_SHARE of the given queens lie on it (at
+/// most NEAR_FORM_MAX off it): an edited construction. Every wrong candidate is dropped
+/// after NEAR_FORM_MAX + 1 rows at most, so the check stays one pass.
+pub(super) const NEAR_FORM_SHARE: u64 = 64;
+pub(super) const NEAR_FORM_MAX: u64 = 1 << 16;

@@ -4,6 +4,8 @@
 //! - Given queens that all lie on one closed-form solution (the explicit construction
 //!   under a symmetry, a linear solution: `crate::closed_form`) are completed from it in
 //!   one pass (`closed_form`); an empty board has no queen to tell, and is searched.
+//!   When all but a few given queens lie on one (an edited construction), the rows those
+//!   few disturb are rerouted by a bounded exact search.
 //! - Few free rows (at most `EXACT_FIRST`): the exact search (`crate::exact`) of the
 //!   input's residual, on every core, decides the question outright.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1

@@ -161,7 +161,9 @@ impl BoardState {
         self.journal = None;
     }
 
-    fn unplace(&mut self, row: u64) {
+    /// Takes the queen off `row` (not journaled: for callers that undo their own
+    /// placements).
+    pub(crate) fn unplace(&mut self, row: u64) {
         debug_assert!(self.pending.is_empty());
         let col = self.rows.get(row);
         self.rows.set(row, 0);
