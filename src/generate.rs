@@ -4,6 +4,7 @@
 //! (a block of rows, a stride, a band of columns or diagonals, a square region), the shapes
 //! of compositions users hold.
 
+use crate::board::{Bitmap, LineBitmaps};
 use crate::closed_form::{constructed_column, constructed_row, linear_column, linear_exists};
 use crate::format::{FormatError, Input, RowWriter};
 use crate::rng::Rng;
@@ -136,45 +137,203 @@ pub(crate) fn choose_keep(keep: Option<u64>, have: u64, rng: &mut Rng) -> u64 {
     })
 }
 
-/// Writes a composition keeping `keep` of the `have` queens of `source` (chosen uniformly
-/// among all subsets of that size, by selection sampling in row order so that the input
-/// streams through once), or a random number of them when `keep` is `None`.
-/// Returns the number kept.
-pub fn write_random_composition(
+/// What a composition clears from its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clearing {
+    /// A random subset: `keep` of the source's `have` queens are kept (chosen uniformly
+    /// among all subsets of that size), or a random number of them when `keep` is `None`
+    /// (the seed paper's protocol).
+    Random {
+        /// Queens of the source.
+        have: u64,
+        /// Queens to keep.
+        keep: Option<u64>,
+    },
+    /// The queens inside a structured part.
+    Region(Region),
+}
+
+/// What [`write_composition`] made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Made {
+    /// Queens kept.
+    pub kept: u64,
+    /// Queens cleared.
+    pub cleared: u64,
+    /// Given queens moved afterwards (fewer than asked when no other row had a cell to
+    /// move to).
+    pub moved: u64,
+}
+
+/// The composition's rows, a segment of the source at a time (`f(first_row, rows)`, rows
+/// 1-based), in row order; the same rows on every call with the same arguments. Returns
+/// the queens kept and cleared.
+fn cleared_rows(
     source: &Input,
-    have: u64,
-    keep: Option<u64>,
+    clearing: Clearing,
     seed: u64,
-    out: &mut RowWriter,
-) -> Result<u64, GenerateError> {
+    mut f: impl FnMut(u64, &mut [u32]) -> Result<(), GenerateError>,
+) -> Result<(u64, u64), GenerateError> {
+    let n = source.n();
+    // Random clearing: selection sampling in row order, so that the input streams through
+    // once.
     let mut rng = Rng::seeded(seed, &[10]);
-    let keep = choose_keep(keep, have, &mut rng);
-    if keep > have {
-        return Err(GenerateError::TooMany {
-            keep,
-            have,
-            path: source.path().display().to_string(),
-        });
-    }
-    let (mut needed, mut remaining) = (keep, have);
+    let (mut needed, mut remaining) = match clearing {
+        Clearing::Random { have, keep } => {
+            let keep = choose_keep(keep, have, &mut rng);
+            if keep > have {
+                return Err(GenerateError::TooMany {
+                    keep,
+                    have,
+                    path: source.path().display().to_string(),
+                });
+            }
+            (keep, have)
+        }
+        Clearing::Region(_) => (0, 0),
+    };
+    let (mut kept, mut cleared) = (0, 0);
     let mut scratch = Vec::new();
     let mut rows = Vec::new();
+    let mut row = 1;
     for s in 0..source.segment_count() {
         let bytes = source.segment(s, &mut scratch)?;
         rows.clear();
+        let first = row;
         for v in crate::format::le::to_rows(bytes) {
-            let kept = v != 0 && {
-                let take = needed > 0 && rng.below(remaining) < needed;
-                remaining -= 1;
-                needed -= take as u64;
-                take
-            };
-            rows.push(if kept { v } else { 0 });
+            let keep = v != 0
+                && match clearing {
+                    Clearing::Random { .. } => {
+                        let take = needed > 0 && rng.below(remaining) < needed;
+                        remaining -= 1;
+                        needed -= take as u64;
+                        take
+                    }
+                    Clearing::Region(region) => !region.contains(n, row, v as u64),
+                };
+            kept += keep as u64;
+            cleared += (v != 0 && !keep) as u64;
+            rows.push(if keep { v } else { 0 });
+            row += 1;
         }
-        out.write_rows(&rows)?;
+        f(first, &mut rows)?;
     }
-    Ok(keep)
+    Ok((kept, cleared))
 }
+
+/// Writes the composition of `source` with `clearing` cleared, then `moves` of the kept
+/// queens moved, one after another, each to another cell of its row that attacks no queen
+/// (a solution edited by hand). Every random choice comes from `seed`.
+pub fn write_composition(
+    source: &Input,
+    clearing: Clearing,
+    moves: u64,
+    seed: u64,
+    out: &mut RowWriter,
+) -> Result<Made, GenerateError> {
+    let write =
+        |_: u64, rows: &mut [u32]| -> Result<(), GenerateError> { Ok(out.write_rows(rows)?) };
+    if moves == 0 {
+        let (kept, cleared) = cleared_rows(source, clearing, seed, write)?;
+        return Ok(Made {
+            kept,
+            cleared,
+            moved: 0,
+        });
+    }
+    // A first pass marks the composition's lines; the moves are chosen on them, then the
+    // composition is streamed again with the moves applied.
+    let n = source.n();
+    let mut lines = LineBitmaps::new(n);
+    let mut columns_of_moved = Vec::new();
+    let mut given = Bitmap::new(n + 1);
+    cleared_rows(source, clearing, seed, |first, rows| {
+        for (k, &v) in rows.iter().enumerate() {
+            if v != 0 {
+                lines.mark(first + k as u64, u64::from(v));
+                given.set(first + k as u64);
+            }
+        }
+        Ok(())
+    })?;
+    let moved = choose_moves(
+        source,
+        &mut lines,
+        &given,
+        moves,
+        seed,
+        &mut columns_of_moved,
+    )?;
+    drop(lines);
+    columns_of_moved.sort_unstable();
+    let (kept, cleared) = cleared_rows(source, clearing, seed, |first, rows| {
+        let last = first + rows.len() as u64;
+        let from = columns_of_moved.partition_point(|&(r, _)| r < first);
+        for &(r, c) in columns_of_moved[from..]
+            .iter()
+            .take_while(|&&(r, _)| r < last)
+        {
+            rows[(r - first) as usize] = c as u32;
+        }
+        Ok(out.write_rows(rows)?)
+    })?;
+    Ok(Made {
+        kept,
+        cleared,
+        moved,
+    })
+}
+
+/// Tries given rows (marked in `given`, their lines in `lines`) drawn at random until
+/// `moves` of them have moved to another cell of their row that attacks no queen, or
+/// until the tries run out; pushes (row, new column) onto `moved`, and returns how many.
+fn choose_moves(
+    source: &Input,
+    lines: &mut LineBitmaps<Bitmap>,
+    given: &Bitmap,
+    moves: u64,
+    seed: u64,
+    moved: &mut Vec<(u64, u64)>,
+) -> Result<u64, GenerateError> {
+    let n = source.n();
+    let mut rng = Rng::seeded(seed, &[12]);
+    let mut free_columns = Vec::new();
+    lines.columns.for_each_clear(1, n + 1, |j| {
+        free_columns.push(j);
+        true
+    });
+    let mut cache = crate::format::SegmentCache::default();
+    let mut done = 0;
+    for _ in 0..MOVE_TRIES_PER_MOVE.saturating_mul(moves) {
+        if done == moves {
+            break;
+        }
+        let row = 1 + rng.below(n);
+        if !given.get(row) || moved.iter().any(|&(r, _)| r == row) {
+            continue;
+        }
+        let mut one = [0u32];
+        source.read_rows(row - 1, &mut one, &mut cache)?;
+        let old = u64::from(one[0]);
+        lines.unmark(row, old);
+        let open: Vec<usize> = (0..free_columns.len())
+            .filter(|&k| lines.diagonals_free(row, free_columns[k]))
+            .collect();
+        if open.is_empty() {
+            lines.mark(row, old);
+            continue;
+        }
+        let k = open[rng.index(open.len())];
+        let new = std::mem::replace(&mut free_columns[k], old);
+        lines.mark(row, new);
+        moved.push((row, new));
+        done += 1;
+    }
+    Ok(done)
+}
+
+/// Rows tried per move asked for before [`choose_moves`] gives up on the rest.
+const MOVE_TRIES_PER_MOVE: u64 = 1000;
 
 /// A direction of diagonals: D1 (index n + j - i, constant along a falling diagonal) or
 /// D2 (index i + j).
@@ -439,32 +598,6 @@ pub fn random_queen(source: &Input, seed: u64) -> Result<Option<(u64, u64)>, Gen
         }
     }
     Ok(None)
-}
-
-/// Writes the composition that keeps every queen of `source` outside `region` (streamed
-/// once, in row order). Returns the number of queens cleared.
-pub fn write_cleared_composition(
-    source: &Input,
-    region: Region,
-    out: &mut RowWriter,
-) -> Result<u64, GenerateError> {
-    let n = source.n();
-    let mut cleared = 0;
-    let mut scratch = Vec::new();
-    let mut rows = Vec::new();
-    let mut row = 1;
-    for s in 0..source.segment_count() {
-        let bytes = source.segment(s, &mut scratch)?;
-        rows.clear();
-        for v in crate::format::le::to_rows(bytes) {
-            let clear = v != 0 && region.contains(n, row, v as u64);
-            cleared += clear as u64;
-            rows.push(if clear { 0 } else { v });
-            row += 1;
-        }
-        out.write_rows(&rows)?;
-    }
-    Ok(cleared)
 }
 
 #[cfg(test)]

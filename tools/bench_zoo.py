@@ -193,6 +193,9 @@ def main():
     ap.add_argument("--clears", nargs="+", default=["block", "columns", "diagonals"])
     ap.add_argument("--fractions", nargs="+", type=float, default=[0.02, 0.05, 0.1, 0.3])
     ap.add_argument("--seeds", type=int, default=1, help="compositions per case")
+    ap.add_argument("--moves", nargs="+", type=int, default=[0],
+                    help="given queens moved after clearing (generate composition --move): "
+                         "a solution edited by hand")
     ap.add_argument("--limit", type=float, default=60, help="seconds for ours")
     ap.add_argument("--peer-limit", type=float, default=None,
                     help="seconds for min-conflicts and CP-SAT (default: --limit)")
@@ -225,7 +228,7 @@ def main():
         with open(cp, "w") as f:
             f.write(CPSAT_PY)
     rows = []
-    print(f"{'n':>10} {'source':>12} {'clear':>10} {'free':>7} {'rows':>8}  {'ours':>16} {'min-conflicts':>16} {'cp-sat':>16}")
+    print(f"{'n':>10} {'source':>12} {'clear':>10} {'free':>7} {'moved':>5} {'rows':>8}  {'ours':>16} {'min-conflicts':>16} {'cp-sat':>16}")
     for n_text in args.n:
         n = size(n_text)
         for source in args.sources:
@@ -244,39 +247,40 @@ def main():
                     print(f"# {source} n={n}: {p.stderr.strip()}")
                     continue
             for clear in args.clears:
-                for frac in args.fractions:
-                    for seed in range(1, args.seeds + 1):
-                        comp = os.path.join(work, f"{source}-{n}-{clear}-{frac}-{seed}.nqb")
-                        p = subprocess.run([nq, "generate", "composition", "--from", sol, "--clear", clear,
-                                            "--free", str(frac), "--seed", str(seed), "-q", "-o", comp],
-                                           capture_output=True, text=True)
-                        if p.returncode != 0:
-                            print(f"# {comp}: {p.stderr.strip()}")
-                            continue
-                        m = free_rows(comp)
-                        out = os.path.join(work, "out.nqb")
-                        t_ours, o = run([nq, "complete", comp, "-o", out, "--seed", str(seed), "-q",
-                                         *args.complete_args.split(),
-                                         "--time-limit", str(args.limit)], args.limit)
-                        ours = verdict(o)
-                        if os.path.exists(out):
-                            os.remove(out)
-                        base = ("-", 0.0)
-                        if not args.no_baseline:
-                            t, o = run([mc, comp, str(peer_limit), str(seed)], peer_limit)
-                            base = (verdict(o), t)
-                        sat = ("-", 0.0)
-                        if py and m <= args.cpsat_max:
-                            t, o = run([py, cp, comp, str(peer_limit)], peer_limit)
-                            sat = (verdict(o), t)
-                        cell = lambda v, t: f"{v:>9} {t:6.2f}" if v != "-" else f"{'-':>16}"
-                        print(f"{n:>10} {source:>12} {clear:>10} {frac:>7} {m:>8}  {cell(ours, t_ours)} "
-                              f"{cell(*base)} {cell(*sat)}", flush=True)
-                        rows.append(dict(n=n, source=source, clear=clear, fraction=frac, seed=seed,
-                                         free_rows=m, ours=ours, ours_s=round(t_ours, 3),
-                                         baseline=base[0], baseline_s=round(base[1], 3),
-                                         cpsat=sat[0], cpsat_s=round(sat[1], 3)))
-                        os.remove(comp)
+                for frac, moves, seed in [(f, k, s) for f in args.fractions for k in args.moves
+                                          for s in range(1, args.seeds + 1)]:
+                    comp = os.path.join(work, f"{source}-{n}-{clear}-{frac}-{moves}-{seed}.nqb")
+                    p = subprocess.run([nq, "generate", "composition", "--from", sol, "--clear", clear,
+                                        "--free", str(frac), "--move", str(moves),
+                                        "--seed", str(seed), "-q", "-o", comp],
+                                       capture_output=True, text=True)
+                    if p.returncode != 0:
+                        print(f"# {comp}: {p.stderr.strip()}")
+                        continue
+                    m = free_rows(comp)
+                    out = os.path.join(work, "out.nqb")
+                    t_ours, o = run([nq, "complete", comp, "-o", out, "--seed", str(seed), "-q",
+                                     *args.complete_args.split(),
+                                     "--time-limit", str(args.limit)], args.limit)
+                    ours = verdict(o)
+                    if os.path.exists(out):
+                        os.remove(out)
+                    base = ("-", 0.0)
+                    if not args.no_baseline:
+                        t, o = run([mc, comp, str(peer_limit), str(seed)], peer_limit)
+                        base = (verdict(o), t)
+                    sat = ("-", 0.0)
+                    if py and m <= args.cpsat_max:
+                        t, o = run([py, cp, comp, str(peer_limit)], peer_limit)
+                        sat = (verdict(o), t)
+                    cell = lambda v, t: f"{v:>9} {t:6.2f}" if v != "-" else f"{'-':>16}"
+                    print(f"{n:>10} {source:>12} {clear:>10} {frac:>7} {moves:>5} {m:>8}  {cell(ours, t_ours)} "
+                          f"{cell(*base)} {cell(*sat)}", flush=True)
+                    rows.append(dict(n=n, source=source, clear=clear, fraction=frac, moves=moves, seed=seed,
+                                     free_rows=m, ours=ours, ours_s=round(t_ours, 3),
+                                     baseline=base[0], baseline_s=round(base[1], 3),
+                                     cpsat=sat[0], cpsat_s=round(sat[1], 3)))
+                    os.remove(comp)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["n"])

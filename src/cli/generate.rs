@@ -1,11 +1,10 @@
 //! `nqueens generate solution|composition|excluded`
 
 use super::size::{PartSize, parse_part};
-use super::{Error, exit};
+use super::{Error, exit, plural};
 use nqueens::format::{Input, OutputFormat, RowWriter, STDIO};
 use nqueens::generate::{
-    Direction, Shape, Source, check_solvable, write_cleared_composition, write_random_composition,
-    write_solution,
+    Clearing, Direction, Made, Shape, Source, check_solvable, write_composition, write_solution,
 };
 use nqueens::verify::{Requirements, Verdict, verify};
 use std::path::PathBuf;
@@ -192,6 +191,11 @@ pub struct CompositionArgs {
     /// The diagonals of --clear diagonals.
     #[arg(long, value_enum, default_value_t = DirectionArg::D1)]
     direction: DirectionArg,
+    /// Then move this many of the kept queens, one after another, each to another cell of
+    /// its row that attacks no queen: a solution edited by hand (default 0). A composition
+    /// with queens moved may have no completion.
+    #[arg(long = "move", value_name = "K", value_parser = super::parse_size, default_value_t = 0)]
+    moves: u64,
     /// Seed of every random choice; default a fresh one, printed on standard error.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
@@ -268,15 +272,21 @@ fn composition(a: CompositionArgs) -> Result<i32, Error> {
             (None, Some(free)) => Some(report.k.saturating_sub(free.of(n).min(report.k))),
             (None, None) => None,
         };
-        let mut kept = 0;
+        let clearing = Clearing::Random {
+            have: report.k,
+            keep,
+        };
+        let mut made = Made::default();
         let code = with_output(&a.out, n, |w| {
-            kept = write_random_composition(&source, report.k, keep, seed, w)?;
+            made = write_composition(&source, clearing, a.moves, seed, w)?;
             Ok(())
         })?;
         errln!(
-            "kept {kept} of {} queens of {} (seed {seed})",
+            "kept {} of {} queens of {}{} (seed {seed})",
+            made.kept,
             report.k,
-            a.from.display()
+            a.from.display(),
+            moved(&made, a.moves)
         );
         return Ok(code);
     };
@@ -302,17 +312,31 @@ fn composition(a: CompositionArgs) -> Result<i32, Error> {
         }
         _ => shape.region(n, size.of(n), a.at, seed)?,
     };
-    let mut cleared = 0;
+    let mut made = Made::default();
     let code = with_output(&a.out, n, |w| {
-        cleared = write_cleared_composition(&source, region, w)?;
+        made = write_composition(&source, Clearing::Region(region), a.moves, seed, w)?;
         Ok(())
     })?;
     errln!(
-        "cleared {cleared} of {} queens of {} inside {region} (seed {seed})",
+        "cleared {} of {} queens of {} inside {region}{} (seed {seed})",
+        made.cleared,
         report.k,
-        a.from.display()
+        a.from.display(),
+        moved(&made, a.moves)
     );
     Ok(code)
+}
+
+/// ", then moved K of them", saying so when fewer than asked could move.
+fn moved(made: &Made, asked: u64) -> String {
+    match (made.moved, asked) {
+        (_, 0) => String::new(),
+        (m, a) if m == a => format!(", then moved {}", plural(m, "queen")),
+        (m, a) => format!(
+            ", then moved {m} of the {a} queens asked (no other row had a cell that attacks \
+             no queen)"
+        ),
+    }
 }
 
 fn excluded(a: ExcludedArgs) -> Result<i32, Error> {

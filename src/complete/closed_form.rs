@@ -203,6 +203,7 @@ pub(super) fn complete_near(
         return near;
     }
     let reroute = Reroute::new(state, form, free, &attacked);
+    near.anonymous_bytes = crate::memory::anonymous_rss();
     let mut rng = Rng::seeded(seed, &[11]);
     let mut limit = NEIGHBOURHOOD_FIRST;
     let mut last = usize::MAX;
@@ -225,7 +226,7 @@ pub(super) fn complete_near(
             (Outcome::Solved(Vec::new()), exact::Counts::default())
         } else {
             let limits = exact::Limits {
-                max_nodes: NEIGHBOURHOOD_NODES,
+                max_nodes: NODES_PER_ROW * open.len() as u64,
                 stop,
             };
             exact::first_sequential(&state.residual(), seed, limits)
@@ -246,7 +247,7 @@ pub(super) fn complete_near(
         if limit >= exact::MAX_FREE {
             return near;
         }
-        limit = (limit * 4).min(exact::MAX_FREE);
+        limit = (limit * 2).min(exact::MAX_FREE);
     }
 }
 
@@ -262,12 +263,15 @@ pub(super) struct Near {
     /// Nodes and branching decisions of the exact searches.
     pub nodes: u64,
     pub decisions: u64,
+    /// Anonymous memory with the tables built (sampled).
+    pub anonymous_bytes: Option<u64>,
 }
 
 /// Rows in the first neighbourhood of the attacked rows.
 const NEIGHBOURHOOD_FIRST: usize = 32;
-/// Nodes of each exact search of a neighbourhood.
-const NEIGHBOURHOOD_NODES: u64 = 1 << 16;
+/// Nodes of each exact search of a neighbourhood, per row: small, as the search of every
+/// free row may do better, and the rerouted rows at n = 1e9 took 1 to 2 nodes a row.
+const NODES_PER_ROW: u64 = 16;
 /// Cells of a row (or of a column) followed, at most, when the neighbourhood grows from it.
 const CELLS_FOLLOWED: usize = 16;
 /// Cells followed from each attacked row and orphan column, at least.

@@ -228,6 +228,7 @@ fn from_closed_form(
         });
         stats.search_nodes += near.nodes;
         stats.search_decisions += near.decisions;
+        stats.sample_memory(near.anonymous_bytes);
         stats.closed_form_attacked = near.attacked;
         stats.closed_form_rerouted = near.rows_searched;
         if !near.completed {
