@@ -334,15 +334,19 @@ fn end_games(
         }
         let mut rng = Rng::seeded(seed, &[3, restart, attempt]);
         let placed = timed(Stage::Scatter, &mut stats.scatter, || {
-            scatter::scatter(state, l3, &mut rng)
+            scatter::scatter(state, l3, &mut rng, stop)
         });
         match placed {
             Ok(p) => stats.scatter.placed += p,
-            Err(dead) => {
+            Err(scatter::Short::Stopped) => {
+                state.rewind_to(level2_mark);
+                return EndGames::Stopped(attempt);
+            }
+            Err(scatter::Short::DeadRow { placed, .. }) => {
                 stats.dead_ends_scatter += 1;
                 meter().add_dead_end();
                 state.rewind_to(level2_mark);
-                if dead.placed == 0 {
+                if placed == 0 {
                     // The row was dead at level 2 already: only a restart can help.
                     return EndGames::Failed;
                 }

@@ -10,22 +10,36 @@
 
 use super::state::BoardState;
 use crate::rng::Rng;
+use crate::stop::Stop;
 
 /// Random columns probed per row to estimate its free cells.
 const PROBES: usize = 32;
 
 /// Why phase 2 stopped short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct DeadRow {
-    /// The row without a free cell.
-    pub row: u64,
-    /// Queens placed by this run before the dead row was met.
-    pub placed: u64,
+pub(super) enum Short {
+    /// A row without any free cell was met.
+    DeadRow {
+        /// The row.
+        row: u64,
+        /// Queens placed by this run before it.
+        placed: u64,
+    },
+    /// The run was asked to stop (phase 2 on millions of free rows takes minutes).
+    Stopped,
 }
 
-/// Places queens until at most `target` rows are free. Returns the number placed, or the
-/// first row found without any free cell.
-pub(super) fn scatter(state: &mut BoardState, target: u64, rng: &mut Rng) -> Result<u64, DeadRow> {
+/// Placements between two looks at the stop.
+const POLL_EVERY: u64 = 1 << 12;
+
+/// Places queens until at most `target` rows are free, polling `stop`. Returns the number
+/// placed, or why it stopped short.
+pub(super) fn scatter(
+    state: &mut BoardState,
+    target: u64,
+    rng: &mut Rng,
+    stop: &Stop,
+) -> Result<u64, Short> {
     let (mut rows, mut cols) = state.free_rows_and_columns();
     let mut placed = 0;
     while state.free() > target {
@@ -49,7 +63,11 @@ pub(super) fn scatter(state: &mut BoardState, target: u64, rng: &mut Rng) -> Res
             if state.free() <= target {
                 break;
             }
-            let c = random_free_column(state, i, &cols, rng).ok_or(DeadRow { row: i, placed })?;
+            if placed % POLL_EVERY == POLL_EVERY - 1 && stop.now() {
+                return Err(Short::Stopped);
+            }
+            let c = random_free_column(state, i, &cols, rng)
+                .ok_or(Short::DeadRow { row: i, placed })?;
             state.place(i, cols[c]);
             cols.swap_remove(c);
             placed += 1;
