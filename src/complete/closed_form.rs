@@ -209,10 +209,9 @@ pub(super) fn complete_near(
     let mut last = usize::MAX;
     loop {
         let open = reroute.neighbourhood(state, &attacked, limit, &mut rng);
-        // (A neighbourhood that stays below its limit and the size of the last one is all
-        // the rows reachable.)
-        let closed_in = open.len() < limit && open.len() == last;
-        if closed_in || open.len() > exact::MAX_FREE || stop.now() {
+        // A neighbourhood no larger than the last gives up early: the search of every free
+        // row then did better (BENCHMARKS.md, "Edited constructions").
+        if open.len() == last || open.len() > exact::MAX_FREE || stop.now() {
             return near;
         }
         last = open.len();
@@ -250,7 +249,7 @@ pub(super) fn complete_near(
         if limit >= exact::MAX_FREE {
             return near;
         }
-        limit = (limit.max(open.len()) * 2).min(exact::MAX_FREE);
+        limit = (limit * 2).min(exact::MAX_FREE);
     }
 }
 
@@ -427,15 +426,15 @@ impl Reroute {
                 }
             }
             cells.sort_by_key(|c| c.0);
-            // Cells whose every owner is open already are in the neighbourhood anyway; the
-            // others grow it, those opening the fewest rows first. The seeds themselves get
-            // more cells: they are the rows and columns that must change.
+            // The cells opening the fewest rows first (those opening none keep the
+            // neighbourhood compact: the search found more in compact ones). The seeds
+            // themselves get more cells: they are the rows and columns that must change.
             let follow = if done <= seeds {
                 SEED_CELLS.max(per)
             } else {
                 per
             };
-            for &(_, owners) in cells.iter().filter(|c| c.0 > 0).take(follow) {
+            for &(_, owners) in cells.iter().take(follow) {
                 for r in owners.into_iter().flatten() {
                     if open.insert(r) {
                         queue.push_back(Need::Row(r));
