@@ -448,7 +448,16 @@ fn closed_form_line(stats: &Stats) -> String {
     };
     match (&stats.closed_form_solution, &stats.closed_form_tried) {
         (Some(s), _) => format!("{}: completed from it{rerouted}", on(s)),
-        (None, Some(s)) => format!("{}{}, in vain: searched instead", on(s), rerouted),
+        (None, Some(s)) if stats.closed_form_rerouted > 0 => {
+            format!("{}{}, in vain: searched instead", on(s), rerouted)
+        }
+        // No reroute ran: the attacked rows were most free rows (searched instead), or a
+        // free line no free row reaches proved the board infeasible (the answer says so).
+        (None, Some(s)) => format!(
+            "{}; those attack its queen in {}: not completed from it",
+            on(s),
+            plural(stats.closed_form_attacked, "free row")
+        ),
         (None, None) => "the given queens lie on no closed-form solution".into(),
     }
 }

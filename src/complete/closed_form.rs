@@ -204,6 +204,10 @@ pub(super) fn complete_near(
     }
     let reroute = Reroute::new(state, form, free, &attacked);
     near.anonymous_bytes = crate::memory::anonymous_rss();
+    near.certificate = reroute.unreachable(state, &attacked);
+    if near.certificate.is_some() {
+        return near;
+    }
     let mut rng = Rng::seeded(seed, &[11]);
     let mut limit = NEIGHBOURHOOD_FIRST;
     let mut last = usize::MAX;
@@ -254,7 +258,7 @@ pub(super) fn complete_near(
 }
 
 /// What [`complete_near`] did.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Near {
     /// Whether it completed the board.
     pub completed: bool,
@@ -267,6 +271,9 @@ pub(super) struct Near {
     pub decisions: u64,
     /// Anonymous memory with the tables built (sampled).
     pub anonymous_bytes: Option<u64>,
+    /// Proof that the input has no completion: an orphan column or an attacked row that no
+    /// free cell reaches (given queens off the form can close one).
+    pub certificate: Option<exact::Certificate>,
 }
 
 /// Rows in the first neighbourhood of the attacked rows.
@@ -335,6 +342,29 @@ impl Reroute {
             d1,
             d2,
         }
+    }
+
+    /// An orphan column, or an attacked row, without a single free cell (free of the given
+    /// queens, which alone `state` holds): then no completion exists. Each scan ends at the
+    /// first free cell, so this costs little unless it finds one.
+    fn unreachable(&self, state: &BoardState, attacked: &[u64]) -> Option<exact::Certificate> {
+        let lines = &state.lines;
+        for &c in &self.orphans {
+            if !self.free.iter().any(|&x| lines.diagonals_free(x, c)) {
+                return Some(exact::Certificate::EmptyColumn { column: c });
+            }
+        }
+        for &a in attacked {
+            let reached = self
+                .columns
+                .iter()
+                .chain(&self.orphans)
+                .any(|&j| !lines.columns.get(j) && lines.diagonals_free(a, j));
+            if !reached {
+                return Some(exact::Certificate::EmptyRow { row: a });
+            }
+        }
+        None
     }
 
     /// The free rows with their columns in the form.

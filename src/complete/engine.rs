@@ -231,6 +231,10 @@ fn from_closed_form(
         stats.sample_memory(near.anonymous_bytes);
         stats.closed_form_attacked = near.attacked;
         stats.closed_form_rerouted = near.rows_searched;
+        if let Some(cert) = near.certificate {
+            stats.closed_form_tried = Some(form.describe());
+            return Some(Answer::Infeasible(cert));
+        }
         if !near.completed {
             stats.closed_form_tried = Some(form.describe());
             return None;

@@ -537,3 +537,57 @@ fn edited_constructions_are_rerouted_from_the_form() {
     }
     assert!(rerouted >= 3, "{rerouted} of 6 rerouted from the form");
 }
+
+/// Moved queens can close a free line to every free row: the closed-form phase then
+/// answers INFEASIBLE with that line, and the slow oracle confirms that no free row has a
+/// free cell on it.
+#[test]
+fn edited_constructions_with_a_closed_line_are_proved_infeasible() {
+    let n = 20_000usize;
+    let solution: Vec<u32> = (1..=n as u64)
+        .map(|r| crate::closed_form::constructed_column(n as u64, r) as u32)
+        .collect();
+    let mut proved = 0;
+    for seed in 1..=8u64 {
+        let mut rng = crate::rng::Rng::seeded(seed, &[98]);
+        let mut q = solution.clone();
+        for row in q.iter_mut() {
+            if rng.below(1000) < 5 {
+                *row = 0;
+            }
+        }
+        move_queens(&mut q, 30, &mut rng);
+        let mut o = opts(seed);
+        o.closed_forms = true;
+        let (answer, _, stats) = complete_rows(&q, &o).expect("a valid composition");
+        let Answer::Infeasible(cert) = answer else {
+            continue;
+        };
+        if stats.closed_form_tried.is_none() || stats.closed_form_rerouted > 0 {
+            continue;
+        }
+        let free_rows: Vec<usize> = (0..n).filter(|&i| q[i] == 0).collect();
+        match cert {
+            Certificate::EmptyColumn { column } => {
+                assert!(!q.contains(&(column as u32)), "column {column} is free");
+                assert!(
+                    free_rows
+                        .iter()
+                        .all(|&i| !crate::oracle::free_cell(&q, i, column as u32)),
+                    "seed {seed}: column {column} is reachable"
+                );
+            }
+            Certificate::EmptyRow { row } => {
+                let i = row as usize - 1;
+                assert_eq!(q[i], 0);
+                assert!((1..=n as u32).all(|c| !crate::oracle::free_cell(&q, i, c)));
+            }
+            other => panic!("seed {seed}: {other:?}"),
+        }
+        proved += 1;
+    }
+    assert!(
+        proved > 0,
+        "no board proved infeasible by the closed-form phase"
+    );
+}
