@@ -164,7 +164,8 @@ pub enum DirectionArg {
         "nqueens generate composition --from s.nqb --free 2% --seed 1 -o board.nqb",
         "nqueens generate composition --from s.nqb --clear block --free 2000 -o block.nqb",
         "nqueens generate composition --from s.nqb --clear columns --free 10% --at 1 -o band.nqb",
-        "nqueens generate composition --from s.nqb --clear diagonals --direction d2 --free 0.05 -o d.nqb"
+        "nqueens generate composition --from s.nqb --clear diagonals --direction d2 --free 0.05 -o d.nqb",
+        "nqueens generate composition --from s.nqb --free 0.1% --move 3 --seed 1 -o edited.nqb"
     )
 )]
 pub struct CompositionArgs {

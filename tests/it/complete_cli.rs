@@ -907,4 +907,21 @@ fn edited_constructions_are_completed_from_the_construction() {
     assert!(out.contains("rerouted with"), "{out}");
     let (code, v, _) = run(&["verify", "--require-complete", "--base", &p("m.nqb"), &o]);
     assert_eq!(code, 0, "{v}");
+    // A full board has no free column to move a queen to: the message says how many moved.
+    let (code, _, err) = run(&[
+        "generate",
+        "composition",
+        "--from",
+        &s,
+        "--k",
+        "100000",
+        "--move",
+        "2",
+        "--seed",
+        "1",
+        "-o",
+        &p("full.nqb"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("then moved 0 of the 2 queens asked"), "{err}");
 }
