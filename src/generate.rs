@@ -303,13 +303,15 @@ fn choose_moves(
         true
     });
     let mut cache = crate::format::SegmentCache::default();
+    // Rows tried already (moved, or without another cell).
+    let mut seen = std::collections::HashSet::new();
     let mut done = 0;
     for _ in 0..MOVE_TRIES_PER_MOVE.saturating_mul(moves) {
         if done == moves {
             break;
         }
         let row = 1 + rng.below(n);
-        if !given.get(row) || moved.iter().any(|&(r, _)| r == row) {
+        if !given.get(row) || !seen.insert(row) {
             continue;
         }
         let mut one = [0u32];
@@ -324,6 +326,7 @@ fn choose_moves(
             continue;
         }
         let k = open[rng.index(open.len())];
+        // (Each move scans the free columns: meant for a few edits, up to thousands.)
         let new = std::mem::replace(&mut free_columns[k], old);
         lines.mark(row, new);
         moved.push((row, new));

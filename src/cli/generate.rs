@@ -194,7 +194,8 @@ pub struct CompositionArgs {
     direction: DirectionArg,
     /// Then move this many of the kept queens, one after another, each to another cell of
     /// its row that attacks no queen: a solution edited by hand (default 0). A composition
-    /// with queens moved may have no completion.
+    /// with queens moved may have no completion. Each move scans the free columns: meant
+    /// for a few edits, up to thousands.
     #[arg(long = "move", value_name = "K", value_parser = super::parse_size, default_value_t = 0)]
     moves: u64,
     /// Seed of every random choice; default a fresh one, printed on standard error.
