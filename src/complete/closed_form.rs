@@ -380,19 +380,19 @@ impl Reroute {
     }
 
     /// The rows that must move if a queen goes on (`row`, `col`), whose column is free of
-    /// given queens and whose column's own row in the form is `owner` (or none), or `None`
-    /// when a given queen holds a diagonal of the cell.
+    /// given queens: `mover` (the free row whose queen in the form leaves for it, if any)
+    /// and the owners of the cell's diagonals; `None` when a given queen holds one of them.
     fn displaced(
         &self,
         state: &BoardState,
         (row, col): (u64, u64),
-        owner: Option<u64>,
+        mover: Option<u64>,
     ) -> Option<[Option<u64>; 3]> {
         let (v1, v2) = (self.n + col - row, row + col);
         if state.lines.d1.get(v1) || state.lines.d2.get(v2) {
             return None;
         }
-        Some([owner, Self::owner(&self.d1, v1), Self::owner(&self.d2, v2)])
+        Some([mover, Self::owner(&self.d1, v1), Self::owner(&self.d2, v2)])
     }
 
     /// The attacked rows and the rows around them, breadth first, until `limit` rows (or
@@ -431,15 +431,13 @@ impl Reroute {
             for t in 0..m {
                 let x = (start + t) % m;
                 let (row, j) = (self.free[x], self.columns[x]);
+                // Row `row` moves either way: to column c, or off its column j (its queen
+                // in the form is placed unless the row is attacked).
+                let placed = Some(row).filter(|r| attacked.binary_search(r).is_err());
                 let owners = match need {
-                    Need::Column(c) => {
-                        let mover = Some(row).filter(|r| attacked.binary_search(r).is_err());
-                        self.displaced(state, (row, c), None)
-                            .map(|[_, y, z]| [mover, y, z])
-                    }
+                    Need::Column(c) => self.displaced(state, (row, c), placed),
                     Need::Row(a) if row != a && !state.lines.columns.get(j) => {
-                        let owner = Some(row).filter(|r| attacked.binary_search(r).is_err());
-                        self.displaced(state, (a, j), owner)
+                        self.displaced(state, (a, j), placed)
                     }
                     Need::Row(_) => None,
                 };

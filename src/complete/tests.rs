@@ -488,25 +488,35 @@ fn move_queens(q: &mut [u32], moves: usize, rng: &mut crate::rng::Rng) -> Vec<us
     moved
 }
 
+/// The explicit construction of size `n` with rows cleared with probability `per_mille`
+/// / 1000, then `moves` given queens moved (`move_queens`); the rows moved.
+fn edited_construction(
+    n: usize,
+    per_mille: u64,
+    moves: usize,
+    rng: &mut crate::rng::Rng,
+) -> (Vec<u32>, Vec<usize>) {
+    let mut q: Vec<u32> = (1..=n as u64)
+        .map(|r| crate::closed_form::constructed_column(n as u64, r) as u32)
+        .collect();
+    for row in q.iter_mut() {
+        if rng.below(1000) < per_mille {
+            *row = 0;
+        }
+    }
+    let moved = move_queens(&mut q, moves, rng);
+    (q, moved)
+}
+
 /// Constructions with rows cleared and a few given queens moved: all but those lie on
 /// the construction, the rows they disturb are rerouted by the exact search, and the
 /// answer keeps every given queen; the same for every thread count.
 #[test]
 fn edited_constructions_are_rerouted_from_the_form() {
-    let n = 20_000usize;
-    let solution: Vec<u32> = (1..=n as u64)
-        .map(|r| crate::closed_form::constructed_column(n as u64, r) as u32)
-        .collect();
     let mut rerouted = 0;
     for seed in 1..=6u64 {
         let mut rng = crate::rng::Rng::seeded(seed, &[99]);
-        let mut q = solution.clone();
-        for row in q.iter_mut() {
-            if rng.below(100) < 2 {
-                *row = 0;
-            }
-        }
-        let moved = move_queens(&mut q, 1 + seed as usize % 3, &mut rng);
+        let (q, moved) = edited_construction(20_000, 20, 1 + seed as usize % 3, &mut rng);
         assert!(!moved.is_empty());
         let mut o = opts(seed);
         o.closed_forms = true;
@@ -544,19 +554,10 @@ fn edited_constructions_are_rerouted_from_the_form() {
 #[test]
 fn edited_constructions_with_a_closed_line_are_proved_infeasible() {
     let n = 20_000usize;
-    let solution: Vec<u32> = (1..=n as u64)
-        .map(|r| crate::closed_form::constructed_column(n as u64, r) as u32)
-        .collect();
     let mut proved = 0;
     for seed in 1..=8u64 {
         let mut rng = crate::rng::Rng::seeded(seed, &[98]);
-        let mut q = solution.clone();
-        for row in q.iter_mut() {
-            if rng.below(1000) < 5 {
-                *row = 0;
-            }
-        }
-        move_queens(&mut q, 30, &mut rng);
+        let (q, _) = edited_construction(n, 5, 30, &mut rng);
         let mut o = opts(seed);
         o.closed_forms = true;
         let (answer, _, stats) = complete_rows(&q, &o).expect("a valid composition");
