@@ -438,12 +438,36 @@ fn closed_form_line(stats: &Stats) -> String {
         0 => format!("the given queens lie on {s}"),
         e => format!("all but {} lie on {s}", plural(e, "given queen")),
     };
+    let chained = match stats.closed_form_chained {
+        0 => String::new(),
+        c => format!(
+            "{} by chains of column exchanges moving {}",
+            if c == stats.closed_form_attacked {
+                "placed".to_string()
+            } else {
+                format!("{c} placed")
+            },
+            plural(stats.closed_form_chain_rows, "row"),
+        ),
+    };
+    let searched = |r| format!("rerouted with {} by exact search", plural(r, "row"));
     let rerouted = match (stats.closed_form_attacked, stats.closed_form_rerouted) {
         (0, _) => String::new(),
-        (a, r) => format!(
-            "; those attack its queen in {}, rerouted with {} by exact search",
+        (a, _) if stats.closed_form_chained == a => {
+            format!(
+                "; those attack its queen in {}, {chained}",
+                plural(a, "free row")
+            )
+        }
+        (a, r) if stats.closed_form_chained > 0 => format!(
+            "; those attack its queen in {}, {chained}, the others {}",
             plural(a, "free row"),
-            plural(r, "row"),
+            searched(r)
+        ),
+        (a, r) => format!(
+            "; those attack its queen in {}, {}",
+            plural(a, "free row"),
+            searched(r)
         ),
     };
     match (&stats.closed_form_solution, &stats.closed_form_tried) {

@@ -126,6 +126,10 @@ pub struct Stats {
     /// Free rows (the attacked ones and those around them) the last exact search of the
     /// closed-form phase placed or tried to place.
     pub closed_form_rerouted: u64,
+    /// Attacked rows that chains of column exchanges gave a cell, before any search.
+    pub closed_form_chained: u64,
+    /// Free rows those chains moved, the chained ones included.
+    pub closed_form_chain_rows: u64,
     /// Search nodes in all.
     pub search_nodes: u64,
     /// Dead ends in phase 2 (a row without free cell), each a return to level 2.

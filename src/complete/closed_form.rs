@@ -7,9 +7,10 @@
 //!
 //! An edited construction (a few given queens moved, or a region solved again) keeps most
 //! queens on the form: the free rows then take the form's queens, except those whose
-//! queen a given queen off the form attacks; those, and the free rows around them whose
-//! queens would have to move for them ([`Reroute`]), go to a bounded exact search. Where
-//! that does not complete the board the search of every free row takes over.
+//! queen a given queen off the form attacks. Those get cells by chains of column
+//! exchanges (`super::chains`); the ones no chain places, and the free rows around them
+//! whose queens would have to move for them ([`Reroute`]), go to a bounded exact search.
+//! Where that does not complete the board the search of every free row takes over.
 
 use super::state::BoardState;
 use crate::closed_form::ClosedForm;
@@ -173,9 +174,11 @@ pub(super) fn fill(state: &mut BoardState, form: ClosedForm) -> u64 {
 
 /// Completes the free rows of `state` from `form`, which all but a few given queens lie
 /// on: every free row takes the form's queen, except the rows whose queen in the form a
-/// given queen off it attacks, and the rows around them that a bounded exact search needs
-/// to place those ([`Reroute`]). The neighbourhood grows (4x per round, up to what the
-/// exact search takes) until the search completes it. On failure the board is as given.
+/// given queen off it attacks, which chains of column exchanges place where they can
+/// (`super::chains`); the rest, and the rows around them that a bounded exact search needs
+/// to place those ([`Reroute`]), go to that search. The neighbourhood grows (2x per round,
+/// up to what the exact search takes) until the search completes it. On failure the board
+/// is as given.
 pub(super) fn complete_near(
     state: &mut BoardState,
     form: ClosedForm,
@@ -202,12 +205,36 @@ pub(super) fn complete_near(
     if 2 * attacked.len() > free.len() || 2 * n >= 1 << 32 {
         return near;
     }
-    let reroute = Reroute::new(state, form, free, &attacked);
+    let mut columns: Vec<u64> = free.iter().map(|&i| form.column(n, i)).collect();
+    let reroute = Reroute::new(state, free, columns.clone(), &attacked);
     near.anonymous_bytes = crate::memory::anonymous_rss();
     near.certificate = reroute.unreachable(state, &attacked);
     if near.certificate.is_some() {
         return near;
     }
+    // Chains of column exchanges first: where they place every attacked row, the board is
+    // complete without a search.
+    let Reroute { free, .. } = reroute;
+    for (x, &i) in free.iter().enumerate() {
+        if attacked.binary_search(&i).is_ok() {
+            columns[x] = 0;
+        } else {
+            state.place(i, columns[x]);
+        }
+    }
+    let (attacked, chains) =
+        super::chains::rehouse(state, &free, &mut columns, &attacked, seed, stop);
+    near.chains = chains;
+    if attacked.is_empty() {
+        near.completed = true;
+        return near;
+    }
+    for (&i, &j) in free.iter().zip(&columns) {
+        if j != 0 {
+            state.unplace(i);
+        }
+    }
+    let reroute = Reroute::new(state, free, columns, &attacked);
     let mut rng = Rng::seeded(seed, &[11]);
     let mut limit = NEIGHBOURHOOD_FIRST;
     let mut last = usize::MAX;
@@ -271,6 +298,8 @@ pub(super) struct Near {
     pub decisions: u64,
     /// Anonymous memory with the tables built (sampled).
     pub anonymous_bytes: Option<u64>,
+    /// Attacked rows placed by chains of column exchanges (`chains`), before any search.
+    pub chains: super::chains::Chains,
     /// Proof that the input has no completion: an orphan column or an attacked row that no
     /// free cell reaches (given queens off the form can close one).
     pub certificate: Option<exact::Certificate>,
@@ -308,10 +337,10 @@ struct Reroute {
 }
 
 impl Reroute {
-    /// `state` holds the given queens only.
-    fn new(state: &BoardState, form: ClosedForm, free: Vec<u64>, attacked: &[u64]) -> Reroute {
+    /// `state` holds the given queens only; `columns` are the free rows' columns in the
+    /// form (0 where a chain left an attacked row without one).
+    fn new(state: &BoardState, free: Vec<u64>, columns: Vec<u64>, attacked: &[u64]) -> Reroute {
         let n = state.n;
-        let columns: Vec<u64> = free.iter().map(|&i| form.column(n, i)).collect();
         let placed = || {
             free.iter()
                 .zip(&columns)
@@ -359,7 +388,7 @@ impl Reroute {
                 .columns
                 .iter()
                 .chain(&self.orphans)
-                .any(|&j| !lines.columns.get(j) && lines.diagonals_free(a, j));
+                .any(|&j| j != 0 && !lines.columns.get(j) && lines.diagonals_free(a, j));
             if !reached {
                 return Some(exact::Certificate::EmptyRow { row: a });
             }
@@ -436,7 +465,7 @@ impl Reroute {
                 let placed = Some(row).filter(|r| attacked.binary_search(r).is_err());
                 let owners = match need {
                     Need::Column(c) => self.displaced(state, (row, c), placed),
-                    Need::Row(a) if row != a && !state.lines.columns.get(j) => {
+                    Need::Row(a) if row != a && j != 0 && !state.lines.columns.get(j) => {
                         self.displaced(state, (a, j), placed)
                     }
                     Need::Row(_) => None,

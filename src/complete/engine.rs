@@ -231,6 +231,8 @@ fn from_closed_form(
         stats.sample_memory(near.anonymous_bytes);
         stats.closed_form_attacked = near.attacked;
         stats.closed_form_rerouted = near.rows_searched;
+        stats.closed_form_chained = near.chains.rehoused;
+        stats.closed_form_chain_rows = near.chains.moved;
         if let Some(cert) = near.certificate {
             stats.closed_form_tried = Some(form.describe());
             return Some(Answer::Infeasible(cert));

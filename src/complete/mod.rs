@@ -5,7 +5,8 @@
 //!   under a symmetry, a linear solution: `crate::closed_form`) are completed from it in
 //!   one pass (`closed_form`); an empty board has no queen to tell, and is searched.
 //!   When all but a few given queens lie on one (an edited construction), the rows those
-//!   few disturb are rerouted by a bounded exact search.
+//!   few disturb get cells by chains of column exchanges (`chains`), or else are rerouted
+//!   by a bounded exact search.
 //! - Few free rows (at most `EXACT_FIRST`): the exact search (`crate::exact`) of the
 //!   input's residual, on every core, decides the question outright.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1
@@ -30,6 +31,7 @@
 //!   the repair's patience grows 4x.
 
 mod answer;
+mod chains;
 mod closed_form;
 mod engine;
 mod job;

@@ -509,8 +509,8 @@ fn edited_construction(
 }
 
 /// Constructions with rows cleared and a few given queens moved: all but those lie on
-/// the construction, the rows they disturb are rerouted by the exact search, and the
-/// answer keeps every given queen; the same for every thread count.
+/// the construction, the rows they disturb are placed by chains or rerouted by the exact
+/// search, and the answer keeps every given queen; the same for every thread count.
 #[test]
 fn edited_constructions_are_rerouted_from_the_form() {
     let mut rerouted = 0;
@@ -591,4 +591,81 @@ fn edited_constructions_with_a_closed_line_are_proved_infeasible() {
         proved > 0,
         "no board proved infeasible by the closed-form phase"
     );
+}
+
+/// Whether row `h` (0-based, empty in `p`) can reach a column no queen of `p` holds
+/// through at most one free row of `movable` (0-based rows of `p`): the slow oracle of a
+/// chain of one or two rows.
+fn short_chain_exists(p: &[u32], movable: &[usize], h: usize) -> bool {
+    let n = p.len() as u32;
+    let vacant: Vec<u32> = (1..=n).filter(|c| !p.contains(c)).collect();
+    vacant.iter().any(|&v| crate::oracle::free_cell(p, h, v))
+        || movable.iter().any(|&x| {
+            let c = p[x];
+            vacant.iter().any(|&v| {
+                // h takes x's column and x takes v: both cells free of the other queens
+                // and of each other.
+                let mut q = p.to_vec();
+                q[x] = 0;
+                crate::oracle::free_cell(&q, h, c) && {
+                    q[h] = c;
+                    crate::oracle::free_cell(&q, x, v)
+                }
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Chains of column exchanges on small boards (random queens, or a construction with
+    /// one row cleared and a few queens moved, which leaves one row without a queen and
+    /// one vacant column apart): the board stays valid, given queens stay, rows are
+    /// placed or reported as left, and a row that a chain of one or two rows can place
+    /// (the slow oracle) is placed.
+    #[test]
+    fn chains_keep_the_board_valid_and_find_short_ones(
+        n in 8usize..=40,
+        picks in proptest::collection::vec((0usize..40, 0usize..40), 0..60),
+        edited in any::<bool>(),
+        moves in 0usize..4,
+        given in proptest::collection::vec(any::<bool>(), 40),
+        seed in any::<u64>(),
+    ) {
+        let p = if edited {
+            let mut p: Vec<u32> = (1..=n as u64)
+                .map(|r| crate::closed_form::constructed_column(n as u64, r) as u32)
+                .collect();
+            p[picks.first().map_or(0, |x| x.0) % n] = 0;
+            move_queens(&mut p, moves, &mut crate::rng::Rng::seeded(seed, &[97]));
+            p
+        } else {
+            composition(n, &picks)
+        };
+        let g: Vec<u32> = p.iter().zip(&given).map(|(&c, &k)| if k { c } else { 0 }).collect();
+        let mut state = state_of(&g);
+        let free: Vec<u64> = (1..=n as u64).filter(|&i| g[i as usize - 1] == 0).collect();
+        let mut columns: Vec<u64> = free.iter().map(|&i| u64::from(p[i as usize - 1])).collect();
+        let homeless: Vec<u64> = free.iter().copied().zip(&columns).filter(|&(_, &j)| j == 0).map(|(i, _)| i).collect();
+        for (&i, &j) in free.iter().zip(&columns) {
+            if j != 0 {
+                state.place(i, j);
+            }
+        }
+        let (left, done) = chains::rehouse(&mut state, &free, &mut columns, &homeless, seed, &crate::stop::Stop::never());
+        let rows: Vec<u32> = (1..=n as u64).map(|i| state.rows.get(i) as u32).collect();
+        prop_assert!(crate::oracle::conflicting_pairs(&rows).is_empty());
+        prop_assert!(g.iter().zip(&rows).all(|(&a, &b)| a == 0 || a == b), "a given queen moved");
+        for (&i, &j) in free.iter().zip(&columns) {
+            let r = rows[i as usize - 1];
+            prop_assert_eq!(u64::from(r), j);
+            prop_assert_eq!(r == 0, left.contains(&i));
+        }
+        prop_assert_eq!(done.rehoused as usize + left.len(), homeless.len());
+        if homeless.len() == 1 {
+            let movable: Vec<usize> = free.iter().map(|&i| i as usize - 1).filter(|&x| p[x] != 0).collect();
+            if short_chain_exists(&p, &movable, homeless[0] as usize - 1) {
+                prop_assert!(left.is_empty(), "a chain of at most two rows was missed");
+            }
+        }
+    }
 }

@@ -857,32 +857,33 @@ fn compositions_of_a_closed_form_are_completed_from_it() {
 /// 2 % of the explicit construction's rows at n = 1e5, then moves three given queens to
 /// other cells that attack nothing (the same rows as without `--move` otherwise, the same
 /// file for the same seed). All but three queens lie on the construction; the rows those
-/// three disturb are rerouted by the exact search (the statistics say so), and the answer
-/// keeps every given queen.
+/// three disturb get cells by chains of column exchanges (the statistics say so), and the
+/// answer keeps every given queen.
 #[test]
 fn edited_constructions_are_completed_from_the_construction() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let s = constructed(&p("s.nqb"), "100000");
     let o = p("o.nqb");
-    let compose = |out: &str, moves: &str| {
+    let compose_as = |out: &str, free: &str, moves: &str, seed: &str| {
         let (code, _, err) = run(&[
             "generate",
             "composition",
             "--from",
             &s,
             "--free",
-            "2%",
+            free,
             "--move",
             moves,
             "--seed",
-            "4",
+            seed,
             "-o",
             out,
         ]);
         assert_eq!(code, 0, "{err}");
         err
     };
+    let compose = |out: &str, moves: &str| compose_as(out, "2%", moves, "4");
     let err = compose(&p("m.nqb"), "3");
     assert!(err.contains("then moved 3 queens (seed 4)"), "{err}");
     compose(&p("m2.nqb"), "3");
@@ -904,8 +905,26 @@ fn edited_constructions_are_completed_from_the_construction() {
         out.contains("all but 3 given queens lie on the explicit construction: completed from it"),
         "{out}"
     );
-    assert!(out.contains("rerouted with"), "{out}");
+    // The three rows the moved queens attack get cells by chains of column exchanges.
+    assert!(
+        out.contains(
+            "those attack its queen in 3 free rows, placed by chains of column exchanges moving"
+        ),
+        "{out}"
+    );
     let (code, v, _) = run(&["verify", "--require-complete", "--base", &p("m.nqb"), &o]);
+    assert_eq!(code, 0, "{v}");
+    // With 30 queens moved, one attacked row of this composition has no chain: it and the
+    // rows around it go to the exact search after the chains.
+    compose_as(&p("m30.nqb"), "1%", "30", "7");
+    let (code, out, err) = run(&["complete", &p("m30.nqb"), "-o", &o, "--seed", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("placed by chains of column exchanges moving")
+            && out.contains("the others rerouted with"),
+        "{out}"
+    );
+    let (code, v, _) = run(&["verify", "--require-complete", "--base", &p("m30.nqb"), &o]);
     assert_eq!(code, 0, "{v}");
     // A full board has no free column to move a queen to: the message says how many moved.
     let (code, _, err) = run(&[
