@@ -37,10 +37,12 @@ pub enum Stage {
     Repair,
     /// Checking whether the given queens lie on a closed-form solution.
     ClosedForm,
+    /// Chains of column exchanges for the rows the end games left.
+    Chains,
 }
 
 impl Stage {
-    const ALL: [Stage; 10] = [
+    const ALL: [Stage; 11] = [
         Stage::Idle,
         Stage::Input,
         Stage::Certificates,
@@ -51,6 +53,7 @@ impl Stage {
         Stage::Output,
         Stage::Repair,
         Stage::ClosedForm,
+        Stage::Chains,
     ];
 
     /// The stage's name as shown to users.
@@ -66,6 +69,7 @@ impl Stage {
             Stage::Output => "output",
             Stage::Repair => "repair",
             Stage::ClosedForm => "closed form",
+            Stage::Chains => "chains",
         }
     }
 }

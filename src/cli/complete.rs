@@ -392,6 +392,12 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
     )?;
     phase(
         w,
+        "chains",
+        &stats.chains,
+        format!("moving {}", plural(stats.chain_rows, "row")),
+    )?;
+    phase(
+        w,
         "repair",
         &stats.repair,
         format!("{} tried", plural(stats.repair_moves, "swap")),

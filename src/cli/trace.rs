@@ -137,7 +137,7 @@ pub(crate) fn write_svg(path: &Path, samples: &[Sample], title: &str) -> Result<
 }
 
 /// The stages a plot shows, with their colours.
-const STAGES: [(Stage, plotters::style::RGBColor); 9] = [
+const STAGES: [(Stage, plotters::style::RGBColor); 10] = [
     (Stage::Input, plotters::style::RGBColor(120, 120, 120)),
     (Stage::Certificates, plotters::style::RGBColor(140, 86, 75)),
     (Stage::Pairing, plotters::style::RGBColor(31, 119, 180)),
@@ -145,6 +145,7 @@ const STAGES: [(Stage, plotters::style::RGBColor); 9] = [
     (Stage::Endgame, plotters::style::RGBColor(44, 160, 44)),
     (Stage::Exact, plotters::style::RGBColor(148, 103, 189)),
     (Stage::Repair, plotters::style::RGBColor(214, 39, 40)),
+    (Stage::Chains, plotters::style::RGBColor(188, 189, 34)),
     (Stage::ClosedForm, plotters::style::RGBColor(23, 190, 207)),
     (Stage::Output, plotters::style::RGBColor(23, 190, 207)),
 ];

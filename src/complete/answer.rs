@@ -103,6 +103,11 @@ pub struct Stats {
     /// Min-conflicts repair of a full assignment of the input's free rows, when the end
     /// games fail; `placed` counts the leftover rows it gave a column.
     pub repair: Phase,
+    /// Chains of column exchanges for the rows the end games left (`chains`), before the
+    /// repair phase; `placed` counts the rows they gave a cell.
+    pub chains: Phase,
+    /// Free rows the chains moved, the rows given a cell included.
+    pub chain_rows: u64,
     /// Swaps the repair phase tried.
     pub repair_moves: u64,
     /// Exact search of the input residual (proofs).

@@ -33,6 +33,10 @@ const CHECKS: u64 = 1 << 27;
 /// Rows of a frontier expanded, at most: the rest are reached through them or not needed
 /// (a frontier of thousands of rows already covers most free columns).
 const FRONTIER: usize = 32;
+/// Entries scanned at a time in one level, between looks for a chain: at first, and at
+/// most (on every core).
+const FIRST_PIECE: usize = 1 << 8;
+const PIECE: usize = 1 << 14;
 /// Rows moved by one chain, at most.
 const LONGEST: usize = 8;
 
@@ -53,14 +57,16 @@ pub(super) struct Chains {
 /// Gives each row of `homeless` (free rows without a queen in `state`) a cell by a chain
 /// of column exchanges, where one is found: `free` are the input's free rows (increasing)
 /// and `columns` their columns, 0 for the homeless ones, updated as rows move. `state`
-/// holds the given queens and a queen on every free row with a column. Returns the rows
-/// still without one (increasing), and what was done.
+/// holds the given queens and a queen on every free row with a column. At most `budget`
+/// cells are checked in all. Returns the rows still without one (increasing), and what
+/// was done.
 pub(super) fn rehouse(
     state: &mut BoardState,
     free: &[u64],
     columns: &mut [u64],
     homeless: &[u64],
-    seed: u64,
+    mut rng: Rng,
+    budget: u64,
     stop: &Stop,
 ) -> (Vec<u64>, Chains) {
     debug_assert!(2 * state.n < 1 << 32);
@@ -84,16 +90,18 @@ pub(super) fn rehouse(
             .map(|e| ((e >> 32) as u32, e as u32))
             .collect(),
         fwd: vec![NONE; len],
+        fwd_search: vec![0; len],
+        search: 0,
         back: vec![NONE; len],
         back_front: Vec::new(),
         back_levels: 0,
         stale: true,
+        budget,
     };
-    let mut rng = Rng::seeded(seed, &[12]);
     let mut done = Chains::default();
     let mut left = Vec::new();
     for (k, &h) in homeless.iter().enumerate() {
-        if stop.now() {
+        if stop.now() || board.budget == 0 {
             left.extend_from_slice(&homeless[k..]);
             break;
         }
@@ -123,8 +131,11 @@ struct Board {
     /// (column, row holding it or NONE), increasing.
     holders: Vec<(u32, u32)>,
     /// Per entry, forward: the entry whose row takes this entry's column (HOME: the row
-    /// without a queen does), or NONE.
+    /// without a queen does), valid in the search `fwd_search` names.
     fwd: Vec<u32>,
+    fwd_search: Vec<u32>,
+    /// The present search (one per row without a queen).
+    search: u32,
     /// Per entry, backward: the entry whose column this entry's row takes on its way to a
     /// vacant column (itself for a vacant column), or NONE.
     back: Vec<u32>,
@@ -133,6 +144,8 @@ struct Board {
     back_levels: usize,
     /// Whether chains were applied since the backward levels were found.
     stale: bool,
+    /// Cell checks left for the chains of every row.
+    budget: u64,
 }
 
 impl Board {
@@ -176,17 +189,29 @@ impl Board {
             .collect()
     }
 
+    /// The forward link of entry `k` in the present search, or NONE.
+    fn fwd(&self, k: usize) -> u32 {
+        if self.fwd_search[k] == self.search {
+            self.fwd[k]
+        } else {
+            NONE
+        }
+    }
+
     /// A chain from the row `h`, which holds no queen, to a vacant column, or none.
     fn find(&mut self, state: &BoardState, h: u64, rng: &mut Rng) -> Option<Chain> {
         if self.back_front.is_empty() && self.back_levels == 0 {
             self.reset_back();
         }
-        let len = self.holders.len() as u64;
+        // A new search: the forward links of the last ones lapse (without a pass over
+        // every entry, which would cost O(m) per row).
+        self.search += 1;
+        let len = self.holders.len();
         let lines = &state.lines;
-        self.fwd.par_iter_mut().for_each(|f| *f = NONE);
         let mut fwd_front = vec![HOME];
         let mut fwd_levels = 0;
         let mut checks = 0;
+        let allowed = CHECKS.min(self.budget);
         loop {
             let forward = fwd_front.len() <= self.back_front.len() || self.back_front.is_empty();
             let front = if forward {
@@ -194,63 +219,89 @@ impl Board {
             } else {
                 &self.back_front
             };
-            if front.is_empty() || fwd_levels + self.back_levels + 1 > LONGEST || checks > CHECKS {
+            if front.is_empty() || fwd_levels + self.back_levels + 1 > LONGEST || checks > allowed {
+                self.budget -= checks.min(self.budget);
                 return None;
             }
             let sample = Self::sample(front, rng);
-            checks += len * sample.len() as u64;
-            let reached: Vec<u32> = if forward {
-                // The entries whose column a row of the frontier can take.
-                let rows: Vec<u64> = sample.iter().map(|&e| self.row(e, h)).collect();
-                let holders = &self.holders;
-                self.fwd
-                    .par_iter_mut()
-                    .enumerate()
-                    .filter_map(|(k, f)| {
-                        if *f != NONE {
-                            return None;
-                        }
-                        let col = u64::from(holders[k].0);
-                        let t = rows.iter().position(|&r| lines.diagonals_free(r, col))?;
-                        *f = sample[t];
-                        Some(k as u32)
-                    })
-                    .collect()
-            } else {
-                // The rows that can take the column of a row of the frontier.
-                let cols: Vec<u64> = sample.iter().map(|&e| self.col(e as usize)).collect();
-                let holders = &self.holders;
-                self.back
-                    .par_iter_mut()
-                    .enumerate()
-                    .filter_map(|(k, b)| {
-                        let row = holders[k].1;
-                        if *b != NONE || row == NONE {
-                            return None;
-                        }
-                        let t = cols
-                            .iter()
-                            .position(|&c| lines.diagonals_free(row.into(), c))?;
-                        *b = sample[t];
-                        Some(k as u32)
-                    })
-                    .collect()
-            };
-            let other = if forward { &self.back } else { &self.fwd };
-            let chain = reached
+            // Rows (forward) or columns (backward) of the sample.
+            let ends: Vec<u64> = sample
                 .iter()
-                .filter(|&&k| other[k as usize] != NONE)
-                .find_map(|&k| self.chain_through(state, h, k as usize));
+                .map(|&e| {
+                    if forward {
+                        self.row(e, h)
+                    } else {
+                        self.col(e as usize)
+                    }
+                })
+                .collect();
+            let start = rng.index(len);
+            let mut reached = Vec::new();
+            let mut chain = None;
+            // In pieces, from a random entry on, so that a level stops at the first chain:
+            // small ones first, on one core (most rows of a loose residual find one in the
+            // first few hundred entries), then larger ones on every core.
+            let mut from = 0;
+            let mut piece = FIRST_PIECE;
+            while from < len {
+                let to = (from + piece).min(len);
+                checks += ((to - from) * sample.len()) as u64;
+                let link = |t: usize| {
+                    let k = (start + t) % len;
+                    let (col, row) = self.holders[k];
+                    let t = if forward {
+                        // The entries whose column a row of the sample can take.
+                        if self.fwd(k) != NONE {
+                            return None;
+                        }
+                        ends.iter()
+                            .position(|&r| lines.diagonals_free(r, col.into()))?
+                    } else {
+                        // The rows that can take the column of a row of the sample.
+                        if self.back[k] != NONE || row == NONE {
+                            return None;
+                        }
+                        ends.iter()
+                            .position(|&c| lines.diagonals_free(row.into(), c))?
+                    };
+                    Some((k as u32, sample[t]))
+                };
+                let links: Vec<(u32, u32)> = if piece < PIECE {
+                    (from..to).filter_map(link).collect()
+                } else {
+                    (from..to).into_par_iter().filter_map(link).collect()
+                };
+                from = to;
+                piece = (2 * piece).min(PIECE);
+                for &(k, link) in &links {
+                    if forward {
+                        self.fwd[k as usize] = link;
+                        self.fwd_search[k as usize] = self.search;
+                    } else {
+                        self.back[k as usize] = link;
+                    }
+                }
+                chain = links
+                    .iter()
+                    .map(|&(k, _)| k as usize)
+                    .filter(|&k| self.fwd(k) != NONE && self.back[k] != NONE)
+                    .find_map(|k| self.chain_through(state, h, k));
+                reached.extend(links.iter().map(|&(k, _)| k));
+                if chain.is_some() {
+                    break;
+                }
+            }
             if forward {
                 // A vacant column reached forward ends a chain or none: it leads nowhere.
                 fwd_levels += 1;
+                reached.retain(|&k| self.holders[k as usize].1 != NONE);
                 fwd_front = reached;
-                fwd_front.retain(|&k| self.holders[k as usize].1 != NONE);
             } else {
                 self.back_levels += 1;
                 self.back_front = reached;
             }
             if chain.is_some() {
+                self.budget -= checks.min(self.budget);
                 return chain;
             }
         }
@@ -264,7 +315,7 @@ impl Board {
         let mut chain = Vec::new();
         let mut at = k;
         loop {
-            let parent = self.fwd[at];
+            let parent = self.fwd(at);
             chain.push((self.row(parent, h) as u32, at));
             if parent == HOME {
                 break;

@@ -222,8 +222,15 @@ pub(super) fn complete_near(
             state.place(i, columns[x]);
         }
     }
-    let (attacked, chains) =
-        super::chains::rehouse(state, &free, &mut columns, &attacked, seed, stop);
+    let (attacked, chains) = super::chains::rehouse(
+        state,
+        &free,
+        &mut columns,
+        &attacked,
+        Rng::seeded(seed, &[12]),
+        u64::MAX,
+        stop,
+    );
     near.chains = chains;
     if attacked.is_empty() {
         near.completed = true;

@@ -210,7 +210,10 @@ impl BoardState {
         if let Some(mut j) = self.journal.take() {
             while j.len() > mark {
                 let row = j.pop().unwrap();
-                self.unplace(row as u64);
+                // A row moved by a chain of column exchanges is in the journal twice.
+                if self.taken_rows.get(row as u64) {
+                    self.unplace(row as u64);
+                }
             }
             self.journal = Some(j);
         }
