@@ -5,6 +5,10 @@
 //! column no row holds. This is an augmenting path of a bipartite matching of rows to
 //! columns, whose edges are the cells with both diagonals free.
 //!
+//! Two callers: the closed-form phase, for the rows an edited construction's moved queens
+//! attack, and the search, for the rows the end games leave open (pairing's board with
+//! every other free row placed).
+//!
 //! Why: an edited construction at n = 10^9 with 1 % of its rows cleared leaves a few
 //! rows the form cannot place, and the columns they need far away on the board (rows
 //! 17 M-524 M, columns 169 M-544 M). A neighbourhood grown cell by cell from both ends
@@ -20,7 +24,8 @@
 //! queen (the rows whose column it can take, the rows whose column those can take, ...)
 //! and backward from the vacant columns (the rows that can take one, the rows that can
 //! take the column of those, ...), each level one scan of every free column per row of
-//! the frontier, the smaller frontier expanded first, until the two meet.
+//! the frontier (FRONTIER rows of it at most, in pieces that stop at the first chain),
+//! the smaller frontier expanded first, until the two meet.
 
 use super::state::BoardState;
 use crate::rng::Rng;

@@ -62,6 +62,6 @@ pub(super) const NEAR_FORM_MAX: u64 = 1 << 16;
 /// Cell checks the chains of column exchanges may spend on the rows the end games left,
 /// and the scans of the free columns they take per row, about (measured: 2.8-4.5 at
 /// n = 1e6-1e8 with 0.01-0.1 % of a construction's rows cleared). 2^29 checks take
-/// 1-3 s; past that, repair does better (BENCHMARKS.md, "Chains").
+/// 1-3 s; past that, repair does better (BENCHMARKS.md, "Chains in the search").
 pub(super) const CHAIN_CHECKS: u64 = 1 << 29;
 pub(super) const CHAIN_SCANS: u64 = 3;

@@ -16,7 +16,9 @@
 //!   after `ATTEMPTS_PER_BASE` dead ends the attempt restarts from the input.
 //! - When pairing stalls far above level 2, or every end game on its base meets a dead
 //!   end (compositions that did not come from a random solution: a construction with rows
-//!   cleared at random, a random solution with a block cleared), the repair phase
+//!   cleared at random, a random solution with a block cleared), chains of column
+//!   exchanges (`chains`) give the open rows cells where that fits a budget of cell checks;
+//!   if some stay open, from pairing's board again, the repair phase
 //!   (`repair`) gives every free row of the input a column and swaps columns until no
 //!   diagonal is shared, starting from pairing's queens.
 //! - Whenever the input's residual is small enough to project (`RESIDUAL_MAX` rows), it
