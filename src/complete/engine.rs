@@ -267,7 +267,6 @@ fn free_rows_since(state: &mut BoardState, mark: Option<usize>) -> Vec<u32> {
     rows
 }
 
-/// Runs the repair phase on `state` (pairing's board), timed and counted.
 /// Chains of column exchanges (`chains`) for the rows the end games left without a
 /// queen, on pairing's board: whether they placed every one (if not, the board is
 /// pairing's again). They run where their cost, about three scans of the m free columns
@@ -330,6 +329,7 @@ fn by_chains(
     false
 }
 
+/// Runs the repair phase on `state` (pairing's board), timed and counted.
 fn repair_phase(
     state: &mut BoardState,
     rows: &[u32],
