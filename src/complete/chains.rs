@@ -32,9 +32,14 @@ use crate::rng::Rng;
 use crate::stop::Stop;
 use rayon::prelude::*;
 
-/// Cell checks spent, at most, on the chain of one row (a count, not a time, so that
-/// the answer does not depend on the machine).
-const CHECKS: u64 = 1 << 27;
+/// Cell checks a search may spend: on the chain of each row (checked between levels, so
+/// a level may overrun it), and on all rows. Counts, not times, so that the answer does
+/// not depend on the machine.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Checks {
+    pub per_row: u64,
+    pub total: u64,
+}
 /// Rows of a frontier expanded, at most: the rest are reached through them or not needed
 /// (a frontier of thousands of rows already covers most free columns).
 const FRONTIER: usize = 32;
@@ -62,8 +67,8 @@ pub(super) struct Chains {
 /// Gives each row of `homeless` (free rows without a queen in `state`) a cell by a chain
 /// of column exchanges, where one is found: `free` are the input's free rows (increasing)
 /// and `columns` their columns, 0 for the homeless ones, updated as rows move. `state`
-/// holds the given queens and a queen on every free row with a column. At most `budget`
-/// cells are checked in all. Returns the rows still without one (increasing), and what
+/// holds the given queens and a queen on every free row with a column. At most `checks`
+/// cells are checked. Returns the rows still without one (increasing), and what
 /// was done.
 pub(super) fn rehouse(
     state: &mut BoardState,
@@ -71,7 +76,7 @@ pub(super) fn rehouse(
     columns: &mut [u64],
     homeless: &[u64],
     mut rng: Rng,
-    budget: u64,
+    checks: Checks,
     stop: &Stop,
 ) -> (Vec<u64>, Chains) {
     debug_assert!(2 * state.n < 1 << 32);
@@ -101,7 +106,8 @@ pub(super) fn rehouse(
         back_front: Vec::new(),
         back_levels: 0,
         stale: true,
-        budget,
+        budget: checks.total,
+        per_row: checks.per_row,
     };
     let mut done = Chains::default();
     let mut left = Vec::new();
@@ -110,12 +116,12 @@ pub(super) fn rehouse(
             left.extend_from_slice(&homeless[k..]);
             break;
         }
-        let mut chain = board.find(state, h, &mut rng);
+        let mut chain = board.find(state, h, &mut rng, stop);
         if chain.is_none() && board.stale {
             // Backward levels found before the last chains may lead to columns no
             // longer vacant, or miss rows that moved.
             board.reset_back();
-            chain = board.find(state, h, &mut rng);
+            chain = board.find(state, h, &mut rng, stop);
         }
         let Some(chain) = chain else {
             left.push(h);
@@ -149,8 +155,9 @@ struct Board {
     back_levels: usize,
     /// Whether chains were applied since the backward levels were found.
     stale: bool,
-    /// Cell checks left for the chains of every row.
+    /// Cell checks left for the chains of every row, and the most for one.
     budget: u64,
+    per_row: u64,
 }
 
 impl Board {
@@ -204,7 +211,7 @@ impl Board {
     }
 
     /// A chain from the row `h`, which holds no queen, to a vacant column, or none.
-    fn find(&mut self, state: &BoardState, h: u64, rng: &mut Rng) -> Option<Chain> {
+    fn find(&mut self, state: &BoardState, h: u64, rng: &mut Rng, stop: &Stop) -> Option<Chain> {
         if self.back_front.is_empty() && self.back_levels == 0 {
             self.reset_back();
         }
@@ -216,7 +223,7 @@ impl Board {
         let mut fwd_front = vec![HOME];
         let mut fwd_levels = 0;
         let mut checks = 0;
-        let allowed = CHECKS.min(self.budget);
+        let allowed = self.per_row.min(self.budget);
         loop {
             let forward = fwd_front.len() <= self.back_front.len() || self.back_front.is_empty();
             let front = if forward {
@@ -249,6 +256,10 @@ impl Board {
             let mut from = 0;
             let mut piece = FIRST_PIECE;
             while from < len {
+                if stop.now() {
+                    self.budget -= checks.min(self.budget);
+                    return None;
+                }
                 let to = (from + piece).min(len);
                 checks += ((to - from) * sample.len()) as u64;
                 let link = |t: usize| {

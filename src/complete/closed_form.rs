@@ -228,7 +228,7 @@ pub(super) fn complete_near(
         &mut columns,
         &attacked,
         Rng::seeded(seed, &[12]),
-        u64::MAX,
+        CHAIN_CHECKS,
         stop,
     );
     near.chains = chains;
@@ -312,6 +312,15 @@ pub(super) struct Near {
     pub certificate: Option<exact::Certificate>,
 }
 
+/// Cell checks the chains of column exchanges may spend on each attacked row, and in all
+/// (the time limit stops them too). There are few such rows, and at n = 1e9 with 1 %
+/// cleared one of them needed more than 2^27 checks (levels of 10^6-row frontiers, each
+/// up to 3 * 10^8 checks): left to the exact search, it was not placed (BENCHMARKS.md,
+/// "Edited constructions").
+const CHAIN_CHECKS: super::chains::Checks = super::chains::Checks {
+    per_row: 1 << 29,
+    total: u64::MAX,
+};
 /// Rows in the first neighbourhood of the attacked rows.
 const NEIGHBOURHOOD_FIRST: usize = 32;
 /// Nodes of each exact search of a neighbourhood, per row: small, as the search of every

@@ -299,7 +299,10 @@ fn by_chains(
             &mut columns,
             &homeless,
             rng,
-            CHAIN_CHECKS,
+            super::chains::Checks {
+                per_row: CHAIN_ROW_CHECKS,
+                total: CHAIN_CHECKS,
+            },
             stop,
         )
     });

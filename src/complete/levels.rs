@@ -64,4 +64,6 @@ pub(super) const NEAR_FORM_MAX: u64 = 1 << 16;
 /// n = 1e6-1e8 with 0.01-0.1 % of a construction's rows cleared). 2^29 checks take
 /// 1-3 s; past that, repair does better (BENCHMARKS.md, "Chains in the search").
 pub(super) const CHAIN_CHECKS: u64 = 1 << 29;
+/// The most one open row's chain may take of them.
+pub(super) const CHAIN_ROW_CHECKS: u64 = 1 << 27;
 pub(super) const CHAIN_SCANS: u64 = 3;

@@ -651,7 +651,7 @@ proptest! {
                 state.place(i, j);
             }
         }
-        let (left, done) = chains::rehouse(&mut state, &free, &mut columns, &homeless, crate::rng::Rng::seeded(seed, &[12]), u64::MAX, &crate::stop::Stop::never());
+        let (left, done) = chains::rehouse(&mut state, &free, &mut columns, &homeless, crate::rng::Rng::seeded(seed, &[12]), chains::Checks { per_row: u64::MAX, total: u64::MAX }, &crate::stop::Stop::never());
         let rows: Vec<u32> = (1..=n as u64).map(|i| state.rows.get(i) as u32).collect();
         prop_assert!(crate::oracle::conflicting_pairs(&rows).is_empty());
         prop_assert!(g.iter().zip(&rows).all(|(&a, &b)| a == 0 || a == b), "a given queen moved");
