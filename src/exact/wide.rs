@@ -369,7 +369,9 @@ pub(crate) fn first(
     // up a level.
     let mut descend = true;
     loop {
-        if w.nodes >= limits.max_nodes || (w.decisions & 63 == 0 && limits.stop.now()) {
+        // Polled on every step: a step costs O(m) at least (a row's candidates), and one
+        // decision's propagation can place thousands of queens.
+        if w.nodes >= limits.max_nodes || limits.stop.now() {
             return Some((Outcome::Stopped, counts(&w), cells));
         }
         if descend {
