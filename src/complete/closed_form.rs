@@ -205,8 +205,8 @@ pub(super) fn complete_near(
     if 2 * attacked.len() > free.len() || 2 * n >= 1 << 32 {
         return near;
     }
-    let mut columns: Vec<u64> = free.iter().map(|&i| form.column(n, i)).collect();
-    let reroute = Reroute::new(state, free, columns.clone(), &attacked);
+    let columns: Vec<u64> = free.iter().map(|&i| form.column(n, i)).collect();
+    let reroute = Reroute::new(state, free, columns);
     near.anonymous_bytes = crate::memory::anonymous_rss();
     near.certificate = reroute.unreachable(state, &attacked);
     if near.certificate.is_some() {
@@ -214,7 +214,9 @@ pub(super) fn complete_near(
     }
     // Chains of column exchanges first: where they place every attacked row, the board is
     // complete without a search.
-    let Reroute { free, .. } = reroute;
+    let Reroute {
+        free, mut columns, ..
+    } = reroute;
     for (x, &i) in free.iter().enumerate() {
         if attacked.binary_search(&i).is_ok() {
             columns[x] = 0;
@@ -241,7 +243,7 @@ pub(super) fn complete_near(
             state.unplace(i);
         }
     }
-    let reroute = Reroute::new(state, free, columns, &attacked);
+    let reroute = Reroute::new(state, free, columns).with_owners(&attacked);
     let mut rng = Rng::seeded(seed, &[11]);
     let mut limit = NEIGHBOURHOOD_FIRST;
     let mut last = usize::MAX;
@@ -355,21 +357,9 @@ struct Reroute {
 impl Reroute {
     /// `state` holds the given queens only; `columns` are the free rows' columns in the
     /// form (0 where a chain left an attacked row without one).
-    fn new(state: &BoardState, free: Vec<u64>, columns: Vec<u64>, attacked: &[u64]) -> Reroute {
-        let n = state.n;
-        let placed = || {
-            free.iter()
-                .zip(&columns)
-                .filter(|(i, _)| attacked.binary_search(i).is_err())
-        };
-        let mut d1: Vec<(u32, u32)> = placed()
-            .map(|(&i, &j)| ((n + j - i) as u32, i as u32))
-            .collect();
-        let mut d2: Vec<(u32, u32)> = placed()
-            .map(|(&i, &j)| ((i + j) as u32, i as u32))
-            .collect();
-        d1.sort_unstable();
-        d2.sort_unstable();
+    /// Without the diagonals' owners ([`Reroute::with_owners`]): enough for
+    /// [`Reroute::unreachable`].
+    fn new(state: &BoardState, free: Vec<u64>, columns: Vec<u64>) -> Reroute {
         let mut sorted = columns.clone();
         sorted.sort_unstable();
         let mut orphans = Vec::new();
@@ -380,13 +370,35 @@ impl Reroute {
             true
         });
         Reroute {
-            n,
+            n: state.n,
             free,
             columns,
             orphans,
-            d1,
-            d2,
+            d1: Vec::new(),
+            d2: Vec::new(),
         }
+    }
+
+    /// The owners of the diagonals: the free rows' queens but the `attacked` rows'.
+    fn with_owners(mut self, attacked: &[u64]) -> Reroute {
+        let n = self.n;
+        let placed = || {
+            self.free
+                .iter()
+                .zip(&self.columns)
+                .filter(|(i, _)| attacked.binary_search(i).is_err())
+        };
+        let mut d1: Vec<(u32, u32)> = placed()
+            .map(|(&i, &j)| ((n + j - i) as u32, i as u32))
+            .collect();
+        let mut d2: Vec<(u32, u32)> = placed()
+            .map(|(&i, &j)| ((i + j) as u32, i as u32))
+            .collect();
+        d1.sort_unstable();
+        d2.sort_unstable();
+        self.d1 = d1;
+        self.d2 = d2;
+        self
     }
 
     /// An orphan column, or an attacked row, without a single free cell (free of the given

@@ -528,6 +528,17 @@ fn constructed(path: &str, n: &str) -> String {
     path.to_string()
 }
 
+/// Runs `generate composition --from FROM ARGS -o OUT`, which must succeed; returns its
+/// standard error.
+fn compose(from: &str, args: &[&str], out: &str) -> String {
+    let mut all = vec!["generate", "composition", "--from", from];
+    all.extend_from_slice(args);
+    all.extend(["-o", out]);
+    let (code, _, err) = run(&all);
+    assert_eq!(code, 0, "{err}");
+    err
+}
+
 /// Completes `comp` into `out` and checks, with `verify --base`, that `out` completes it.
 /// Completes `comp` into `out` twice, as it comes and by search alone (`--no-closed-form`:
 /// compositions of the closed-form sources would otherwise never reach the search phases
@@ -700,19 +711,7 @@ fn the_default_route_is_completed_at_1e5() {
     let sol = constructed(&p("s.nqb"), "100003");
     for (free, seed) in [("2%", "1"), ("3%", "2"), ("0.5%", "3")] {
         let comp = p("c.nqb");
-        let (code, _, err) = run(&[
-            "generate",
-            "composition",
-            "--from",
-            &sol,
-            "--free",
-            free,
-            "--seed",
-            seed,
-            "-o",
-            &comp,
-        ]);
-        assert_eq!(code, 0, "{err}");
+        compose(&sol, &["--free", free, "--seed", seed], &comp);
         let out = p("done.nqb");
         complete_and_check(&comp, &out, seed);
     }
@@ -728,19 +727,7 @@ fn chains_place_the_rows_the_search_left() {
     let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
     let sol = constructed(&p("s.nqb"), "100000");
     let comp = p("c.nqb");
-    let (code, _, err) = run(&[
-        "generate",
-        "composition",
-        "--from",
-        &sol,
-        "--free",
-        "0.2%",
-        "--seed",
-        "1",
-        "-o",
-        &comp,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    compose(&sol, &["--free", "0.2%", "--seed", "1"], &comp);
     let out = p("o.nqb");
     let (code, stdout, err) = run(&[
         "complete",
@@ -925,22 +912,7 @@ fn edited_constructions_are_completed_from_the_construction() {
     let s = constructed(&p("s.nqb"), "100000");
     let o = p("o.nqb");
     let compose_as = |out: &str, free: &str, moves: &str, seed: &str| {
-        let (code, _, err) = run(&[
-            "generate",
-            "composition",
-            "--from",
-            &s,
-            "--free",
-            free,
-            "--move",
-            moves,
-            "--seed",
-            seed,
-            "-o",
-            out,
-        ]);
-        assert_eq!(code, 0, "{err}");
-        err
+        compose(&s, &["--free", free, "--move", moves, "--seed", seed], out)
     };
     let compose = |out: &str, moves: &str| compose_as(out, "2%", moves, "4");
     let err = compose(&p("m.nqb"), "3");
