@@ -530,7 +530,7 @@ fn settle(
 fn reload(input: &Input, state: &mut BoardState) -> Result<(), FormatError> {
     state.drop_marks();
     let (report, marks) =
-        verify_mark_and_copy(input, Requirements::default(), state.rows.rows_mut())?;
+        verify_mark_and_copy(input, Requirements::default(), state.rows.loader())?;
     let marks = marks.expect("the input was valid before");
     state.reset(marks.rows, marks.lines, report.k);
     Ok(())

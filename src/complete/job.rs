@@ -112,30 +112,28 @@ pub fn run_job(
         drop(state);
         match (output, published) {
             (Some(_), Some(file)) => {
-                check_solution(file.temp_path(), &kept)?;
+                // Submitting the writes may wait for the disk's queue: beside the check.
+                std::thread::scope(|scope| {
+                    scope.spawn(|| file.start_writeback());
+                    check_solution(file.temp_path(), &kept)
+                })?;
                 file.commit()?;
             }
             (Some((dest, format)), None) => {
-                let file = if format.is_mat73(n) {
-                    // Straight from the row store: a spool would copy 4 n bytes once more.
-                    let store = std::fs::File::open(&store_path)
-                        .map_err(|e| FormatError::new(&store_path, ErrorKind::Read(e)))?;
-                    // SAFETY: the row store is this run's own work file, sealed and no
-                    // longer changed.
-                    let map = unsafe { memmap2::Mmap::map(&store) }
-                        .map_err(|e| FormatError::new(&store_path, ErrorKind::Read(e)))?;
-                    crate::format::mat73::write_mapped(
-                        dest,
-                        std::sync::Arc::new(map),
-                        crate::format::nqb::HEADER_LEN,
-                        n,
-                        format.mat_layout().expect("a MAT format"),
-                    )?
-                } else {
-                    let solved = open_own(&store_path)?;
-                    RowWriter::copy(&solved, dest, format)?
-                };
-                check_solution(file.temp_path(), &kept)?;
+                // The board is verified in its row store while the answer is written from
+                // it; the written file must then give back the store's rows, which reads
+                // it once without marking anything.
+                let (file, checked) = rayon::join(
+                    || write_answer(dest, format, &store_path, n),
+                    || check_solution(&store_path, &kept),
+                );
+                checked?;
+                let file = file?;
+                // Submitting the writes may wait for the disk's queue: beside the check.
+                std::thread::scope(|scope| {
+                    scope.spawn(|| file.start_writeback());
+                    check_same_rows(file.temp_path(), &store_path)
+                })?;
                 file.commit()?;
             }
             (None, _) => {
@@ -153,6 +151,78 @@ pub fn run_job(
         solution,
         residual,
     })
+}
+
+/// Writes the solved board in the row store at `store_path` to `dest` as `format`;
+/// returns it unpublished.
+fn write_answer(
+    dest: &Path,
+    format: OutputFormat,
+    store_path: &Path,
+    n: u64,
+) -> Result<AtomicFile, FormatError> {
+    if format.is_mat73(n) {
+        // Straight from the row store: a spool would copy 4 n bytes once more.
+        let map = std::sync::Arc::new(map_own(store_path)?);
+        crate::format::mat73::write_mapped(
+            dest,
+            map,
+            crate::format::nqb::HEADER_LEN,
+            n,
+            format.mat_layout().expect("a MAT format"),
+        )
+    } else {
+        let solved = open_own(store_path)?;
+        RowWriter::copy(&solved, dest, format)
+    }
+}
+
+/// Maps a file this job wrote, read-only.
+fn map_own(path: &Path) -> Result<memmap2::Mmap, FormatError> {
+    let file = std::fs::File::open(path).map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+    // SAFETY: the file is this job's own work file, sealed and no longer changed.
+    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| FormatError::new(path, ErrorKind::Read(e)))
+}
+
+/// Checks that the answer at `written` holds exactly the rows of the row store at
+/// `store_path` (a verified solution).
+fn check_same_rows(written: &Path, store_path: &Path) -> Result<(), JobError> {
+    use rayon::prelude::*;
+    let written = open_own(written)?;
+    let store = map_own(store_path)?;
+    let rows = &store[crate::format::nqb::HEADER_LEN..];
+    if written.n() * 4 != rows.len() as u64 {
+        return Err(JobError::SelfCheck(format!(
+            "the written file has n = {}, the board {}",
+            written.n(),
+            rows.len() / 4
+        )));
+    }
+    let seg = written.segment_rows();
+    let differs = (0..written.segment_count())
+        .into_par_iter()
+        .map_init(Vec::new, |scratch, s| -> Result<Option<u64>, FormatError> {
+            let bytes = written.segment(s, scratch)?;
+            let first = (s * seg) as usize;
+            let theirs = &rows[4 * first..4 * first + bytes.len()];
+            let at = (bytes != theirs).then(|| {
+                let i = bytes
+                    .chunks_exact(4)
+                    .zip(theirs.chunks_exact(4))
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                (first + i) as u64 + 1
+            });
+            written.release(s);
+            Ok(at)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    match differs.into_iter().flatten().min() {
+        Some(row) => Err(JobError::SelfCheck(format!(
+            "row {row} of the written file is not the solved board's"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Opens a file this job wrote (the row store, an output about to be published), mapped:
@@ -186,4 +256,50 @@ fn check_solution(path: &Path, kept: &KeptQueens) -> Result<(), JobError> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sealed raw NQB file of `rows` at `path`, as a row store leaves it.
+    fn store_file(path: &Path, rows: &[u32]) {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .unwrap();
+        let mut store = RowStore::create(&file, rows.len() as u64, path).unwrap();
+        for (i, &c) in rows.iter().enumerate() {
+            store.set(i as u64 + 1, c as u64);
+        }
+        store.seal().unwrap();
+    }
+
+    #[test]
+    fn a_written_answer_must_hold_the_stores_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let board = [2u32, 4, 1, 3, 6, 8, 5, 7];
+        let store = dir.path().join("store.nqb");
+        store_file(&store, &board);
+        let same = dir.path().join("same.nqb");
+        store_file(&same, &board);
+        assert!(check_same_rows(&same, &store).is_ok());
+        let mut other = board;
+        other.swap(4, 6);
+        let changed = dir.path().join("changed.nqb");
+        store_file(&changed, &other);
+        match check_same_rows(&changed, &store) {
+            Err(JobError::SelfCheck(why)) => assert!(why.contains("row 5 "), "{why}"),
+            _ => panic!("a changed row passed"),
+        }
+        let short = dir.path().join("short.nqb");
+        store_file(&short, &board[..4]);
+        assert!(matches!(
+            check_same_rows(&short, &store),
+            Err(JobError::SelfCheck(_))
+        ));
+    }
 }

@@ -86,7 +86,7 @@ pub(crate) fn prepare(input: &Input, mut rows: RowStore) -> Result<Prepared, For
     };
     meter().set_stage(Stage::Input);
     let t = Instant::now();
-    let (report, marks) = verify_mark_and_copy(input, Requirements::default(), rows.rows_mut())?;
+    let (report, marks) = verify_mark_and_copy(input, Requirements::default(), rows.loader())?;
     let Some(marks) = marks else {
         return Ok(Prepared::Invalid(report));
     };

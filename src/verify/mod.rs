@@ -8,6 +8,7 @@
 //! `first_conflicts`).
 
 use crate::board::{AtomicBitmap, Bitmap, LineBitmaps, LineKind, lines_through};
+use crate::format::nqb::row_store::{Loader, LoaderPiece};
 use crate::format::nqb::{CHECKSUM_BLOCK_ROWS, PayloadHasher};
 use crate::format::{ErrorKind, FormatError, Input, SegmentCache, SegmentSum};
 use rayon::prelude::*;
@@ -203,15 +204,14 @@ pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
 }
 
 /// Verifies `input` like [`verify`] and, when it is a valid composition, also returns the
-/// bitmaps of its rows and lines (0.75 bytes per row), copying every row into `copy` (n
-/// little-endian `u32`, row i at index i - 1) in the same pass: the completion engine loads
+/// bitmaps of its rows and lines (0.75 bytes per row), copying every row into `copy` (a
+/// row store) in the same pass: the completion engine loads
 /// its row store this way, so that the stores overlap the marking instead of a second pass.
 pub(crate) fn verify_mark_and_copy(
     input: &Input,
     req: Requirements,
-    copy: &mut [u32],
+    copy: Loader,
 ) -> Result<(Report, Option<Marks>), FormatError> {
-    assert_eq!(copy.len() as u64, input.n(), "one slot per row");
     verify_pass(input, req, true, Some(copy))
 }
 
@@ -219,7 +219,7 @@ fn verify_pass(
     input: &Input,
     req: Requirements,
     keep_marks: bool,
-    mut copy: Option<&mut [u32]>,
+    mut copy: Option<Loader>,
 ) -> Result<(Report, Option<Marks>), FormatError> {
     let n = input.n();
     if let Some(base) = req.base
@@ -238,7 +238,7 @@ fn verify_pass(
         input,
         req,
         keep_marks,
-        copy.as_deref_mut(),
+        copy.as_mut().map(Loader::reborrow),
         Marking::choose(n),
     )?;
     if !pass.consistent() {
@@ -356,7 +356,7 @@ fn marking_pass(
     input: &Input,
     req: Requirements,
     keep_marks: bool,
-    copy: Option<&mut [u32]>,
+    copy: Option<Loader>,
     marking: Marking,
 ) -> Result<MarkingPass, FormatError> {
     let n = input.n();
@@ -393,7 +393,7 @@ fn scan_segments(
     req: Requirements,
     sets: &[LineBitmaps<AtomicBitmap>],
     rows: Option<&AtomicBitmap>,
-    copy: Option<&mut [u32]>,
+    copy: Option<Loader>,
     marking: Marking,
 ) -> Result<Vec<SegmentFindings>, FormatError> {
     let seg_rows = input.segment_rows();
@@ -402,9 +402,13 @@ fn scan_segments(
         (None, Some(_)) => Digest::Queens,
         (None, None) => Digest::Off,
     };
-    // Each segment's slice of `copy`, if any.
-    let sinks: Vec<Option<&mut [u32]>> = match copy {
-        Some(rows) => rows.chunks_mut(seg_rows as usize).map(Some).collect(),
+    // Each segment's slot in `copy`, if any.
+    let sinks: Vec<Option<LoaderPiece>> = match copy {
+        Some(copy) => copy
+            .pieces(input.n(), seg_rows)
+            .into_iter()
+            .map(Some)
+            .collect(),
         None => (0..input.segment_count()).map(|_| None).collect(),
     };
     sinks
@@ -415,11 +419,8 @@ fn scan_segments(
             |(scratch, cache, base_rows), (s, sink)| {
                 let s = s as u64;
                 let bytes = input.segment(s, scratch)?;
-                if let Some(out) = sink {
-                    crate::format::le::read_rows_into(bytes, out);
-                    // The slots are a mapped file's bytes: little-endian on every machine
-                    // (a no-op where the machine is).
-                    out.iter_mut().for_each(|o| *o = o.to_le());
+                if let Some(mut out) = sink {
+                    out.put(bytes)?;
                 }
                 let first = s * seg_rows;
                 let base = match req.base {

@@ -196,8 +196,7 @@ fn kept_queens_by_digest() {
     let base = Input::from_rows(Path::new("b"), "text", &given).unwrap();
     let store = crate::format::nqb::row_store::RowStore::anonymous(n).unwrap();
     let mut store = store;
-    let (_, marks) =
-        verify_mark_and_copy(&base, Requirements::default(), store.rows_mut()).unwrap();
+    let (_, marks) = verify_mark_and_copy(&base, Requirements::default(), store.loader()).unwrap();
     let marks = marks.unwrap();
     let kept = KeptQueens {
         rows: marks.rows,

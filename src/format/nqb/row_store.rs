@@ -7,12 +7,98 @@ use crate::format::{ErrorKind, FormatError};
 use memmap2::MmapMut;
 use rayon::prelude::*;
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Rows 1..=n of a board, as little-endian `u32` at offset 64 of a mapped file.
 pub(crate) struct RowStore {
     map: MmapMut,
     n: u64,
+    /// The mapped file and its path, for loading the rows with `pwrite` (`None`: anonymous
+    /// memory).
+    file: Option<(File, PathBuf)>,
+}
+
+/// Where a pass that reads every row of an input puts them: the store's file, written
+/// with `pwrite`, or the slice of an anonymous store. Not through the map: a store into a
+/// fresh file's map faults its pages in one by one, each first read from the file's
+/// reserved blocks as zeros; loading 400 MB that way took 0.6-0.9 s against 0.06 s with
+/// `pwrite` (BENCHMARKS.md, "Loading the row store").
+pub(crate) enum Loader<'a> {
+    /// Rows 1..=n at byte [`HEADER_LEN`] of this file.
+    File { file: &'a File, path: &'a Path },
+    /// Rows 1..=n, row i at index i - 1.
+    Slice(&'a mut [u32]),
+}
+
+/// The slot of one run of rows in a [`Loader`].
+pub(crate) enum LoaderPiece<'a> {
+    File {
+        file: &'a File,
+        path: &'a Path,
+        /// Byte offset of the run's first row.
+        offset: u64,
+    },
+    Slice(&'a mut [u32]),
+}
+
+impl<'a> Loader<'a> {
+    /// The same slots, for one more pass.
+    pub(crate) fn reborrow(&mut self) -> Loader<'_> {
+        match self {
+            Loader::File { file, path } => Loader::File { file, path },
+            Loader::Slice(rows) => Loader::Slice(rows),
+        }
+    }
+
+    /// The slots of rows `1 + i * rows ..` (`rows` each, the last possibly fewer), in
+    /// order, for a store of `n` rows.
+    pub(crate) fn pieces(self, n: u64, rows: u64) -> Vec<LoaderPiece<'a>> {
+        match self {
+            Loader::File { file, path } => (0..n.div_ceil(rows))
+                .map(|i| LoaderPiece::File {
+                    file,
+                    path,
+                    offset: HEADER_LEN as u64 + 4 * i * rows,
+                })
+                .collect(),
+            Loader::Slice(slice) => {
+                assert_eq!(slice.len() as u64, n, "one slot per row");
+                slice
+                    .chunks_mut(rows as usize)
+                    .map(LoaderPiece::Slice)
+                    .collect()
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn write_at(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(bytes, offset)
+}
+
+#[cfg(not(unix))]
+fn write_at(_: &File, _: &[u8], _: u64) -> std::io::Result<()> {
+    unreachable!("row stores load through their file on Unix only")
+}
+
+impl LoaderPiece<'_> {
+    /// Puts a run of rows, given as little-endian `u32` bytes (as many rows as the slot
+    /// holds).
+    pub(crate) fn put(&mut self, bytes: &[u8]) -> Result<(), FormatError> {
+        match self {
+            LoaderPiece::File { file, path, offset } => write_at(file, bytes, *offset)
+                .map_err(|e| FormatError::new(path, ErrorKind::Write(e))),
+            LoaderPiece::Slice(out) => {
+                crate::format::le::read_rows_into(bytes, out);
+                // The slots are little-endian on every machine (a no-op where the machine
+                // is).
+                out.iter_mut().for_each(|o| *o = o.to_le());
+                Ok(())
+            }
+        }
+    }
 }
 
 impl RowStore {
@@ -24,13 +110,19 @@ impl RowStore {
         // SAFETY: the file is a private temporary file of this process; nothing else maps
         // or truncates it while the map lives.
         let map = unsafe { MmapMut::map_mut(file) }.map_err(err)?;
-        Ok(RowStore { map, n })
+        // Elsewhere than on Unix the rows are loaded through the map.
+        let file = if cfg!(unix) {
+            Some((file.try_clone().map_err(err)?, path.to_path_buf()))
+        } else {
+            None
+        };
+        Ok(RowStore { map, n, file })
     }
 
     /// A row store in anonymous memory, for small boards and in-process use.
     pub(crate) fn anonymous(n: u64) -> std::io::Result<Self> {
         let map = MmapMut::map_anon(HEADER_LEN + 4 * n as usize)?;
-        Ok(RowStore { map, n })
+        Ok(RowStore { map, n, file: None })
     }
 
     /// All rows (1-based row i at index i - 1), for small boards and tests.
@@ -56,9 +148,18 @@ impl RowStore {
         self.payload()
     }
 
-    /// Rows 1..=n as little-endian `u32` (row i at index i - 1), to load them in bulk.
-    pub(crate) fn rows_mut(&mut self) -> &mut [u32] {
-        self.payload_mut()
+    /// Where to load every row in bulk (mutably borrowed, so that nothing reads the map
+    /// meanwhile).
+    pub(crate) fn loader(&mut self) -> Loader<'_> {
+        match &self.file {
+            Some((file, path)) => Loader::File { file, path },
+            None => {
+                // SAFETY: as in `payload`.
+                let (head, rows, _) = unsafe { self.map[HEADER_LEN..].align_to_mut::<u32>() };
+                debug_assert!(head.is_empty());
+                Loader::Slice(rows)
+            }
+        }
     }
 
     fn payload_mut(&mut self) -> &mut [u32] {
@@ -81,9 +182,7 @@ impl RowStore {
     }
 
     /// Writes the header (k counted, checksum computed in parallel) so that the file is a
-    /// complete raw NQB file, and starts writing the map back to disk without waiting: the
-    /// re-verification that follows reads the pages meanwhile, and publishing the file
-    /// waits for the disk (`sync_all`). Returns the header.
+    /// complete raw NQB file. Returns the header.
     pub(crate) fn seal(&mut self) -> std::io::Result<Header> {
         let bytes_per_block = crate::format::nqb::CHECKSUM_BLOCK_ROWS as usize * 4;
         let parts: Vec<(u64, u64)> = self.map[HEADER_LEN..]
@@ -105,7 +204,6 @@ impl RowStore {
             payload_checksum: hasher.finish(),
         };
         self.map[..HEADER_LEN].copy_from_slice(&header.to_bytes());
-        self.map.flush_async()?;
         Ok(header)
     }
 }
