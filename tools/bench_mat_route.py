@@ -93,6 +93,8 @@ def main():
                 for p in ("out.mat", "out.nqb"):
                     if os.path.exists(os.path.join(a.dir, p)):
                         os.remove(os.path.join(a.dir, p))
+                # Every run starts with no dirty pages of an earlier one still being written.
+                os.sync()
                 code, wall, rss, stdout, err = run(args)
                 assert code == 0, (args, code, err)
                 anon = None

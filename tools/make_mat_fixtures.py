@@ -164,5 +164,27 @@ def v73(small):
     open(os.path.join(OUT, "bad-v73-truncated.mat"), "wb").write(whole[:700])
 
 
+def patchable():
+    """Compositions an answer is written to as the input patched (`mat73::patch`): a
+    solution of n = 2003 (the linear one, column 2i mod n + 1, n prime to 6) with six rows
+    cleared, the last in the partial last chunk, deflated in chunks of 16 beside two
+    other variables; a row vector as MATLAB writes it, and a shuffled column. Each comes
+    with NAME.solution.txt, the solution its rows were taken from."""
+    n = 2003
+    solution = (2 * np.arange(n)) % n + 1
+    given = solution.copy()
+    given[[0, 17, 500, 1001, 1999, 2001]] = 0
+    for name, shape, shuffle in [("h5py-v73-patchable", (n, 1), False),
+                                 ("h5py-v73-patchable-col", (1, n), True)]:
+        def fill(f, shape=shape, shuffle=shuffle):
+            var(f, "a_seed", np.array([[7.0]]), "double")
+            var(f, "Q", given.astype(np.float64).reshape(shape), "double",
+                chunks=(16, 1) if shape[1] == 1 else (1, 16), compression="gzip",
+                compression_opts=3, shuffle=shuffle)
+            var(f, "note", np.frombuffer(b"hi", dtype=np.uint16).reshape(-1, 1), "char")
+        good(name, given, lambda p: v73_file(p, fill))
+        np.savetxt(os.path.join(OUT, name + ".solution.txt"), solution, fmt="%d")
+
+
 if __name__ == "__main__":
     main()

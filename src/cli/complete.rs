@@ -153,7 +153,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         }
         e => e,
     })?;
-    let (answer, stats, seconds_output, solution, residual) = match outcome {
+    let (answer, stats, seconds_output, solution, patched, residual) = match outcome {
         JobOutcome::Invalid(report) => {
             errln!(
                 "nqueens: {}: not a valid composition; the verifier says:",
@@ -167,8 +167,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
             stats,
             seconds_output,
             solution,
+            patched,
             residual,
-        } => (answer, stats, seconds_output, solution, residual),
+        } => (answer, stats, seconds_output, solution, patched, residual),
     };
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
@@ -194,7 +195,22 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let total = started.elapsed().as_secs_f64();
     let run = Finished {
         hint,
-        mat_note: mat_note.filter(|_| args.output.is_some() && answer == Answer::Solved),
+        mat_note: match (patched, format.mat_layout()) {
+            (Some(k), Some(layout)) => {
+                let others = input.mat_source().map(|s| s.others).unwrap_or_default();
+                Some(format!(
+                    "written as the input file with the {k} chunk{} that held free rows \
+                     replaced: {layout}, stored as the input stored it{}",
+                    if k == 1 { "" } else { "s" },
+                    match others.len() {
+                        0 => String::new(),
+                        _ => format!("; its other variables kept ({})", others.join(", ")),
+                    }
+                ))
+            }
+            _ => mat_note,
+        }
+        .filter(|_| args.output.is_some() && answer == Answer::Solved),
         answer: &answer,
         stats: &stats,
         seed,

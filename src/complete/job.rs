@@ -42,6 +42,9 @@ pub enum JobOutcome {
         /// With no output and a solved board of at most [`KEPT_ROWS`] rows: its rows
         /// (1-based columns), so that the answer can be shown.
         solution: Option<Vec<u32>>,
+        /// When the answer was written as its v7.3 input with the chunks that held free rows
+        /// replaced: how many chunks.
+        patched: Option<u64>,
         /// With an INFEASIBLE answer and at most 4,096
         /// free rows: the input's residual, so that the certificate's CNF is written
         /// without reading and verifying the input again.
@@ -99,6 +102,7 @@ pub fn run_job(
     } = complete(input, state, stats, opts)?;
     let t = Instant::now();
     let mut solution = None;
+    let mut patched = None;
     // An infeasible board is left as the input was (searches place queens only to
     // answer SOLVED): its free part is the input's residual.
     let residual = (matches!(answer, super::Answer::Infeasible(_))
@@ -123,18 +127,21 @@ pub fn run_job(
                 // The board is verified in its row store while the answer is written from
                 // it; the written file must then give back the store's rows, which reads
                 // it once without marking anything.
-                let (file, checked) = rayon::join(
-                    || write_answer(dest, format, &store_path, n),
+                let (written, checked) = rayon::join(
+                    || write_answer(input, dest, format, &store_path, &kept.rows),
                     || check_solution(&store_path, &kept),
                 );
                 checked?;
-                let file = file?;
+                let written = written?;
                 // Submitting the writes may wait for the disk's queue: beside the check.
                 std::thread::scope(|scope| {
-                    scope.spawn(|| file.start_writeback());
-                    check_same_rows(file.temp_path(), &store_path)
+                    scope.spawn(|| written.file().start_writeback());
+                    check_written(input, &written, &store_path)
                 })?;
-                file.commit()?;
+                if let Written::Patched(p) = &written {
+                    patched = Some(p.replaced());
+                }
+                written.into_file().commit()?;
             }
             (None, _) => {
                 check_solution(&store_path, &kept)?;
@@ -149,31 +156,82 @@ pub fn run_job(
         stats: Box::new(stats),
         seconds_output: t.elapsed().as_secs_f64(),
         solution,
+        patched,
         residual,
     })
 }
 
-/// Writes the solved board in the row store at `store_path` to `dest` as `format`;
-/// returns it unpublished.
+/// An answer written, not yet published.
+enum Written {
+    /// Written from the row store.
+    File(AtomicFile),
+    /// The input file with the chunks that held free rows replaced.
+    Patched(crate::format::mat73::Patched),
+}
+
+/// Writes the solved board in the row store at `store_path` to `dest` as `format`: as
+/// its v7.3 input patched where that can be done (`given` marks the input's rows), else
+/// from the store.
 fn write_answer(
+    input: &Input,
     dest: &Path,
     format: OutputFormat,
     store_path: &Path,
-    n: u64,
-) -> Result<AtomicFile, FormatError> {
-    if format.is_mat73(n) {
-        // Straight from the row store: a spool would copy 4 n bytes once more.
-        let map = std::sync::Arc::new(map_own(store_path)?);
-        crate::format::mat73::write_mapped(
-            dest,
-            map,
-            crate::format::nqb::HEADER_LEN,
-            n,
-            format.mat_layout().expect("a MAT format"),
-        )
-    } else {
+    given: &crate::board::Bitmap,
+) -> Result<Written, FormatError> {
+    let n = input.n();
+    if !format.is_mat73(n) {
         let solved = open_own(store_path)?;
-        RowWriter::copy(&solved, dest, format)
+        return RowWriter::copy(&solved, dest, format).map(Written::File);
+    }
+    let layout = format.mat_layout().expect("a MAT format");
+    let map = map_own(store_path)?;
+    if let Input::Mat73(mat) = input
+        && let Some(patched) =
+            mat.write_patched(dest, layout, &map[crate::format::nqb::HEADER_LEN..], given)?
+    {
+        return Ok(Written::Patched(patched));
+    }
+    // Straight from the row store: a spool would copy 4 n bytes once more.
+    crate::format::mat73::write_mapped(
+        dest,
+        std::sync::Arc::new(map),
+        crate::format::nqb::HEADER_LEN,
+        n,
+        layout,
+    )
+    .map(Written::File)
+}
+
+/// Checks that the answer `written` holds exactly the rows of the row store at
+/// `store_path` (a verified solution).
+fn check_written(input: &Input, written: &Written, store_path: &Path) -> Result<(), JobError> {
+    match written {
+        Written::File(file) => check_same_rows(file.temp_path(), store_path),
+        Written::Patched(patched) => {
+            let Input::Mat73(mat) = input else {
+                unreachable!("only a v7.3 input is patched")
+            };
+            let map = map_own(store_path)?;
+            mat.check_patched(patched, &map[crate::format::nqb::HEADER_LEN..])
+                .map_err(|e| JobError::SelfCheck(format!("the patched input: {e}")))
+        }
+    }
+}
+
+impl Written {
+    fn file(&self) -> &AtomicFile {
+        match self {
+            Written::File(f) => f,
+            Written::Patched(p) => &p.file,
+        }
+    }
+
+    fn into_file(self) -> AtomicFile {
+        match self {
+            Written::File(f) => f,
+            Written::Patched(p) => p.file,
+        }
     }
 }
 

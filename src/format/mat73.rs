@@ -13,6 +13,10 @@
 //! double vector verified 2.3x faster (BENCHMARKS.md, "The seed's route"). Either way any n
 //! reads in bounded memory.
 
+mod patch;
+
+pub(crate) use patch::Patched;
+
 use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
@@ -922,19 +926,24 @@ pub(crate) fn write_mapped(
     mb.finish_to(&mut out).map_err(mat)?;
     out.flush().map_err(fail)?;
     drop(out);
-    // hdf5-pure names itself in the MAT header text; a user's `head -c 116` (and MATLAB's
-    // `whos -file`) should name the program that wrote the file. The text is outside
-    // every HDF5 structure and checksum.
+    // hdf5-pure names itself in the MAT header text.
+    let f = file.file();
+    f.seek(SeekFrom::Start(0)).map_err(fail)?;
+    f.write_all(&header_text()).map_err(fail)?;
+    Ok(file)
+}
+
+/// The text of a v7.3 file's MAT header as `nqueens` writes it (116 bytes): a user's
+/// `head -c 116` (and MATLAB's `whos -file`) should name the program that wrote the file.
+/// The text is outside every HDF5 structure and checksum.
+fn header_text() -> Vec<u8> {
     let mut text = format!(
         "MATLAB 7.3 MAT-file, Platform: nqueens {v}, Created by: nqueens {v} HDF5 schema 1.00 .",
         v = env!("CARGO_PKG_VERSION")
     )
     .into_bytes();
     text.resize(116, b' ');
-    let f = file.file();
-    f.seek(SeekFrom::Start(0)).map_err(fail)?;
-    f.write_all(&text).map_err(fail)?;
-    Ok(file)
+    text
 }
 
 /// Blocks of the file from mapped rows, as elements of `class`.

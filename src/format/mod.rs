@@ -4,6 +4,7 @@
 
 pub mod csplib;
 mod error;
+mod hdf5_v1;
 mod input;
 pub(crate) mod le;
 pub(crate) mod mat4;

@@ -174,3 +174,44 @@ fn layout_options_are_refused_where_they_cannot_apply() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("apply to MAT output only"), "{err}");
 }
+
+/// MATLAB's own `save -v7.3` of a deflated double vector, with other variables beside it:
+/// the answer is that file with the chunks that held free rows replaced, the other
+/// variables kept; read back through `info` and checked with `verify`.
+#[test]
+fn a_deflated_v73_answer_is_the_input_patched() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, shape) in [
+        ("h5py-v73-patchable", "1x2003 double"),
+        ("h5py-v73-patchable-col", "2003x1 double"),
+    ] {
+        let input = data(&format!("mat/{name}.mat"));
+        let out = dir.path().join(format!("{name}.mat"));
+        let stats = complete(&input, &out, &[]);
+        assert!(
+            stats.contains(
+                "written as the input file with the 6 chunks that held free rows replaced"
+            ) && stats.contains("its other variables kept (a_seed, note)"),
+            "{stats}"
+        );
+        assert_eq!(variable(&out), format!("Q, {shape}"));
+        let (code, info, err) = run(&["info", out.to_str().unwrap(), "--var", "a_seed"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(info.contains("a_seed, 1x1 double"), "{info}");
+        // Deflated as the input was: not the 16 kB of 2003 doubles written out.
+        let size = std::fs::metadata(&out).unwrap().len();
+        let before = std::fs::metadata(&input).unwrap().len();
+        assert!(
+            size < before + 2_000,
+            "{size} bytes against the input's {before}"
+        );
+        // The MAT header names the writer.
+        let head = std::fs::read(&out).unwrap();
+        assert!(head.starts_with(b"MATLAB 7.3 MAT-file, Platform: nqueens"));
+        // Another class is written from the board, not patched.
+        let widened = dir.path().join(format!("{name}-uint32.mat"));
+        let stats = complete(&input, &widened, &["--mat-class", "uint32"]);
+        assert!(!stats.contains("written as the input file"), "{stats}");
+        assert!(stats.contains("not copied"), "{stats}");
+    }
+}
