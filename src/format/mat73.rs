@@ -67,6 +67,10 @@ enum StoredLayout {
         /// The chunk decoded last, for windows that end inside one: consecutive windows
         /// usually share it.
         last: std::sync::Mutex<Option<(u64, std::sync::Arc<Vec<u8>>)>>,
+        /// Per chunk, a digest (XXH3) of its stored bytes as first read: an answer that
+        /// copies a chunk must copy the bytes the rows were read from, even if the file
+        /// changed since (`patch`).
+        digests: Vec<std::sync::OnceLock<u64>>,
     },
 }
 
@@ -159,6 +163,7 @@ impl Stored {
                     chunks,
                     filters,
                     last: Default::default(),
+                    digests: (0..n.div_ceil(len)).map(|_| Default::default()).collect(),
                 }
             }
             other => return Err(format!("storage {other:?} is not supported")),
@@ -234,6 +239,7 @@ impl Stored {
             len,
             chunks,
             filters,
+            digests,
             ..
         } = &self.layout
         else {
@@ -246,7 +252,10 @@ impl Stored {
         data.resize(stored as usize, 0);
         let r = self
             .read_at(address, &mut data)
-            .and_then(|()| undo_filters(filters, mask, &mut data, dst, work, self.size))
+            .and_then(|()| {
+                digests[k as usize].get_or_init(|| twox_hash::XxHash3_64::oneshot(&data));
+                undo_filters(filters, mask, &mut data, dst, work, self.size)
+            })
             .map_err(|e| format!("the chunk holding element {element}{e}"));
         work.stored = data;
         r

@@ -236,26 +236,27 @@ impl Mat73File {
         if let Some(k) = (0..after.len()).find(|&k| after[k] != expected[k]) {
             return Err(format!("chunk {k}'s record is not the one written"));
         }
-        // SAFETY: both files are open read-only for this check: the input is the user's
-        // (changed under the run, the comparison fails), the output this run's own.
-        let (a, b) = unsafe {
-            (
-                memmap2::Mmap::map(&mine.raw).map_err(|e| e.to_string())?,
-                memmap2::Mmap::map(&theirs.raw).map_err(|e| e.to_string())?,
-            )
+        // Copied chunks are compared with the bytes their rows were read from (the
+        // input may have changed since: then they differ).
+        let StoredLayout::Chunked { digests, .. } = &mine.layout else {
+            unreachable!("chunked above")
         };
+        // SAFETY: the written file is this run's own, no longer changed.
+        let b = unsafe { memmap2::Mmap::map(&theirs.raw) }.map_err(|e| e.to_string())?;
         let replaced: std::collections::HashSet<u64> =
             patched.replaced.iter().map(|r| r.0).collect();
-        let same = (0..before.len()).into_par_iter().all(|k| {
-            replaced.contains(&(k as u64))
-                || before[k].is_some_and(|(at, size, _)| {
-                    let r = at as usize..(at + size) as usize;
-                    a.get(r.clone())
-                        .is_some_and(|x| b.get(r).is_some_and(|y| x == y))
+        let differs = (0..before.len()).into_par_iter().find_any(|&k| {
+            !replaced.contains(&(k as u64))
+                && !after[k].is_some_and(|(at, size, _)| {
+                    let bytes = b.get(at as usize..(at + size) as usize);
+                    let read = digests[k].get();
+                    bytes.is_some_and(|x| Some(&twox_hash::XxHash3_64::oneshot(x)) == read)
                 })
         });
-        if !same {
-            return Err("a chunk copied from the input differs from it".into());
+        if let Some(k) = differs {
+            return Err(format!(
+                "chunk {k} copied from the input differs from the bytes its rows were read from"
+            ));
         }
         let mut got = Vec::new();
         for &(k, _, _) in &patched.replaced {
@@ -318,9 +319,16 @@ mod tests {
             .collect()
     }
 
-    /// The fixture `name`, its solution as little-endian bytes, and its given rows.
+    /// The fixture `name` (its rows read, as the completion engine reads them), its
+    /// solution as little-endian bytes, and its given rows.
     fn case(name: &str) -> (Mat73File, Vec<u8>, Bitmap) {
-        let mat = Mat73File::open(&fixture(&format!("{name}.mat")), None, IndexBase::One).unwrap();
+        open_read(&fixture(&format!("{name}.mat")), name)
+    }
+
+    fn open_read(path: &Path, name: &str) -> (Mat73File, Vec<u8>, Bitmap) {
+        let mat = Mat73File::open(path, None, IndexBase::One).unwrap();
+        let mut read = Vec::new();
+        mat.rows_le(0, mat.n(), &mut read).unwrap();
         let rows: Vec<u8> = numbers(&format!("{name}.solution.txt"))
             .iter()
             .flat_map(|r| r.to_le_bytes())
@@ -376,6 +384,29 @@ mod tests {
             flip(patched.file.temp_path(), copied + 3);
             assert!(mat.check_patched(&patched, &rows).is_err(), "{name}");
         }
+    }
+
+    #[test]
+    fn an_input_changed_after_it_was_read_is_not_copied_unnoticed() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.mat");
+        std::fs::copy(fixture("h5py-v73-patchable.mat"), &input).unwrap();
+        let (mat, rows, given) = open_read(&input, "h5py-v73-patchable");
+        let StoredLayout::Chunked { chunks, .. } = &mat.stored.as_ref().unwrap().layout else {
+            unreachable!()
+        };
+        let (at, _, _) = chunks[3].unwrap();
+        flip(&input, at + 3);
+        let layout = mat.source().layout;
+        let patched = mat
+            .write_patched(&dir.path().join("out.mat"), layout, &rows, &given)
+            .unwrap()
+            .unwrap();
+        let why = mat.check_patched(&patched, &rows).unwrap_err();
+        assert!(
+            why.contains("chunk 3 copied from the input differs"),
+            "{why}"
+        );
     }
 
     #[test]
