@@ -153,7 +153,7 @@ impl Mat73File {
         // The file must end where its superblock says (counted from the file's start, or
         // from the base): the end moves with the chunks appended.
         let len = stored.raw.metadata().ok()?.len();
-        if index.eof != len && index.eof + index.base != len {
+        if index.eof != len && index.eof.checked_add(index.base) != Some(len) {
             return None;
         }
         // The records found by hand must be the ones the library read.
