@@ -4,12 +4,12 @@
 #   tools/fuzz_afl.sh SECONDS [TARGET...]   # default: every target, SECONDS each
 # Targets: nqb (raw and zstd), mat (v4, v5, v7, v7.3, plain HDF5), text, octave (text, binary,
 # gzip), csplib (completion and Excluded Diagonals), dimacs (SAT models), npy, merge (count
-# records). Findings: $OUT/TARGET/default/crashes; each
+# records), answer (a MAT input completed into a v7.3 answer: the patched input's chunk index). Findings: $OUT/TARGET/default/crashes; each
 # crash found is fixed and kept in tests/data/bad (RELIABILITY.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 secs="${1:?usage: fuzz_afl.sh SECONDS [TARGET...]}"; shift
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(nqb mat text octave csplib dimacs npy merge)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(nqb mat text octave csplib dimacs npy merge answer)
 out="${AFL_OUT:-$root/target/afl}"
 export CARGO_TARGET_DIR="${AFL_TARGET_DIR:-$root/target/afl-build}"
 (cd "$root/fuzz/afl" && cargo afl build --release)
@@ -25,6 +25,7 @@ for t in "${targets[@]}"; do
       "$root/target/release/nqueens" convert "$d/grigoryan-n100-k47.txt" "$seeds/k47.nqb" ;;
     mat) cp "$d"/mat/h5py-*.mat "$d"/mat/scipy-double-row-v7.mat "$d"/mat/octave-v6.mat \
             "$d"/octave/*.h5 "$d"/octave/*v4*.mat "$d"/bad/octave-*.h5 "$d"/bad/hdf5-*.h5 "$seeds/" ;;
+    answer) cp "$d"/mat/h5py-v73-patchable*.mat "$d"/mat/h5py-v73-double-chunked.mat "$seeds/" ;;
     text) cp "$d"/grigoryan-n100-k47.txt "$seeds/" ;;
     octave) cp "$d"/octave/octave-text-*.txt "$d"/octave/octave-binary-*.mat \
                "$d"/octave/octave-zip-*.mat "$d"/bad/octave-*.txt "$seeds/" ;;
