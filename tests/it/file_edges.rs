@@ -301,6 +301,38 @@ fn a_full_disk_is_an_error_not_a_signal() {
     }
 }
 
+/// The answer to a deflated v7.3 file is that file copied and patched: a disk that fills
+/// during the copy is an error naming the output, and leaves nothing behind.
+#[test]
+fn a_full_disk_while_the_input_is_copied_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    let Some(_mount) = small_filesystem(&full) else {
+        return;
+    };
+    let input = data("mat/h5py-v73-patchable.mat");
+    let out = full.join("out.mat");
+    // Room for the 8 kB work file beside the output, not for the 20 kB copy.
+    let free = 16 << 10;
+    let filler = full.join("filler");
+    std::fs::write(&filler, vec![1u8; (1 << 20) - free]).unwrap();
+    let (code, _, err) = run(&["complete", s(&input), "-o", s(&out), "--seed", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.lines().count() == 1
+            && err.contains("No space left on device")
+            && err.contains(s(&out)),
+        "{err}"
+    );
+    assert_eq!(listing(&full), ["filler"]);
+    // With the room, the same run writes the patched file.
+    std::fs::remove_file(&filler).unwrap();
+    let (code, stdout, err) = run(&["complete", s(&input), "-o", s(&out), "--seed", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("written as the input file"), "{stdout}");
+}
+
 #[test]
 fn the_work_file_goes_beside_the_output_not_to_tmpdir() {
     let dir = tempfile::tempdir().unwrap();
