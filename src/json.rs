@@ -198,6 +198,10 @@ pub struct CompleteRecord {
     /// With `solved`: the output file as given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// With `solved` and a deflated MAT v7.3 input: the output is that file with this many
+    /// chunks (those that held free rows) replaced, its other variables kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patched_chunks: Option<u64>,
 }
 
 /// The residual CNF written beside a certificate.

@@ -195,6 +195,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let total = started.elapsed().as_secs_f64();
     let run = Finished {
         hint,
+        patched,
         mat_note: match (patched, format.mat_layout()) {
             (Some(k), Some(layout)) => {
                 let others = input.mat_source().map(|s| s.others).unwrap_or_default();
@@ -248,6 +249,8 @@ struct Finished<'a> {
     solution: Option<&'a [u32]>,
     /// Advice about the input, shown under the answer.
     hint: Option<String>,
+    /// Chunks replaced when the answer is its v7.3 input patched.
+    patched: Option<u64>,
     /// The solution went to a MAT file (whose shape is ours, not the input's).
     /// How a MAT output's variable was written.
     mat_note: Option<String>,
@@ -312,6 +315,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         solution: _,
         hint: _,
         mat_note: _,
+        patched,
     } = *run;
     CompleteRecord {
         versions: Versions::current(),
@@ -342,6 +346,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
             Answer::Solved => args.output.as_ref().map(|o| o.display().to_string()),
             _ => None,
         },
+        patched_chunks: patched,
     }
 }
 

@@ -208,6 +208,20 @@ fn a_deflated_v73_answer_is_the_input_patched() {
         // The MAT header names the writer.
         let head = std::fs::read(&out).unwrap();
         assert!(head.starts_with(b"MATLAB 7.3 MAT-file, Platform: nqueens"));
+        // The JSON record says so too.
+        let again = dir.path().join(format!("{name}-json.mat"));
+        let (code, json, err) = run(&[
+            "complete",
+            input.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+            "--seed",
+            "1",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let record: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(record["patched_chunks"], 6, "{json}");
         // Another class is written from the board, not patched.
         let widened = dir.path().join(format!("{name}-uint32.mat"));
         let stats = complete(&input, &widened, &["--mat-class", "uint32"]);
