@@ -355,14 +355,8 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::mat73::tests::fixture;
     use proptest::prelude::*;
-    use std::path::Path;
-
-    fn fixture(name: &str) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/mat")
-            .join(name)
-    }
 
     #[test]
     fn the_records_are_the_ones_the_library_reads() {

@@ -1194,10 +1194,11 @@ fn numeric_vector(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> PathBuf {
+    /// A MAT fixture of `tests/data/mat`.
+    pub(in crate::format) fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data/mat")
             .join(name)

@@ -301,15 +301,9 @@ fn copy_file(from: &std::fs::File, to: &mut std::fs::File, len: u64) -> std::io:
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::fixture;
     use super::*;
     use crate::format::MatClass;
-    use std::path::PathBuf;
-
-    fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/mat")
-            .join(name)
-    }
 
     fn numbers(name: &str) -> Vec<u32> {
         std::fs::read_to_string(fixture(name))
