@@ -23,6 +23,9 @@ const SYMBOL_TABLE: u16 = 0x0011;
 const MAX_DEPTH: u8 = 64;
 const MAX_HEADER_BLOCKS: usize = 1024;
 const MAX_HEAP: u64 = 1 << 26;
+/// Group B-tree nodes read per lookup: a node that lists itself as its children many
+/// times over would otherwise be walked a number of times exponential in the depth.
+const MAX_GROUP_NODES: usize = 1 << 16;
 
 /// The index of one chunked dataset.
 pub(crate) struct ChunkIndex {
@@ -93,6 +96,8 @@ fn u64_at(b: &[u8], i: usize) -> u64 {
 struct Layout<'a> {
     reader: Reader<'a>,
     base: u64,
+    /// Group B-tree nodes read so far.
+    group_nodes: std::cell::Cell<usize>,
 }
 
 impl Layout<'_> {
@@ -175,8 +180,9 @@ impl Layout<'_> {
     /// Calls `each` with every symbol table entry (40 bytes) under the group B-tree node at
     /// address `a`.
     fn group_node(&self, a: u64, depth: u8, each: &mut dyn FnMut(&[u8])) -> Result<(), String> {
-        if depth > MAX_DEPTH {
-            return Err("group B-tree too deep".into());
+        self.group_nodes.set(self.group_nodes.get() + 1);
+        if depth > MAX_DEPTH || self.group_nodes.get() > MAX_GROUP_NODES {
+            return Err("group B-tree too deep or too large".into());
         }
         let head = self.reader.read(self.at(a)?, 24)?;
         if &head[..4] != b"TREE" || head[4] != 0 {
@@ -237,7 +243,11 @@ pub(crate) fn locate(
     if u64_at(&sb, 24 + extra) != base {
         return Err("a base address other than the superblock's own offset".into());
     }
-    let layout = Layout { reader, base };
+    let layout = Layout {
+        reader,
+        base,
+        group_nodes: Default::default(),
+    };
     let mut object = u64_at(&sb, 56 + extra + 8);
     for name in path.split('/').filter(|s| !s.is_empty()) {
         object = layout.member(object, name)?;
@@ -385,6 +395,63 @@ mod tests {
         // A file that is no HDF5 file.
         let nqb = fixture("../grigoryan-n100-k47.txt");
         assert!(locate(&File::open(nqb).unwrap(), "Q", 0, 16, 7).is_err());
+    }
+
+    /// A group B-tree whose nodes each list the next twice (30 levels: 2^30 paths to the
+    /// one leaf) is refused after a bounded number of nodes, not walked path by path.
+    #[test]
+    fn a_group_tree_with_shared_children_is_refused() {
+        let mut bytes = std::fs::read(fixture("h5py-v73-patchable.mat")).unwrap();
+        let node = {
+            let file = File::open(fixture("h5py-v73-patchable.mat")).unwrap();
+            let len = file.metadata().unwrap().len();
+            let layout = Layout {
+                reader: Reader { file: &file, len },
+                base: 512,
+                group_nodes: Default::default(),
+            };
+            let root = u64_at(&bytes, 512 + 64);
+            let table = layout
+                .messages(root)
+                .unwrap()
+                .into_iter()
+                .find(|(k, _)| *k == SYMBOL_TABLE)
+                .unwrap()
+                .1;
+            u64_at(&table, 0)
+        };
+        let at = 512 + node as usize;
+        assert_eq!(&bytes[at..at + 6], b"TREE\0\0", "a leaf node");
+        // The leaf moves to the end; above it, nodes of two children each.
+        let entries = u16::from_le_bytes([bytes[at + 6], bytes[at + 7]]) as usize;
+        let leaf = bytes[at..at + 24 + entries * 16 + 8].to_vec();
+        let mut below = (bytes.len() - 512) as u64;
+        bytes.extend_from_slice(&leaf);
+        let inner = |below: u64| {
+            let mut n = b"TREE\0\x01".to_vec();
+            n.extend_from_slice(&2u16.to_le_bytes());
+            n.extend_from_slice(&[0xff; 16]);
+            for _ in 0..2 {
+                n.extend_from_slice(&0u64.to_le_bytes());
+                n.extend_from_slice(&below.to_le_bytes());
+            }
+            n.extend_from_slice(&0u64.to_le_bytes());
+            n
+        };
+        for _ in 0..29 {
+            let n = inner(below);
+            below = (bytes.len() - 512) as u64;
+            bytes.extend_from_slice(&n);
+        }
+        let top = inner(below);
+        bytes[at..at + top.len()].copy_from_slice(&top);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.mat");
+        std::fs::write(&path, &bytes).unwrap();
+        let why = locate(&File::open(&path).unwrap(), "Q", 0, 16, 126)
+            .err()
+            .unwrap();
+        assert!(why.contains("too deep or too large"), "{why}");
     }
 
     proptest! {
