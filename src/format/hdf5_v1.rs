@@ -177,6 +177,21 @@ impl Layout<'_> {
         found.ok_or_else(|| format!("no member {name}"))
     }
 
+    /// Appends the object header addresses of the members of the group whose object
+    /// header is at `group` (nothing for an object that is not such a group).
+    fn group_members(&self, group: u64, out: &mut Vec<u64>) -> Result<(), String> {
+        let Some(table) = self
+            .messages(group)?
+            .into_iter()
+            .find(|(k, d)| *k == SYMBOL_TABLE && d.len() >= 16)
+        else {
+            return Ok(());
+        };
+        self.group_node(u64_at(&table.1, 0), 0, &mut |entry: &[u8]| {
+            out.push(u64_at(entry, 8))
+        })
+    }
+
     /// Calls `each` with every symbol table entry (40 bytes) under the group B-tree node at
     /// address `a`.
     fn group_node(&self, a: u64, depth: u8, each: &mut dyn FnMut(&[u8])) -> Result<(), String> {
@@ -208,6 +223,57 @@ impl Layout<'_> {
     }
 }
 
+/// Checks that the root group's B-tree of a file in HDF5's original format can be walked
+/// in bounded work: hdf5-pure walks it path by path, so a tree whose nodes share children
+/// (a few kilobytes) would hold it for hours. `Err` names that; every other file, and
+/// every other fault, is left to the library to read and report.
+pub(crate) fn check_root_group(file: &File) -> Result<(), String> {
+    let Ok(size) = file.metadata().map(|m| m.len()) else {
+        return Ok(());
+    };
+    let reader = Reader { file, len: size };
+    let Ok((sb, base)) = superblock(&reader) else {
+        return Ok(());
+    };
+    let extra = if sb[8] == 1 { 4 } else { 0 };
+    if sb[8] > 1 || sb[13] != 8 || sb[14] != 8 {
+        return Ok(());
+    }
+    let layout = Layout {
+        reader,
+        base,
+        group_nodes: Default::default(),
+    };
+    // The root group's members, and theirs one level down (Octave keeps a variable as a
+    // group): every node read counts against one bound.
+    let mut members = Vec::new();
+    let root = layout.group_members(u64_at(&sb, 56 + extra + 8), &mut members);
+    let mut walks = vec![root];
+    for m in members {
+        walks.push(layout.group_members(m, &mut Vec::new()));
+    }
+    match walks.into_iter().find_map(Result::err) {
+        Some(why) if why.contains("too deep or too large") => Err(format!(
+            "a group's B-tree is {}",
+            why.trim_start_matches("group B-tree ")
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The superblock's first 100 bytes and its offset: at 0, 512, 1024, 2048, ... (MATLAB's
+/// is at 512, after its header).
+fn superblock(reader: &Reader) -> Result<(Vec<u8>, u64), String> {
+    let mut base = 0;
+    loop {
+        let b = reader.read(base, 8).map_err(|_| "no HDF5 superblock")?;
+        if b == SIGNATURE {
+            return Ok((reader.read(base, 100)?, base));
+        }
+        base = if base == 0 { 512 } else { base * 2 };
+    }
+}
+
 /// Locates the chunk index of the dataset at `path` (`Q`, or `Q/value`) in `file`: a
 /// vector along dimension `axis` of its `rank` + 1 chunk dimensions, cut in chunks of
 /// `len` elements, `count` of them.
@@ -220,15 +286,7 @@ pub(crate) fn locate(
 ) -> Result<ChunkIndex, String> {
     let size = file.metadata().map_err(|e| e.to_string())?.len();
     let reader = Reader { file, len: size };
-    // The superblock is at 0, 512, 1024, 2048, ... (MATLAB's is at 512, after its header).
-    let mut base = 0;
-    let sb = loop {
-        let b = reader.read(base, 8).map_err(|_| "no HDF5 superblock")?;
-        if b == SIGNATURE {
-            break reader.read(base, 100)?;
-        }
-        base = if base == 0 { 512 } else { base * 2 };
-    };
+    let (sb, base) = superblock(&reader)?;
     let version = sb[8];
     if version > 1 {
         return Err(format!(

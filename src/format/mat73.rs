@@ -534,6 +534,9 @@ impl Mat73File {
                 mat_err(path, format!("v7.3: {d}"))
             }
         };
+        if let Ok(raw) = std::fs::File::open(path) {
+            super::hdf5_v1::check_root_group(&raw).map_err(fail)?;
+        }
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(hdf5_error(&e)))?;
         let vars = Variables::of(&file).map_err(fail)?;
         let var = vars.choose(&file, var).map_err(fail)?;
