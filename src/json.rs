@@ -280,22 +280,38 @@ pub struct CountRecord {
     /// With `--checkpoint`: work items taken from the checkpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_items: Option<u64>,
-    /// XXH3-64 (hex) of the record's other fields as nqueens prints them: `count merge`
-    /// refuses a record whose content no longer matches (an edited count).
+    /// XXH3-64 (hex) of the record's integers and strings (every field but `seconds` and
+    /// this one): `count merge` refuses a record whose content no longer matches (an edited
+    /// or damaged count). See formats/count-checkpoint.md for what it proves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
 }
 
 impl CountRecord {
-    /// The digest of every other field, in the record's own serialization (so that the
-    /// order or spacing of the fields in a file does not matter).
+    /// The digest of the record's canonical form: its fields as JSON with the keys sorted,
+    /// less `digest` and `seconds`. Only integers and strings are covered, because they
+    /// read back exactly as written; a float printed, parsed and printed again may come
+    /// back other digits (`2.7050133880000002` did, refusing a real shard), and how a
+    /// float is printed is the JSON library's choice, not the record's.
     fn content_digest(&self) -> String {
+        let mut fields = serde_json::to_value(self).expect("records serialize");
+        if let Some(map) = fields.as_object_mut() {
+            map.remove("digest");
+            map.remove("seconds");
+        }
+        digest_of(&fields.to_string())
+    }
+
+    /// The digest records carried before `seconds` was left out: the whole record as
+    /// nqueens printed it. Still accepted, so that shards counted by an earlier nqueens
+    /// merge; the float parse is exact (serde_json's `float_roundtrip`), so the printed
+    /// form comes back as written.
+    fn legacy_digest(&self) -> String {
         let bare = CountRecord {
             digest: None,
             ..self.clone()
         };
-        let text = serde_json::to_string(&bare).expect("records serialize");
-        format!("{:016x}", twox_hash::XxHash3_64::oneshot(text.as_bytes()))
+        digest_of(&serde_json::to_string(&bare).expect("records serialize"))
     }
 
     /// The record with its digest set, ready to print.
@@ -306,8 +322,14 @@ impl CountRecord {
 
     /// Whether the record carries a digest that matches its content.
     pub fn digest_matches(&self) -> bool {
-        self.digest.as_deref() == Some(self.content_digest().as_str())
+        self.digest
+            .as_deref()
+            .is_some_and(|d| d == self.content_digest() || d == self.legacy_digest())
     }
+}
+
+fn digest_of(text: &str) -> String {
+    format!("{:016x}", twox_hash::XxHash3_64::oneshot(text.as_bytes()))
 }
 
 /// `count --first --json`.
@@ -380,6 +402,99 @@ mod tests {
                 committed == text,
                 "formats/schemas/{name} is stale: run NQUEENS_BLESS=1 cargo test schemas_are_current"
             );
+        }
+    }
+
+    fn count_record(seconds: f64) -> CountRecord {
+        CountRecord {
+            versions: Versions::current(),
+            n: 19,
+            piece: Piece::Queen,
+            kind: Kind::Regular,
+            placed: vec![],
+            shard: [5, 6],
+            placements: "826320268".into(),
+            distinct: None,
+            orders: None,
+            engine: "half-boards".into(),
+            items: 15042,
+            seconds,
+            conflict: None,
+            resumed_items: None,
+            digest: None,
+        }
+        .sealed()
+    }
+
+    /// The shard a user's cluster count was refused on: its seconds printed as 17 digits
+    /// that an inexact parse gave back otherwise.
+    #[test]
+    fn a_record_with_a_seventeen_digit_float_reads_back_sealed() {
+        let text = serde_json::to_string(&count_record(2.7050133880000002)).unwrap();
+        assert!(text.contains("\"seconds\":2.7050133880000002"), "{text}");
+        let back: CountRecord = serde_json::from_str(&text).unwrap();
+        assert!(back.digest_matches(), "{text}");
+        // The seconds are not what the digest vouches for: a reader that prints them
+        // with fewer digits (or another float printer) keeps the record whole.
+        let rounded = text.replace("2.7050133880000002", "2.705013388");
+        let back: CountRecord = serde_json::from_str(&rounded).unwrap();
+        assert!(back.digest_matches(), "{rounded}");
+        // The counts are.
+        let edited = text.replace("826320268", "826320269");
+        let back: CountRecord = serde_json::from_str(&edited).unwrap();
+        assert!(!back.digest_matches(), "{edited}");
+    }
+
+    /// A record sealed the earlier way (a digest of the whole printed record, seconds
+    /// included), as shards on disk from before hold.
+    #[test]
+    fn a_record_sealed_with_the_legacy_digest_is_accepted() {
+        let mut r = count_record(2.7050133880000002);
+        r.digest = Some(r.legacy_digest());
+        let text = serde_json::to_string(&r).unwrap();
+        let back: CountRecord = serde_json::from_str(&text).unwrap();
+        assert!(back.digest_matches(), "{text}");
+        let edited = text.replace("\"items\":15042", "\"items\":15043");
+        assert!(
+            !serde_json::from_str::<CountRecord>(&edited)
+                .unwrap()
+                .digest_matches()
+        );
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Whatever a record holds, what nqueens prints is accepted as printed.
+        #[test]
+        fn every_printed_count_record_reads_back_sealed(
+            bits in any::<u64>(),
+            n in 1u32..64,
+            shard in (1u64..1 << 40).prop_flat_map(|s| (0..s, Just(s))),
+            placements in "[1-9][0-9]{0,40}",
+            engine in "\\PC{0,12}",
+            items in any::<u64>(),
+            placed in proptest::collection::vec((1u32..64, 1u32..64), 0..4),
+            distinct in proptest::option::of("[0-9]{1,30}"),
+            resumed in proptest::option::of(any::<u64>()),
+        ) {
+            let seconds = f64::from_bits(bits);
+            prop_assume!(seconds.is_finite());
+            let mut r = count_record(seconds.abs());
+            r.n = n;
+            r.shard = [shard.0, shard.1];
+            r.placements = placements;
+            r.engine = engine;
+            r.items = items;
+            r.placed = placed.into_iter().map(|(a, b)| [a, b]).collect();
+            r.distinct = distinct;
+            r.resumed_items = resumed;
+            let r = r.sealed();
+            let text = serde_json::to_string(&r).unwrap();
+            let back: CountRecord = serde_json::from_str(&text).unwrap();
+            prop_assert!(back.digest_matches(), "{}", text);
+            prop_assert_eq!(back, r);
         }
     }
 
