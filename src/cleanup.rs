@@ -53,13 +53,27 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf)>> {
 }
 
 /// The start of every temporary file's name; what follows is its kind (`work-`,
-/// `stdin-`, or nothing), then [`owner`], then `~` and a random part.
+/// `stdin-`, or nothing), then [`owner`], then `~`, [`RANDOM_LEN`] random letters and
+/// digits, and the kind's suffix (see [`KINDS`]).
 pub(crate) const TEMP_PREFIX: &str = ".nqueens-";
 
-/// This process as the owner of a temporary file: `PID@HOST`, so that a later run on the
-/// same host can tell a file left by a process that died (kill -9, power loss: no
-/// destructor or signal handler runs) from one a live run is writing. Runs on other hosts
-/// sharing the directory are never judged.
+/// Every kind of temporary file and its suffix: the sweep removes only names of exactly
+/// this shape.
+pub(crate) const KINDS: [(&str, &str); 4] = [
+    ("", ".partial"),
+    ("", ".spool"),
+    ("work-", ""),
+    ("stdin-", ""),
+];
+
+/// Length of the random part of a temporary file's name (tempfile's default).
+pub(crate) const RANDOM_LEN: usize = 6;
+
+/// This process as the owner of a temporary file: `PID@HOST`, for people reading a
+/// directory listing, and so that runs on other hosts sharing the directory are never
+/// judged. Whether the owner is alive is proven by its lock (see [`hold`]), not by the
+/// PID, which another PID namespace on the same host (a container sharing the volume)
+/// may reuse or not see at all.
 pub(crate) fn owner() -> String {
     format!("{}@{}", std::process::id(), host())
 }
@@ -85,38 +99,87 @@ fn host() -> &'static str {
     })
 }
 
-/// Whether a process with this PID exists on this host.
-fn alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
+/// Marks a temporary file this process just created as owned by a live process: an
+/// exclusive `flock` on it, which the kernel releases when the last descriptor (or memory
+/// map) of the file goes away, that is, when the owner dies however it dies. A sweep
+/// elsewhere, in this PID namespace or another, sees the lock and leaves the file alone.
+pub(crate) fn hold(file: &std::fs::File) {
+    // A file that cannot be locked (a filesystem without flock) is left unprotected, as
+    // every file was before locks.
+    let _ = file.try_lock();
+}
+
+/// Files this command reads, by device and inode: the sweep never removes one, whatever
+/// its name (a user may well read a file that looks like a temporary file of ours).
+static PROTECTED: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
+
+/// Keeps the file at `path` (an input of the running command) out of every sweep.
+/// Standard input is protected as `-`, when it is a regular file.
+pub fn protect(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = if path.as_os_str() == "-" {
+            // SAFETY: `fd 0` is only borrowed for the call; ManuallyDrop keeps it open.
+            let stdin = std::mem::ManuallyDrop::new(unsafe {
+                <std::fs::File as std::os::unix::io::FromRawFd>::from_raw_fd(0)
+            });
+            stdin.metadata()
+        } else {
+            std::fs::metadata(path)
+        };
+        if let Ok(m) = meta
+            && m.is_file()
+        {
+            PROTECTED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((m.dev(), m.ino()));
+        }
+    }
+}
+
+/// Whether `name` is exactly the name of one of our temporary files made on this host,
+/// by another process than this one.
+fn ours_from_elsewhere(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(TEMP_PREFIX) else {
         return false;
     };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks that the process exists and may be signalled.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    KINDS.iter().any(|(kind, suffix)| {
+        let Some(rest) = rest.strip_prefix(kind) else {
+            return false;
+        };
+        let Some(rest) = rest.strip_suffix(suffix) else {
+            return false;
+        };
+        let Some((owner, random)) = rest.split_once('~') else {
+            return false;
+        };
+        let Some((pid, h)) = owner.split_once('@') else {
+            return false;
+        };
+        random.len() == RANDOM_LEN
+            && random.bytes().all(|b| b.is_ascii_alphanumeric())
+            && !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && pid.parse() != Ok(std::process::id())
+            && h == host()
+    })
 }
 
-/// The PID that left a temporary file named `name`, if the name is one of ours from
-/// this host.
-fn dead_owner(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix(TEMP_PREFIX)?;
-    let rest = ["work-", "stdin-"]
-        .iter()
-        .find_map(|k| rest.strip_prefix(k))
-        .unwrap_or(rest);
-    let (owner, _) = rest.split_once('~')?;
-    let (pid, h) = owner.split_once('@')?;
-    let pid: u32 = pid.parse().ok()?;
-    (h == host() && pid != std::process::id() && !alive(pid)).then_some(pid)
-}
+/// Files younger than this are never swept: between creating a file and locking it, its
+/// owner holds no lock yet.
+const GRACE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Removes from `dir` the temporary files that runs on this host left when they died
-/// without cleaning up (their PID no longer exists): work files of hundreds of
-/// megabytes, spools of standard input, partial outputs. Each directory is swept once per
-/// process; errors (a file another run removed first, a directory we cannot list) are
-/// ignored, as the sweep is a courtesy, not part of the command.
+/// without cleaning up (kill -9, power loss: no destructor or signal handler runs): work
+/// files of hundreds of megabytes, spools of standard input, partial outputs.
+///
+/// A file is removed only when all of these hold: its name is exactly one of ours
+/// ([`KINDS`], this host), it is a regular file, no input of this command is that file
+/// ([`protect`]), it is over a minute old, and no process holds its lock ([`hold`]): the
+/// sweep takes the lock itself before removing it. Each directory is swept once per
+/// process; errors are ignored, as the sweep is a courtesy, not part of the command.
 pub(crate) fn sweep(dir: &Path) {
     static SWEPT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     {
@@ -131,12 +194,48 @@ pub(crate) fn sweep(dir: &Path) {
     };
     for e in entries.flatten() {
         let name = e.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if dead_owner(name).is_some() && e.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = std::fs::remove_file(e.path());
+        if name.to_str().is_some_and(ours_from_elsewhere) {
+            remove_if_abandoned(&e.path());
         }
     }
 }
+
+#[cfg(unix)]
+fn remove_if_abandoned(path: &Path) {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    // Not following a link, and not blocking on a named pipe someone gave our name.
+    let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return;
+    };
+    let Ok(meta) = file.metadata() else { return };
+    let young = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.elapsed().ok())
+        .is_none_or(|age| age < GRACE);
+    let protected = PROTECTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&(meta.dev(), meta.ino()));
+    if !meta.is_file() || young || protected {
+        return;
+    }
+    if file.try_lock().is_err() {
+        return; // its owner is alive
+    }
+    // Still the file we locked (not replaced since it was opened)?
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+    {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+#[cfg(not(unix))]
+fn remove_if_abandoned(_: &Path) {}
 
 #[cfg(test)]
 mod tests {
@@ -155,27 +254,77 @@ mod tests {
         assert!(b.exists(), "a dropped guard no longer tracks its path");
     }
 
-    #[test]
-    fn sweep_removes_only_files_of_dead_owners_on_this_host() {
-        let dir = tempfile::tempdir().unwrap();
-        // PIDs above the kernel's maximum (4194304) never exist.
-        let dead = format!(".nqueens-work-999999999@{}~abc", host());
-        let dead_partial = format!(".nqueens-999999999@{}~abc.partial", host());
-        let mine = format!(".nqueens-{}~abc.partial", owner());
-        let other_host = ".nqueens-999999999@elsewhere.example~abc".to_string();
-        let live = format!(".nqueens-stdin-1@{}~abc", host());
-        let unrelated = "nqueens-999999999@x~y".to_string();
-        for n in [&dead, &dead_partial, &mine, &other_host, &live, &unrelated] {
-            std::fs::write(dir.path().join(n), "x").unwrap();
-        }
-        sweep(dir.path());
-        let mut left: Vec<_> = std::fs::read_dir(dir.path())
+    fn aged(path: &Path) {
+        let old = std::time::SystemTime::now() - 2 * GRACE;
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+
+    fn left(dir: &Path) -> Vec<String> {
+        let mut left: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         left.sort();
-        let mut want = vec![mine, other_host, live, unrelated];
+        left
+    }
+
+    #[test]
+    fn sweep_removes_only_abandoned_files_of_our_exact_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = host();
+        let dead = format!(".nqueens-work-999999999@{h}~abcDE1");
+        let dead_partial = format!(".nqueens-999999999@{h}~abcDE1.partial");
+        let dead_spool = format!(".nqueens-1@{h}~Zz9zz9.spool");
+        let mine = format!(".nqueens-{}~abcDE1.partial", owner());
+        let other_host = ".nqueens-999999999@elsewhere.example~abcDE1".to_string();
+        // Names that only start like ours: never ours.
+        let longer = format!(".nqueens-999999999@{h}~AbCdEf.partial.bak");
+        let any = format!(".nqueens-999999999@{h}~my notes.txt");
+        let wrong_kind = format!(".nqueens-spool-999999999@{h}~abcDE1");
+        let unrelated = "nqueens-999999999@x~y".to_string();
+        // Ours, abandoned, but an input of this command.
+        let input = format!(".nqueens-999990@{h}~AbCdEf.partial");
+        // Ours, but its owner holds the lock: alive in another PID namespace.
+        let locked = format!(".nqueens-stdin-999999999@{h}~lock3d");
+        // Ours, abandoned a moment ago: maybe not locked yet.
+        let young = format!(".nqueens-work-999999999@{h}~young1");
+        let all = [
+            &dead,
+            &dead_partial,
+            &dead_spool,
+            &mine,
+            &other_host,
+            &longer,
+            &any,
+            &wrong_kind,
+            &unrelated,
+            &input,
+            &locked,
+            &young,
+        ];
+        for n in all {
+            let p = dir.path().join(n);
+            std::fs::write(&p, "x").unwrap();
+            if n != &young {
+                aged(&p);
+            }
+        }
+        protect(&dir.path().join(&input));
+        let holder = std::fs::File::open(dir.path().join(&locked)).unwrap();
+        hold(&holder);
+        sweep(dir.path());
+        let mut want: Vec<String> = all
+            .iter()
+            .filter(|n| ![&dead, &dead_partial, &dead_spool].contains(n))
+            .map(|n| n.to_string())
+            .collect();
         want.sort();
-        assert_eq!(left, want);
+        assert_eq!(left(dir.path()), want);
+        drop(holder);
     }
 }

@@ -247,12 +247,15 @@ pub enum Model {
 /// of literals ending in 0 is also accepted) for the instance `base`.
 pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
     let fail = |detail: String| FormatError::new(model, ErrorKind::Dimacs(detail));
-    let text = crate::format::read_all(model)?;
-    let text = String::from_utf8_lossy(&text);
     // Literals are checked against the instance's own variable count before anything is
     // sized from them: a stray huge literal is an error, not an allocation.
     let res = residual_of(base)?;
     let variables = encode(&res, base.n()).1.variables;
+    // A model lists each variable once, as at most 21 characters and a space, beside the
+    // solver's comments (a few kilobytes): more than that is not a model of this instance.
+    let limit = (1u64 << 20).saturating_add(variables.saturating_mul(22));
+    let text = crate::format::read_bounded(model, limit, "a SAT model of this instance")?;
+    let text = String::from_utf8_lossy(&text);
     let (status, values) = parse_solver_output(&text, variables, base).map_err(fail)?;
     match status.as_deref() {
         Some("UNSATISFIABLE") => return Ok(Model::Unsatisfiable),

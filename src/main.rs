@@ -4,14 +4,12 @@
 
 mod cli;
 
-use clap::Parser;
-
 #[global_allocator]
 static ALLOCATOR: cli::alloc::ExitOnFailure = cli::alloc::ExitOnFailure;
 
 fn main() {
-    let cli = cli::Cli::parse();
-    let code = match cli::run(cli) {
+    let (cli, files) = cli::parse();
+    let code = match cli::run(cli, files) {
         Ok(code) => code,
         Err(e) if e.is_closed_pipe() => {
             nqueens::cleanup::remove_all();

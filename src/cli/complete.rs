@@ -3,7 +3,7 @@
 use super::{Error, exit, plural};
 use nqueens::complete::JobOutcome;
 use nqueens::complete::{Answer, Stats};
-use nqueens::format::{OutputFormat, OutputPath, is_stdio};
+use nqueens::format::{OutputFormat, is_stdio};
 use nqueens::json::{CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -70,32 +70,8 @@ pub struct Args {
 /// Runs `complete`.
 pub fn run(args: Args) -> Result<i32, Error> {
     let started = Instant::now();
-    let certificate_cnf = match &args.certificate {
-        Some(p) if p.extension().is_some_and(|e| e == "cnf") => {
-            return Err(Error::Usage(format!(
-                "--certificate {}: the CNF goes beside the certificate with the extension .cnf; name the certificate otherwise (e.g. .json)",
-                p.display()
-            )));
-        }
-        Some(p) if is_stdio(p) => {
-            return Err(Error::Usage(
-                "--certificate -: a certificate is two files (JSON and CNF); name a file".into(),
-            ));
-        }
-        Some(p) => Some(p.with_extension("cnf")),
-        None => None,
-    };
-    let outputs: Vec<OutputPath> = [
-        ("-o", &args.output),
-        ("--certificate", &args.certificate),
-        ("--certificate's CNF", &certificate_cnf),
-        ("--trace", &args.trace),
-        ("--plot", &args.plot),
-    ]
-    .into_iter()
-    .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
-    .collect();
-    nqueens::format::check_outputs(&outputs, &[&args.input])?;
+    // The files it names were checked by `channels::check` (an output is no input).
+    let certificate_cnf = args.certificate.as_ref().map(|p| p.with_extension("cnf"));
     let stamp = FileStamp::of(&args.input);
     let input = super::open_input(&args.input, &args.input_args.options())?;
     let format = args

@@ -101,19 +101,6 @@ pub fn run(a: Args) -> Result<i32, Error> {
         }
         (None, _) => return Err(Error::Usage("convert: give IN and OUT".into())),
     };
-    let inputs: Vec<&Path> = input_path
-        .iter()
-        .chain(&a.model)
-        .chain(&a.base)
-        .map(PathBuf::as_path)
-        .collect();
-    nqueens::format::check_outputs(
-        &[nqueens::format::OutputPath {
-            flag: "OUT",
-            path: &output,
-        }],
-        &inputs,
-    )?;
     let target = output_format(&a, &output)?;
     if let Output::Rows(format) = target {
         super::refuse_binary_on_terminal(&output, format)?;

@@ -4,8 +4,8 @@ use super::{Error, Progress, exit, print_json};
 use nqueens::count::checkpoint::{Checkpoint, CheckpointError};
 use nqueens::count::resumable::{Hooks, ItemCount};
 use nqueens::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
+use nqueens::format::is_stdio;
 use nqueens::format::{OutputFormat, RowWriter};
-use nqueens::format::{OutputPath, is_stdio};
 use nqueens::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -165,11 +165,6 @@ pub fn run(args: Args) -> Result<i32, Error> {
     if let Some(MergeCommand::Merge { files, json }) = &args.merge {
         return merge(files, *json);
     }
-    let outputs: Vec<OutputPath> = [("-o", &args.output), ("--checkpoint", &args.checkpoint)]
-        .into_iter()
-        .filter_map(|(flag, p)| p.as_deref().map(|path| OutputPath { flag, path }))
-        .collect();
-    nqueens::format::check_outputs(&outputs, &Vec::from_iter(args.from.as_deref()))?;
     let args = &args;
     let plan = Plan::of(args)?;
     if args.range.is_some() && !args.json {
@@ -420,6 +415,11 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
     let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(checkpoint_error(e));
+    }
+    // Items taken from a checkpoint add what the file says: a sum edited and sealed anew
+    // shows only now, when the finished count meets the published total.
+    if resumed > 0 {
+        st.check_plausible().map_err(checkpoint_error)?;
     }
     if let Some(p) = path {
         st.save(p).map_err(checkpoint_error)?;
@@ -717,23 +717,17 @@ fn write_composition(out: &Path, n: u32, found: &[(u32, u32)]) -> Result<(), Err
     Ok(())
 }
 
+/// The longest line `count merge` reads: a record is a few hundred bytes, a few
+/// kilobytes with many preplaced pieces.
+const MAX_RECORD_BYTES: u64 = 1 << 20;
+
 fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
     let mut records = Vec::new();
     for path in files {
-        let bytes = nqueens::format::read_all(path)?;
-        let text = nqueens::format::text::utf8(path, &bytes)?;
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let record: CountRecord =
-                serde_json::from_str(line).map_err(|source| Error::NotACountRecord {
-                    path: path.clone(),
-                    line: i + 1,
-                    source,
-                })?;
-            records.push(record);
+        let before = records.len();
+        read_records(path, &mut records)?;
+        if records.len() == before {
+            return Err(Error::NoCountRecord(path.clone()));
         }
     }
     let merged = nqueens::publish::merge::merge(records)?;
@@ -745,6 +739,51 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
         }
     }
     Ok(exit::OK)
+}
+
+/// Appends the records of the file at `path` (`-`: standard input), one per line; blank
+/// lines are skipped. Read line by line, each bounded by [`MAX_RECORD_BYTES`].
+fn read_records(path: &Path, records: &mut Vec<CountRecord>) -> Result<(), Error> {
+    use nqueens::format::{ErrorKind, FormatError};
+    use std::io::{BufRead, Read};
+    let fail = |k| Error::Format(FormatError::new(path, k));
+    let mut reader = std::io::BufReader::new(nqueens::format::open_stream(path)?);
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let got = (&mut reader)
+            .take(MAX_RECORD_BYTES + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| fail(ErrorKind::Read(e)))?;
+        if got == 0 {
+            break;
+        }
+        if got as u64 > MAX_RECORD_BYTES {
+            return Err(fail(ErrorKind::Text {
+                line: number,
+                detail: format!(
+                    "more than {MAX_RECORD_BYTES} bytes without a line end: not a result of `count --json`"
+                ),
+            }));
+        }
+        let text = nqueens::format::text::utf8(path, &line).map_err(|mut e| {
+            if let ErrorKind::Text { line, .. } = &mut e.problem {
+                *line = number;
+            }
+            e
+        })?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let record: CountRecord =
+            serde_json::from_str(text).map_err(|source| Error::NotACountRecord {
+                path: path.to_path_buf(),
+                line: number as usize,
+                source,
+            })?;
+        records.push(record);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

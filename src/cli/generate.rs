@@ -232,12 +232,6 @@ fn solution(a: SolutionArgs) -> Result<i32, Error> {
 }
 
 fn composition(a: CompositionArgs) -> Result<i32, Error> {
-    if let Some(path) = a.out.output.as_deref() {
-        nqueens::format::check_outputs(
-            &[nqueens::format::OutputPath { flag: "-o", path }],
-            &[&a.from],
-        )?;
-    }
     let opts = nqueens::format::OpenOptions {
         mmap: super::mapped(),
         ..Default::default()

@@ -53,6 +53,7 @@ macro_rules! examples {
 }
 
 pub mod alloc;
+pub mod channels;
 mod complete;
 mod convert;
 mod count;
@@ -309,6 +310,9 @@ pub enum Error {
         /// What the JSON parser said.
         source: serde_json::Error,
     },
+    /// A file given to `count merge` that holds no record.
+    #[error("{}: holds no result of `count --json` (an empty file, or only blank lines)", .0.display())]
+    NoCountRecord(std::path::PathBuf),
     /// Shards that do not make one count.
     #[error("count merge: {0}")]
     Merge(#[from] nqueens::publish::merge::MergeError),
@@ -470,10 +474,21 @@ fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
         .clone()
 }
 
+/// The command line of this process, parsed, with the files it names (clap's own error
+/// and exit for a command line that does not parse, or `--help`).
+pub fn parse() -> (Cli, channels::Files) {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let files = channels::Files::of(&Cli::command(), &matches);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    (cli, files)
+}
+
 /// Runs a parsed command line; returns the exit code for a command that ran to its end.
-pub fn run(cli: Cli) -> Result<i32, Error> {
+pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
     install_signal_handler();
     install_bus_error_handler();
+    channels::check(&files)?;
     if let Some(t) = checked_threads(cli.threads)? {
         // Idle pool threads spin before they sleep: thousands of them on two cores took
         // 12 s to start and stop around a 0.01 s count. Results never depend on the

@@ -13,8 +13,6 @@ use std::path::Path;
 pub const FORMAT: &str = "nqueens-count-checkpoint";
 /// The layout version written and read.
 pub const VERSION: u32 = 1;
-/// Checkpoints larger than this are not read (a real one is a few hundred kilobytes).
-pub const MAX_BYTES: u64 = 64 << 20;
 
 /// The question a checkpoint answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,18 +124,22 @@ impl Checkpoint {
     }
 
     /// Reads the checkpoint at `path` for the count `key`: `None` when there is no file.
+    /// The file must be a regular file (a checkpoint is replaced by renaming a new one
+    /// over it) and is read only up to the size a checkpoint of `key` can have.
     pub fn load(path: &Path, key: &Key) -> Result<Option<Checkpoint>, CheckpointError> {
-        let len = match std::fs::metadata(path) {
+        match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.into()),
-            Ok(m) => m.len(),
-        };
-        if len > MAX_BYTES {
-            return Err(CheckpointError::Corrupt(format!(
-                "{len} bytes, more than a checkpoint's {MAX_BYTES}"
-            )));
+            Ok(m) if !m.is_file() => {
+                return Err(CheckpointError::Corrupt(
+                    "not a regular file: a checkpoint is a file that each save replaces".into(),
+                ));
+            }
+            Ok(_) => {}
         }
-        let text = std::fs::read(path)?;
+        let text =
+            crate::format::read_bounded(path, Self::max_bytes(key), "a checkpoint of this count")
+                .map_err(|e| CheckpointError::Corrupt(e.problem.to_string()))?;
         let text = String::from_utf8(text).map_err(|e| {
             CheckpointError::Corrupt(format!(
                 "not UTF-8 at byte {}",
@@ -145,6 +147,30 @@ impl Checkpoint {
             ))
         })?;
         Checkpoint::from_text(&text, key).map(Some)
+    }
+
+    /// The most bytes a checkpoint of `key` takes: its fields, and 16 hexadecimal digits
+    /// per 64 items.
+    fn max_bytes(key: &Key) -> u64 {
+        4096 + 16 * key.items.div_ceil(64) as u64
+    }
+
+    /// Refuses a sum that the items marked done cannot add up to: more than the whole
+    /// count, where the whole count is known, or, with every item of the whole count done,
+    /// anything but it. The digest catches damage, not an edit sealed with a new digest;
+    /// this catches such an edit where a known total allows.
+    pub fn check_plausible(&self) -> Result<(), CheckpointError> {
+        let Some(whole) = super::known_total(self.key.n) else {
+            return Ok(());
+        };
+        let all_done = self.key.shard.of == 1 && self.counted == self.key.items;
+        if self.sum > whole || (all_done && self.sum != whole) {
+            return Err(CheckpointError::Corrupt(format!(
+                "its sum {} over {} of {} items cannot be: the whole count of n = {} is {whole}; the file was edited",
+                self.sum, self.counted, self.key.items, self.key.n
+            )));
+        }
+        Ok(())
     }
 
     fn body(&self) -> String {
@@ -258,12 +284,14 @@ impl Checkpoint {
         let sum: u128 = string("sum")?
             .parse()
             .map_err(|_| bad("\"sum\" is not a whole number"))?;
-        Ok(Checkpoint {
+        let checkpoint = Checkpoint {
             key: found,
             done,
             counted,
             sum,
-        })
+        };
+        checkpoint.check_plausible()?;
+        Ok(checkpoint)
     }
 }
 
@@ -347,5 +375,40 @@ mod tests {
         }
         std::fs::write(&path, &text[..text.len() / 2]).unwrap();
         assert!(Checkpoint::load(&path, &key(12)).is_err());
+    }
+
+    /// An edit sealed with a new checksum passes the checksum; the sum is still checked
+    /// against what the items can hold.
+    #[test]
+    fn an_edited_and_resealed_sum_is_refused_where_the_total_is_known() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("c.json");
+        let reseal = |c: &Checkpoint| {
+            let body = c.body();
+            let sum = twox_hash::XxHash3_64::oneshot(body.as_bytes());
+            std::fs::write(&path, format!("{body},\"xxh3\":\"{sum:016x}\"}}\n")).unwrap();
+        };
+        let mut c = Checkpoint::new(key(12));
+        c.record(3, 14201);
+        reseal(&c);
+        let err = Checkpoint::load(&path, &key(12)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("the whole count of n = 12 is 14200"),
+            "{err}"
+        );
+        let mut c = Checkpoint::new(key(12));
+        for i in 0..130 {
+            c.record(i, if i == 0 { 14199 } else { 0 });
+        }
+        reseal(&c);
+        assert!(Checkpoint::load(&path, &key(12)).is_err());
+        c.sum = 14200;
+        reseal(&c);
+        assert!(Checkpoint::load(&path, &key(12)).is_ok());
+        for dev in ["/dev/full", "/dev/zero", "/dev/null"] {
+            let err = Checkpoint::load(Path::new(dev), &key(12)).unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+        }
     }
 }

@@ -60,9 +60,13 @@ struct Statement {
     value: Value,
 }
 
+/// The largest parameter file read: a completion instance of n = 10^6 with every queen
+/// given is about 16 MB.
+pub const MAX_BYTES: u64 = 64 << 20;
+
 /// Reads the parameter file at `path`; `diags` as in [`parse`].
 pub fn read_file(path: &Path, diags: Option<u64>) -> Result<ParamFile, FormatError> {
-    let text = super::read_all(path)?;
+    let text = super::read_bounded(path, MAX_BYTES, "a CSPLib parameter file")?;
     if !sniff(&text[..text.len().min(512)]) {
         return Err(FormatError::new(
             path,

@@ -37,6 +37,17 @@ pub enum ErrorKind {
     /// Zero bytes.
     #[error("empty file")]
     Empty,
+    /// A named pipe that no process opened for writing.
+    #[error("a named pipe that no process writes into (waited {0} s for a writer)")]
+    NoWriter(u64),
+    /// More bytes than a file of its kind can hold (`/dev/zero`, an endless pipe).
+    #[error("more than {limit} bytes, more than {what} can hold")]
+    Oversized {
+        /// The bound, in bytes.
+        limit: u64,
+        /// What the file was read as.
+        what: String,
+    },
     /// The content is none of the formats this build reads.
     #[error(
         "unrecognized format (first bytes {0}): expected NQB, NQB+zstd, MAT v4/v5/v7/v7.3, Octave text or binary (gzipped too), HDF5, NumPy .npy, CSPLib or text"

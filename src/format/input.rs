@@ -90,14 +90,17 @@ impl Input {
         if is_stdio(path) {
             return Self::open_spooled(path, &mut std::io::stdin().lock(), opts);
         }
-        let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Open(e)))?;
-        if meta.is_dir() {
-            return Err(fail(ErrorKind::Directory));
+        crate::cleanup::protect(path);
+        let mut opened = super::open::open(path)?;
+        let is_file = opened
+            .file
+            .metadata()
+            .map_err(|e| fail(ErrorKind::Open(e)))?
+            .is_file();
+        if !is_file {
+            return Self::open_spooled(path, &mut opened.reader(), opts);
         }
-        let mut file = File::open(path).map_err(|e| fail(ErrorKind::Open(e)))?;
-        if !meta.is_file() {
-            return Self::open_spooled(path, &mut file, opts);
-        }
+        let mut file = opened.file;
         let mut head = [0u8; 512];
         let got = read_up_to(&mut file, &mut head).map_err(|e| fail(ErrorKind::Read(e)))?;
         let head = &head[..got];
@@ -229,6 +232,18 @@ impl Input {
             return Err(fail(ErrorKind::Unrecognized(hex(
                 &head[..head.len().min(8)]
             ))));
+        }
+        // A stream of plain numbers shows a bad value in its first lines before an endless
+        // one (`yes |`) fills the disk: its complete lines are parsed now.
+        if looks_like_text(head)
+            && !octave::sniff(head)
+            && !csplib::sniff(head)
+            && let Some(end) = head.iter().rposition(|&b| b == b'\n')
+        {
+            match text::parse_based(path, &head[..end], opts.index_base) {
+                Err(e) if !matches!(e.problem, ErrorKind::Empty) => return Err(e),
+                _ => {}
+            }
         }
         let mut spool = Destination::temp(path).scratch("stdin-", "")?;
         spool
@@ -555,21 +570,6 @@ impl SegmentSum {
             block_hashes: nqb::PayloadHasher::block_hashes(bytes),
         }
     }
-}
-
-/// The whole of a small input file (a SAT model, a CSPLib file, a count result), `-` being
-/// standard input.
-pub fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
-    let fail = |e| FormatError::new(path, ErrorKind::Open(e));
-    if is_stdio(path) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(fail)?;
-        return Ok(bytes);
-    }
-    std::fs::read(path).map_err(fail)
 }
 
 /// The last segment decoded by [`Input::read_rows`].

@@ -100,6 +100,7 @@ impl Destination {
             .suffix(suffix)
             .tempfile_in(&self.dir)
             .map_err(|e| FormatError::new(&self.given, unwritable_dir(&self.dir, e)))?;
+        crate::cleanup::hold(file.as_file());
         Ok(Scratch {
             _tracked: crate::cleanup::track(file.path()),
             file,
@@ -352,11 +353,11 @@ pub struct OutputPath<'a> {
     pub path: &'a Path,
 }
 
-/// The identity of the file an output path will write: standard output, an existing
-/// regular file (device and inode, so hard links and other spellings match), or, for a
-/// file that does not exist yet, its absolute path after following symbolic links.
-/// Devices and pipes are written into, never replaced, and have no identity here: two
-/// outputs to `/dev/null` are fine.
+/// The identity of the file a path names: an existing regular file (device and inode, so
+/// hard links and other spellings match), or, for a file that does not exist yet, its
+/// absolute path after following symbolic links. Devices and pipes are written into,
+/// never replaced, and have no identity here: two outputs to `/dev/null` are fine.
+/// Standard output (`-`) is the regular file it is redirected to, if it is one.
 #[derive(Debug, PartialEq, Eq)]
 enum FileId {
     Stdout,
@@ -365,9 +366,6 @@ enum FileId {
 }
 
 fn file_id(p: &Path) -> Option<FileId> {
-    if is_stdio(p) {
-        return Some(FileId::Stdout);
-    }
     match std::fs::metadata(p) {
         #[cfg(unix)]
         Ok(m) if m.is_file() => {
@@ -392,14 +390,51 @@ fn file_id(p: &Path) -> Option<FileId> {
     }
 }
 
+/// The regular file open as descriptor `fd` (`< f`, `> f`, `>> f`, `1<> f`), if it is one.
+fn descriptor_id(fd: i32) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::io::FromRawFd;
+        // SAFETY: the descriptor is only borrowed for fstat; ManuallyDrop keeps it open.
+        let file = std::mem::ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+        let m = file.metadata().ok()?;
+        m.is_file().then(|| FileId::Inode(m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        None
+    }
+}
+
+/// What an output path writes: `-` is standard output, which is the file it is
+/// redirected to when that is a regular file.
+fn output_id(p: &Path) -> Option<FileId> {
+    if is_stdio(p) {
+        return Some(descriptor_id(1).unwrap_or(FileId::Stdout));
+    }
+    file_id(p)
+}
+
+/// What an input path reads: `-` is standard input, a regular file when redirected from one.
+fn input_id(p: &Path) -> Option<FileId> {
+    if is_stdio(p) {
+        return descriptor_id(0);
+    }
+    file_id(p)
+}
+
 /// Refuses to run when one file would be written twice, an input overwritten, or an
-/// output's directory is missing or not writable: every
-/// output is compared with every other output of the command (so `-o x --trace x` cannot
-/// leave the trace where the answer was) and with every input, by identity (see
-/// `FileId`). Standard input is never an output's file; standard output may take one
+/// output's directory is missing or not writable: every output is compared with every
+/// other output of the command (so `-o x --trace x` cannot leave the trace where the
+/// answer was) and with every input, by identity (see `FileId`). Standard output counts
+/// as the file it is redirected to, as `cat` does: `convert in.txt - >> in.txt` is refused,
+/// and so is standard input redirected from an output. Standard output may take one
 /// output only.
 pub fn check_outputs(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(), FormatError> {
-    let ids: Vec<_> = outputs.iter().map(|o| file_id(o.path)).collect();
+    let ids: Vec<_> = outputs.iter().map(|o| output_id(o.path)).collect();
+    let input_ids: Vec<_> = inputs.iter().map(|p| input_id(p)).collect();
     for (i, out) in outputs.iter().enumerate() {
         let Some(id) = &ids[i] else { continue };
         if let Some(j) = (0..i).find(|&j| ids[j].as_ref() == Some(id)) {
@@ -411,7 +446,13 @@ pub fn check_outputs(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(),
                 },
             ));
         }
-        if matches!(id, FileId::Stdout) {
+        if let Some(k) = input_ids.iter().position(|p| p.as_ref() == Some(id)) {
+            return Err(FormatError::new(
+                out.path,
+                ErrorKind::OverwritesInput(inputs[k].to_path_buf()),
+            ));
+        }
+        if is_stdio(out.path) {
             continue;
         }
         // Every output's directory is checked before the command runs, so that a trace
@@ -421,15 +462,22 @@ pub fn check_outputs(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(),
             let e = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
             return Err(FormatError::new(out.path, unwritable_dir(&dest.dir, e)));
         }
-        if let Some(input) = inputs
-            .iter()
-            .find(|p| !is_stdio(p) && file_id(p).as_ref() == Some(id))
-        {
-            return Err(FormatError::new(
-                out.path,
-                ErrorKind::OverwritesInput(input.to_path_buf()),
-            ));
-        }
     }
     Ok(())
+}
+
+/// Refuses to run when standard output is redirected into one of `inputs` (`>> in.txt`,
+/// `1<> in.nqb`), as `cat` does: whatever the command prints would be written into a
+/// file it reads. For commands that print to standard output without naming `-`.
+pub fn check_stdout(inputs: &[&Path]) -> Result<(), FormatError> {
+    let Some(out) = descriptor_id(1) else {
+        return Ok(());
+    };
+    match inputs.iter().find(|p| input_id(p).as_ref() == Some(&out)) {
+        Some(input) => Err(FormatError::new(
+            Path::new("(standard output)"),
+            ErrorKind::OverwritesInput(input.to_path_buf()),
+        )),
+        None => Ok(()),
+    }
 }

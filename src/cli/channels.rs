@@ -1,0 +1,355 @@
+//! Every file a command reads or writes, found from the command line's own description:
+//! each argument whose value is a path (clap knows them all) has a role in [`TABLE`], and
+//! [`check`] applies the same rules to every command before it runs: standard input read
+//! at most once, no output that is an input or another output (standard output
+//! included, compared by device and inode as `cat` does), and no input removed by the
+//! sweep of abandoned temporary files. A test fails when an argument that takes a path
+//! has no role, so a new one cannot be forgotten; the same table, as
+//! `formats/channels.json`, drives the integration test that runs every channel against
+//! hostile files.
+
+use super::Error;
+use clap::ArgMatches;
+use nqueens::format::{OutputPath, is_stdio};
+use std::path::{Path, PathBuf};
+
+/// What a command does with the file an argument names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// Reads it.
+    Read,
+    /// Writes it (replacing it when complete; `-` is standard output).
+    Write,
+    /// Reads it if it exists, then replaces it (a checkpoint).
+    ReadWrite,
+    /// Of a list, reads every file but the last, and writes the last (`convert IN OUT`).
+    ReadThenWrite,
+    /// Writes files into this directory.
+    WriteDir,
+}
+
+/// Whether `-` is accepted, and why not when it is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stdio {
+    /// `-` is standard input or output.
+    Yes,
+    /// `-` is refused, for this reason.
+    No(&'static str),
+}
+
+/// One argument that takes a path: the subcommand (words after `nqueens`), the argument's
+/// id (its field name), its role, whether `-` is accepted, and the extension of a second
+/// file written beside it, if any.
+pub struct Entry {
+    /// The subcommand, as typed (`count merge`).
+    pub command: &'static str,
+    /// The argument's id.
+    pub arg: &'static str,
+    /// What the command does with the file.
+    pub role: Role,
+    /// Whether `-` is accepted.
+    pub stdio: Stdio,
+    /// A second file written beside it: the path with this extension.
+    pub sibling: Option<&'static str>,
+}
+
+const fn entry(command: &'static str, arg: &'static str, role: Role) -> Entry {
+    Entry {
+        command,
+        arg,
+        role,
+        stdio: Stdio::Yes,
+        sibling: None,
+    }
+}
+
+/// The role of every argument that takes a path.
+pub const TABLE: &[Entry] = &[
+    entry("complete", "input", Role::Read),
+    entry("complete", "output", Role::Write),
+    Entry {
+        stdio: Stdio::No("a certificate is two files (JSON and CNF); name a file"),
+        sibling: Some("cnf"),
+        ..entry("complete", "certificate", Role::Write)
+    },
+    entry("complete", "trace", Role::Write),
+    entry("complete", "plot", Role::Write),
+    entry("verify", "files", Role::Read),
+    entry("verify", "base", Role::Read),
+    entry("info", "files", Role::Read),
+    entry("convert", "files", Role::ReadThenWrite),
+    entry("convert", "model", Role::Read),
+    entry("convert", "base", Role::Read),
+    entry("count", "from", Role::Read),
+    entry("count", "output", Role::Write),
+    Entry {
+        stdio: Stdio::No("a checkpoint is read back and replaced: name a file"),
+        ..entry("count", "checkpoint", Role::ReadWrite)
+    },
+    entry("count merge", "files", Role::Read),
+    entry("generate solution", "output", Role::Write),
+    entry("generate composition", "from", Role::Read),
+    entry("generate composition", "output", Role::Write),
+    entry("generate excluded", "output", Role::Write),
+    Entry {
+        stdio: Stdio::No("the manual pages are files: name a directory"),
+        ..entry("man", "dir", Role::WriteDir)
+    },
+];
+
+/// One argument that takes a path, as the command line describes it: a row of
+/// `formats/channels.json`.
+#[cfg(test)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Channel {
+    /// The subcommand, as typed (`count merge`).
+    pub command: String,
+    /// The argument's id.
+    pub arg: String,
+    /// How a user names it: `--base`, `-o`, or a positional's value name.
+    pub flag: String,
+    /// What the command does with the file.
+    pub role: Role,
+    /// Whether the argument takes several paths.
+    pub multiple: bool,
+    /// Whether `-` (standard input or output) is accepted.
+    pub stdio: bool,
+    /// Extension of a second file written beside it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sibling: Option<&'static str>,
+}
+
+/// Whether an argument's values are paths.
+fn takes_path(arg: &clap::Arg) -> bool {
+    arg.get_value_parser().type_id() == std::any::TypeId::of::<PathBuf>()
+}
+
+fn flag(arg: &clap::Arg) -> String {
+    match (arg.get_short(), arg.get_long()) {
+        (Some(short), _) => format!("-{short}"),
+        (None, Some(long)) => format!("--{long}"),
+        (None, None) => arg.get_value_names().and_then(|v| v.first()).map_or_else(
+            || arg.get_id().to_string().to_uppercase(),
+            |v| v.to_string(),
+        ),
+    }
+}
+
+fn lookup(command: &str, arg: &str) -> Option<&'static Entry> {
+    TABLE.iter().find(|e| e.command == command && e.arg == arg)
+}
+
+/// Every argument that takes a path in the command tree `root`, in the tree's order;
+/// an argument missing from [`TABLE`] is listed with no role (`Err`).
+#[cfg(test)]
+pub fn all(root: &clap::Command) -> Vec<Result<Channel, (String, String)>> {
+    fn walk(
+        cmd: &clap::Command,
+        words: &mut Vec<String>,
+        out: &mut Vec<Result<Channel, (String, String)>>,
+    ) {
+        let command = words.join(" ");
+        for arg in cmd.get_arguments().filter(|a| takes_path(a)) {
+            let id = arg.get_id().as_str();
+            out.push(match lookup(&command, id) {
+                Some(e) => Ok(Channel {
+                    command: command.clone(),
+                    arg: id.to_string(),
+                    flag: flag(arg),
+                    role: e.role,
+                    multiple: arg.get_num_args().is_some_and(|n| n.max_values() > 1),
+                    stdio: e.stdio == Stdio::Yes,
+                    sibling: e.sibling,
+                }),
+                None => Err((command.clone(), id.to_string())),
+            });
+        }
+        for sub in cmd.get_subcommands() {
+            words.push(sub.get_name().to_string());
+            walk(sub, words, out);
+            words.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The files one command line names, by role.
+#[derive(Debug, Default)]
+pub struct Files {
+    /// Files read, with the flag that names each.
+    pub reads: Vec<(String, PathBuf)>,
+    /// Files written.
+    pub writes: Vec<(String, PathBuf)>,
+    /// Files read, then replaced (among `writes` too).
+    pub rewrites: Vec<PathBuf>,
+    /// Why the command line cannot run as it names its files.
+    refused: Vec<String>,
+}
+
+impl Files {
+    /// The files named by the parsed command line `matches` of the command tree `root`.
+    pub fn of(root: &clap::Command, matches: &ArgMatches) -> Files {
+        let mut files = Files::default();
+        let (mut cmd, mut m, mut words) = (root, matches, Vec::<&str>::new());
+        loop {
+            let command = words.join(" ");
+            for arg in cmd.get_arguments().filter(|a| takes_path(a)) {
+                let id = arg.get_id().as_str();
+                let Some(entry) = lookup(&command, id) else {
+                    continue; // a test keeps the table complete
+                };
+                let Some(values) = m.get_many::<PathBuf>(id) else {
+                    continue;
+                };
+                let values: Vec<PathBuf> = values.cloned().collect();
+                files.add(entry, &flag(arg), values);
+            }
+            match m.subcommand() {
+                Some((name, sub_m)) => {
+                    let Some(sub) = cmd.find_subcommand(name) else {
+                        break;
+                    };
+                    words.push(sub.get_name());
+                    (cmd, m) = (sub, sub_m);
+                }
+                None => break,
+            }
+        }
+        files
+    }
+
+    fn add(&mut self, entry: &Entry, flag: &str, values: Vec<PathBuf>) {
+        if let Stdio::No(why) = entry.stdio
+            && values.iter().any(|p| is_stdio(p))
+        {
+            self.refused.push(format!("{flag} -: {why}"));
+        }
+        let last = values.len().saturating_sub(1);
+        for (i, path) in values.into_iter().enumerate() {
+            match entry.role {
+                Role::Read => self.reads.push((flag.to_string(), path)),
+                Role::Write => {
+                    if let Some(ext) = entry.sibling {
+                        let beside = path.with_extension(ext);
+                        if beside == path {
+                            self.refused.push(format!(
+                                "{flag} {}: the {} goes beside it with the extension .{ext}; name it otherwise (e.g. .json)",
+                                path.display(),
+                                ext.to_uppercase()
+                            ));
+                        }
+                        self.writes
+                            .push((format!("{flag}'s {}", ext.to_uppercase()), beside));
+                    }
+                    self.writes.push((flag.to_string(), path));
+                }
+                Role::ReadWrite => {
+                    self.rewrites.push(path.clone());
+                    self.writes.push((flag.to_string(), path));
+                }
+                Role::ReadThenWrite if i == last => self.writes.push(("OUT".into(), path)),
+                Role::ReadThenWrite => self.reads.push(("IN".into(), path)),
+                // A directory of new files: nothing in it is read by the command.
+                Role::WriteDir => {}
+            }
+        }
+    }
+}
+
+/// The rules every command line obeys, checked before the command runs (see the module
+/// documentation). Inputs are also kept out of the sweep of abandoned temporary files.
+pub fn check(files: &Files) -> Result<(), Error> {
+    if let Some(why) = files.refused.first() {
+        return Err(Error::Usage(why.clone()));
+    }
+    let stdin_reads = files.reads.iter().filter(|(_, p)| is_stdio(p)).count();
+    if stdin_reads > 1 {
+        return Err(Error::Usage(
+            "`-` (standard input) is named more than once: it can be read only once; save it to a file".into(),
+        ));
+    }
+    for path in files.reads.iter().map(|(_, p)| p).chain(&files.rewrites) {
+        nqueens::cleanup::protect(path);
+    }
+    let outputs: Vec<OutputPath> = files
+        .writes
+        .iter()
+        .map(|(flag, path)| OutputPath { flag, path })
+        .collect();
+    let inputs: Vec<&Path> = files.reads.iter().map(|(_, p)| p.as_path()).collect();
+    nqueens::format::check_outputs(&outputs, &inputs)?;
+    // Every command prints to standard output: redirected into a file (`>> f`), that file
+    // is written whether or not `-` is named, and the checkpoint is an input too.
+    let read: Vec<&Path> = inputs
+        .iter()
+        .copied()
+        .chain(files.rewrites.iter().map(PathBuf::as_path))
+        .collect();
+    nqueens::format::check_stdout(&read)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::CommandFactory;
+
+    /// Every argument that takes a path has a role, and every role names an argument that
+    /// exists; `formats/channels.json` is the list (`NQUEENS_BLESS=1` rewrites it).
+    #[test]
+    fn every_path_argument_has_a_role_and_the_list_is_current() {
+        let all = all(&Cli::command());
+        let missing: Vec<_> = all.iter().filter_map(|c| c.as_ref().err()).collect();
+        assert!(
+            missing.is_empty(),
+            "arguments that take a path with no role in cli/channels.rs TABLE: {missing:?}"
+        );
+        let channels: Vec<Channel> = all.into_iter().map(Result::unwrap).collect();
+        for e in TABLE {
+            assert!(
+                channels
+                    .iter()
+                    .any(|c| c.command == e.command && c.arg == e.arg),
+                "TABLE names {} {}, which takes no path",
+                e.command,
+                e.arg
+            );
+        }
+        let text = serde_json::to_string_pretty(&channels).unwrap() + "\n";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("formats/channels.json");
+        if std::env::var_os("NQUEENS_BLESS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "formats/channels.json is stale: run NQUEENS_BLESS=1 cargo test every_path_argument"
+        );
+    }
+
+    fn files(line: &str) -> Files {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let m = Cli::command().try_get_matches_from(words).unwrap();
+        Files::of(&Cli::command(), &m)
+    }
+
+    #[test]
+    fn a_command_line_gives_its_files_by_role() {
+        let f = files("nqueens convert a.txt b.nqb");
+        assert_eq!(f.reads, [("IN".to_string(), PathBuf::from("a.txt"))]);
+        assert_eq!(f.writes, [("OUT".to_string(), PathBuf::from("b.nqb"))]);
+        let f = files("nqueens complete a.txt -o s.txt --certificate c.json");
+        let writes: Vec<_> = f.writes.iter().map(|(_, p)| p.to_str().unwrap()).collect();
+        assert_eq!(writes, ["s.txt", "c.cnf", "c.json"]);
+        let f = files("nqueens count 12 --checkpoint c.json");
+        assert_eq!((f.reads.len(), f.rewrites.len(), f.writes.len()), (0, 1, 1));
+        let f = files("nqueens count merge a b -");
+        assert_eq!(f.reads.len(), 3);
+        assert!(check(&files("nqueens count merge - -")).is_err());
+        assert!(check(&files("nqueens count 10 --checkpoint -")).is_err());
+    }
+}
