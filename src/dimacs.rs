@@ -293,7 +293,10 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
             }
         }
     }
-    if values.is_empty() {
+    // An instance with no variable (a board with no free row) has the empty model, which
+    // solvers print as `s SATISFIABLE` and `v 0`; without a status line, an empty file is
+    // no model at all.
+    if values.is_empty() && status.is_none() {
         return Err(fail("no model: no `v` lines and no literals".into()).into());
     }
     let solution = Input::from_rows(model, "model", &rows)?;

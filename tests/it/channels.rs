@@ -1,0 +1,586 @@
+//! Every channel of every command, from `formats/channels.json` (the list the command
+//! line's own description gives, kept current by a unit test of `cli/channels.rs`):
+//! every file a command reads is given hostile files (`/dev/zero`, `/dev/urandom`, a named
+//! pipe with no writer, a directory, an endless pipe) under a 1 GiB address-space limit,
+//! and must end with exit 2 and one line naming it, within seconds; every file it writes
+//! is given each of its inputs, standard output included, and must be refused with the
+//! input unchanged. A new argument that takes a path appears in the list by itself, and
+//! the first test fails until it has a template here.
+
+use crate::common::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(serde::Deserialize, Debug)]
+struct Channel {
+    command: String,
+    flag: String,
+    role: String,
+    stdio: bool,
+}
+
+fn channels() -> Vec<Channel> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("formats/channels.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A command line with one `{KEY}` per channel: the flag, or `IN`/`OUT` for the files of
+/// `convert IN OUT`.
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "complete",
+        "complete {INPUT} -q -o {-o} --certificate {--certificate} --trace {--trace} --plot {--plot}",
+    ),
+    ("verify", "verify --base {--base} {FILES}"),
+    ("info", "info {FILES}"),
+    ("convert", "convert {IN} {OUT}"),
+    ("convert", "convert --model {--model} --base {--base} {OUT}"),
+    ("count", "count --from {--from} --first -o {-o}"),
+    ("count", "count 8 --checkpoint {--checkpoint}"),
+    ("count merge", "count merge {FILES}"),
+    ("generate solution", "generate solution --n 8 -o {-o}"),
+    (
+        "generate composition",
+        "generate composition --from {--from} --seed 1 -o {-o}",
+    ),
+    (
+        "generate excluded",
+        "generate excluded --n 10 --seed 1 -o {-o}",
+    ),
+    ("man", "man --dir {--dir}"),
+];
+
+/// How a template's channel is used: read, written, or both (a checkpoint).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Use {
+    Read,
+    Write,
+    ReadWrite,
+    Dir,
+}
+
+/// The keys of a template with their use and whether `-` is accepted.
+fn keys(command: &str, line: &str, all: &[Channel]) -> Vec<(String, Use, bool)> {
+    let mut out = Vec::new();
+    for word in line.split_whitespace() {
+        let Some(key) = word.strip_prefix('{').and_then(|w| w.strip_suffix('}')) else {
+            continue;
+        };
+        let channel = all
+            .iter()
+            .find(|c| {
+                c.command == command
+                    && (c.flag == key
+                        || (c.role == "read-then-write" && ["IN", "OUT"].contains(&key)))
+            })
+            .unwrap_or_else(|| {
+                panic!("{command}: {{{key}}} is no channel of formats/channels.json")
+            });
+        let how = match (channel.role.as_str(), key) {
+            ("read", _) | ("read-then-write", "IN") => Use::Read,
+            ("write", _) | ("read-then-write", _) => Use::Write,
+            ("read-write", _) => Use::ReadWrite,
+            ("write-dir", _) => Use::Dir,
+            (other, _) => panic!("unknown role {other}"),
+        };
+        out.push((key.to_string(), how, channel.stdio));
+    }
+    out
+}
+
+/// Files the templates are filled with where the test does not put its own.
+struct Fills {
+    dir: tempfile::TempDir,
+}
+
+impl Fills {
+    fn new() -> Fills {
+        let dir = tempfile::tempdir().unwrap();
+        // A solution of the 8-queens board: every command that reads a composition takes it.
+        std::fs::write(dir.path().join("solution.txt"), "1 5 8 6 3 7 2 4\n").unwrap();
+        let shard = nqueens()
+            .args(["count", "8", "--json"])
+            .output()
+            .unwrap()
+            .stdout;
+        std::fs::write(dir.path().join("shard.json"), shard).unwrap();
+        // The solver's answer for a board with no free cell: no variable.
+        std::fs::write(dir.path().join("model.txt"), "s SATISFIABLE\nv 0\n").unwrap();
+        std::fs::create_dir(dir.path().join("man")).unwrap();
+        Fills { dir }
+    }
+
+    /// A valid file for reading channel `key` of `command`, or a fresh path for writing.
+    fn default(&self, command: &str, key: &str, how: Use) -> PathBuf {
+        let p = |name: &str| self.dir.path().join(name);
+        match (how, command, key) {
+            (Use::Read, "count merge", _) => p("shard.json"),
+            (Use::Read, "convert", "--model") => p("model.txt"),
+            (Use::Read, _, _) => p("solution.txt"),
+            (Use::Dir, _, _) => p("man"),
+            (_, _, "--certificate") => p("new-certificate.json"),
+            (_, _, "--trace") => p("new-trace.csv"),
+            (_, _, "--plot") => p("new-plot.svg"),
+            (_, _, "--checkpoint") => p("new-checkpoint.json"),
+            (_, _, key) => p(&format!("new-{}.txt", key.trim_start_matches('-'))),
+        }
+    }
+
+    /// The template's words with `given` in place of its keys and defaults elsewhere.
+    fn fill(&self, command: &str, line: &str, given: &[(&str, &Path)]) -> Vec<String> {
+        let all = channels();
+        let uses = keys(command, line, &all);
+        line.split_whitespace()
+            .map(|word| {
+                let Some(key) = word.strip_prefix('{').and_then(|w| w.strip_suffix('}')) else {
+                    return word.to_string();
+                };
+                let how = uses.iter().find(|(k, ..)| k == key).unwrap().1;
+                match given.iter().find(|(k, _)| *k == key) {
+                    Some((_, path)) => path.to_str().unwrap().to_string(),
+                    None => self
+                        .default(command, key, how)
+                        .to_str()
+                        .unwrap()
+                        .to_string(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Runs nqueens with `args` under a 1 GiB address-space limit, killing it after `limit`:
+/// (exit code, or None when it had to be killed; standard error).
+fn run_limited(
+    args: &[String],
+    stdin: Stdio,
+    stdout: Stdio,
+    limit: Duration,
+) -> (Option<i32>, String) {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("nqueens"));
+    cmd.args(args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1 << 30,
+                rlim_max: 1 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
+        text
+    });
+    let started = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (code, reader.join().unwrap())
+}
+
+#[test]
+fn every_channel_has_a_template_and_every_template_runs() {
+    let all = channels();
+    for c in &all {
+        let keys: Vec<&str> = if c.role == "read-then-write" {
+            vec!["IN", "OUT"]
+        } else {
+            vec![c.flag.as_str()]
+        };
+        for key in keys {
+            assert!(
+                TEMPLATES
+                    .iter()
+                    .any(|(cmd, line)| *cmd == c.command && line.contains(&format!("{{{key}}}"))),
+                "{} {key}: no template in tests/it/channels.rs TEMPLATES",
+                c.command
+            );
+        }
+    }
+    // With its default files each template succeeds, so that a hostile file given to one
+    // channel is the only thing wrong in the tests below.
+    let fills = Fills::new();
+    for (command, line) in TEMPLATES {
+        let args = fills.fill(command, line, &[]);
+        let out = nqueens().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Leave no output behind for the next template.
+        for (key, how, _) in keys(command, line, &all) {
+            if matches!(how, Use::Write | Use::ReadWrite) {
+                let p = fills.default(command, &key, how);
+                let _ = std::fs::remove_file(&p);
+                let _ = std::fs::remove_file(p.with_extension("cnf"));
+            }
+        }
+    }
+}
+
+/// A hostile file for a read channel: its path, and what standard input is.
+enum Hostile {
+    Path(&'static str),
+    NamedPipe,
+    Directory,
+    /// `yes` on standard input, named as `/dev/stdin` or `-`.
+    Endless(&'static str),
+}
+
+#[test]
+fn every_read_channel_refuses_hostile_files_in_bounded_time_and_memory() {
+    let all = channels();
+    let fills = Fills::new();
+    let pipe = fills.dir.path().join("no-writer");
+    let c = std::ffi::CString::new(pipe.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let directory = fills.dir.path().join("a-directory");
+    std::fs::create_dir(&directory).unwrap();
+    let mut cases = Vec::new();
+    for (command, line) in TEMPLATES {
+        for (key, how, stdio) in keys(command, line, &all) {
+            if !matches!(how, Use::Read | Use::ReadWrite) {
+                continue;
+            }
+            let mut hostile = vec![
+                Hostile::Path("/dev/zero"),
+                Hostile::Path("/dev/urandom"),
+                Hostile::NamedPipe,
+                Hostile::Directory,
+                Hostile::Endless("/dev/stdin"),
+            ];
+            if stdio {
+                hostile.push(Hostile::Endless("-"));
+            }
+            for h in hostile {
+                cases.push((*command, *line, key.clone(), h));
+            }
+        }
+    }
+    assert!(cases.len() >= 60, "only {} cases", cases.len());
+    let failures = std::sync::Mutex::new(Vec::new());
+    // The named pipe's case waits 5 s for a writer: the cases run side by side.
+    std::thread::scope(|scope| {
+        for chunk in cases.chunks(cases.len().div_ceil(8)) {
+            let (fills, failures, pipe, directory) = (&fills, &failures, &pipe, &directory);
+            scope.spawn(move || {
+                for (command, line, key, h) in chunk {
+                    let (path, endless) = match h {
+                        Hostile::Path(p) => (PathBuf::from(p), false),
+                        Hostile::NamedPipe => (pipe.clone(), false),
+                        Hostile::Directory => (directory.clone(), false),
+                        Hostile::Endless(p) => (PathBuf::from(p), true),
+                    };
+                    let args = fills.fill(command, line, &[(key, &path)]);
+                    let stdin = if endless {
+                        Stdio::piped()
+                    } else {
+                        Stdio::null()
+                    };
+                    let (code, err) = if endless {
+                        run_with_endless_stdin(&args)
+                    } else {
+                        run_limited(&args, stdin, Stdio::null(), Duration::from_secs(30))
+                    };
+                    let shown = path.to_str().unwrap();
+                    let ok = code == Some(2)
+                        && err.lines().count() == 1
+                        && err.starts_with(&format!("nqueens: {shown}"))
+                        && err.len() < 400;
+                    if !ok {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{args:?}: exit {code:?}: {err}"));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Runs with `yes` writing into standard input until the command stops reading.
+fn run_with_endless_stdin(args: &[String]) -> (Option<i32>, String) {
+    let mut yes = Command::new("yes")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = yes.stdout.take().unwrap();
+    let result = run_limited(
+        args,
+        Stdio::from(out),
+        Stdio::null(),
+        Duration::from_secs(30),
+    );
+    let _ = yes.kill();
+    let _ = yes.wait();
+    result
+}
+
+#[test]
+fn no_output_may_be_an_input_standard_output_included() {
+    let all = channels();
+    let fills = Fills::new();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (command, line) in TEMPLATES {
+        let uses = keys(command, line, &all);
+        let reads: Vec<&(String, Use, bool)> = uses
+            .iter()
+            .filter(|(_, h, _)| matches!(h, Use::Read | Use::ReadWrite))
+            .collect();
+        let writes: Vec<&(String, Use, bool)> = uses
+            .iter()
+            .filter(|(_, h, _)| matches!(h, Use::Write | Use::ReadWrite))
+            .collect();
+        for (read, read_use, read_stdio) in &reads {
+            // The input this command reads through `read`: a valid one, copied so that a
+            // change shows.
+            let input = fills
+                .dir
+                .path()
+                .join(format!("input-{}", read.trim_start_matches('-')));
+            let content =
+                std::fs::read(fills.default(command, read, *read_use)).unwrap_or_default();
+            let mut expect_refused =
+                |args: Vec<String>, stdin: Stdio, stdout: Stdio, what: &str| {
+                    checked += 1;
+                    let (code, err) = run_limited(&args, stdin, stdout, Duration::from_secs(30));
+                    let kept = std::fs::read(&input).unwrap() == content;
+                    if code != Some(2) || !kept || err.lines().count() != 1 {
+                        failures.push(format!(
+                            "{what}: {args:?}: exit {code:?}, input kept {kept}: {err}"
+                        ));
+                    }
+                };
+            let reset = || std::fs::write(&input, &content).unwrap();
+            // Every output named as the input.
+            for (write, _, _) in writes.iter().filter(|(w, ..)| w != read) {
+                reset();
+                let args = fills.fill(command, line, &[(read, &input), (write, &input)]);
+                expect_refused(args, Stdio::null(), Stdio::null(), "output = input");
+            }
+            // Standard output appended onto the input, `-` named or not.
+            reset();
+            let args = fills.fill(command, line, &[(read, &input)]);
+            let append = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&input)
+                .unwrap();
+            expect_refused(args, Stdio::null(), Stdio::from(append), "stdout >> input");
+            for (write, _, write_stdio) in &writes {
+                if !write_stdio || write == read {
+                    continue;
+                }
+                reset();
+                let dash = Path::new("-");
+                let args = fills.fill(command, line, &[(read, &input), (write, dash)]);
+                let rw = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&input)
+                    .unwrap();
+                expect_refused(args, Stdio::null(), Stdio::from(rw), "- 1<> input");
+            }
+            // Standard input redirected from a file that an output names.
+            if *read_stdio {
+                for (write, _, _) in writes.iter().filter(|(w, ..)| w != read) {
+                    reset();
+                    let dash = Path::new("-");
+                    let args = fills.fill(command, line, &[(read, dash), (write, &input)]);
+                    let from = std::fs::File::open(&input).unwrap();
+                    expect_refused(
+                        args,
+                        Stdio::from(from),
+                        Stdio::null(),
+                        "output = stdin's file",
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 30, "only {checked} cases");
+    assert!(
+        failures.is_empty(),
+        "{} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// `-` is standard input, read once: named twice, by one argument or two, it is refused.
+#[test]
+fn standard_input_named_twice_is_refused() {
+    let fills = Fills::new();
+    let s = fills.default("verify", "FILES", Use::Read);
+    let s = s.to_str().unwrap();
+    for args in [
+        vec!["count", "merge", "-", "-"],
+        vec!["verify", "-", "-"],
+        vec!["verify", "--base", "-", "-"],
+        vec!["convert", "--model", "-", "--base", "-", "out.txt"],
+        vec!["info", s, "-", "-"],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains("named more than once"), "{args:?}: {err}");
+    }
+}
+
+/// The sweep of abandoned temporary files never removes a file it did not make: an input
+/// that carries a name like ours, a file whose name only starts like ours, or the file of
+/// a live run in another PID namespace (its owner's PID means nothing here, but it holds
+/// the file's lock).
+#[test]
+fn the_cleanup_removes_only_abandoned_files_of_ours() {
+    let d = tempfile::tempdir().unwrap();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let host: String = host
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let make = |name: &str, content: &str| {
+        let p = d.path().join(name);
+        std::fs::write(&p, content).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(an_hour_ago)
+            .unwrap();
+        p
+    };
+    let input = make(
+        &format!(".nqueens-999990@{host}~AbCdEf.partial"),
+        "1 5 8 6 3 7 2 4\n",
+    );
+    let lookalike = make(&format!(".nqueens-999991@{host}~my notes.txt"), "mine");
+    let live = make(
+        &format!(".nqueens-work-999992@{host}~L1ve00"),
+        "a live run's",
+    );
+    let abandoned = make(
+        &format!(".nqueens-work-999993@{host}~Ab4nd0"),
+        "left by kill -9",
+    );
+    let holder = std::fs::File::open(&live).unwrap();
+    holder.try_lock().unwrap();
+    let out = d.path().join("out.zst");
+    let (code, _, err) = run(&["convert", input.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(input.exists(), "the input was removed");
+    assert!(lookalike.exists() && live.exists());
+    assert!(!abandoned.exists(), "an abandoned file of ours stays");
+    drop(holder);
+}
+
+/// The README's cluster recipe with shards that run for seconds: their records carry
+/// seconds printed with up to 17 digits, and must merge as written, and after another
+/// JSON tool (Python's) has read and written them again.
+#[test]
+fn shards_that_run_for_seconds_merge_as_written_and_rewritten() {
+    let d = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let out = nqueens()
+            .args([
+                "--threads",
+                "1",
+                "count",
+                "16",
+                "--shard",
+                &format!("{i}/2"),
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let f = d.path().join(format!("s{i}.json"));
+        std::fs::write(&f, &out.stdout).unwrap();
+        files.push(f);
+    }
+    let merged = |files: &[PathBuf]| {
+        let mut args = vec!["count".to_string(), "merge".into()];
+        args.extend(files.iter().map(|f| f.to_str().unwrap().to_string()));
+        let out = nqueens().args(&args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = merged(&files);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("placements: 14772512"), "{out}");
+    // Rewritten by another JSON library (Python's): keys reordered, spacing changed,
+    // floats as it prints them.
+    let rewritten: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            let g = f.with_extension("rewritten.json");
+            let status = Command::new("python3")
+                .args([
+                    "-c",
+                    "import json,sys; r=json.load(open(sys.argv[1])); open(sys.argv[2],'w').write(json.dumps(r, sort_keys=True, indent=None, separators=(', ', ': ')))",
+                    f.to_str().unwrap(),
+                    g.to_str().unwrap(),
+                ])
+                .status()
+                .expect("python3");
+            assert!(status.success());
+            g
+        })
+        .collect();
+    let (code, out, err) = merged(&rewritten);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("placements: 14772512"), "{out}");
+    // An empty input, or one of blank lines, is not a shard.
+    for content in ["", "\n\n  \n"] {
+        let empty = d.path().join("empty.json");
+        std::fs::write(&empty, content).unwrap();
+        let (code, _, err) = merged(&[files[0].clone(), files[1].clone(), empty]);
+        assert_eq!(code, Some(2));
+        assert!(err.contains("holds no result of `count --json`"), "{err}");
+    }
+}
