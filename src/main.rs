@@ -8,6 +8,7 @@ mod cli;
 static ALLOCATOR: cli::alloc::ExitOnFailure = cli::alloc::ExitOnFailure;
 
 fn main() {
+    cli::guard_standard_output();
     let (cli, files) = cli::parse();
     let code = match cli::run(cli, files) {
         Ok(code) => code,

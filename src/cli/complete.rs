@@ -243,7 +243,7 @@ fn report(run: &Finished, args: &Args) -> Result<(), Error> {
     {
         Box::new(std::io::stderr().lock())
     } else {
-        Box::new(std::io::stdout().lock())
+        Box::new(super::stdout())
     };
     let headline = match run.answer {
         Answer::Solved => "SOLVED".to_string(),

@@ -598,7 +598,7 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     let mut w: Box<dyn std::io::Write> = if args.output.as_deref().is_some_and(is_stdio) {
         Box::new(std::io::stderr())
     } else {
-        Box::new(std::io::stdout())
+        Box::new(super::stdout())
     };
     if let Some((a, b)) = p.conflict() {
         let msg = format!(

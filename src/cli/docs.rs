@@ -52,7 +52,7 @@ pub fn man(args: ManArgs) -> Result<i32, Error> {
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<i32, Error> {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::stdout();
     stdout
         .write_all(bytes)
         .and_then(|_| stdout.flush())

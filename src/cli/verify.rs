@@ -47,9 +47,16 @@ pub fn run(args: Args) -> Result<i32, Error> {
         .as_deref()
         .map(|p| super::open_input(p, &opts))
         .transpose()?;
-    // The base is read by random access below, so its checksum is checked in a pass first.
-    if let Some(b) = &base {
-        b.check_integrity()?;
+    // The base is read by random access below, so it is checked whole first (checksums
+    // included): a base that is no composition would make every file look wrong.
+    if let (Some(b), Some(path)) = (&base, &args.base) {
+        let checked = verify(b, Requirements::default())?;
+        if let Some(why) = checked.first_problem() {
+            return Err(Error::InvalidBase {
+                path: path.clone(),
+                why,
+            });
+        }
     }
     let mut req = Requirements::default();
     req.complete = args.require_complete;

@@ -108,6 +108,14 @@ impl Destination {
     }
 }
 
+/// An I/O error without the path a library wrapped into its message.
+fn without_path(e: std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::from(e.kind()),
+    }
+}
+
 /// Why no file can be created in `dir`, in the user's terms: the directory is missing, is
 /// not a directory, or is not writable; otherwise the system's reason, without the
 /// temporary file's name (which the user never chose).
@@ -315,7 +323,10 @@ impl AtomicFile {
                 .map_err(err)?;
         }
         let Scratch { file, _tracked } = self.tmp;
-        file.persist(&self.dest.target).map_err(|e| err(e.error))?;
+        // tempfile's error names the temporary file, which the user never chose (and which
+        // is gone): keep only the system's reason.
+        file.persist(&self.dest.target)
+            .map_err(|e| err(without_path(e.error)))?;
         Ok(())
     }
 }
