@@ -8,7 +8,6 @@
 //! the first test fails until it has a template here.
 
 use crate::common::*;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
