@@ -17,6 +17,7 @@ mod frontier_cli;
 mod hpc_recipes;
 mod json_contract;
 mod mat_answers;
+mod messages;
 mod npy_cli;
 mod progress_cli;
 mod signals;
