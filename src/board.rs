@@ -430,12 +430,15 @@ impl UnsharedMarker<'_> {
     /// lost (memory stays sound: the accesses are atomic, only not as one).
     ///
     /// # Safety
-    /// `row` and `col` must lie in `1..=n`: then the column (at most n), the D1 line
-    /// (`n + col - row`, 1 ..= 2n-1) and the D2 line (`row + col`, 2 ..= 2n) are bits of
-    /// bitmaps of n + 1, 2n + 1 and 2n + 1 bits.
+    /// `row` must lie in `1..=n` and `col` in `0..=n`: then the column (at most n), the D1
+    /// line (`n + col - row`, 0 ..= 2n-1) and the D2 line (`row + col`, 1 ..= 2n) are bits of
+    /// bitmaps of n + 1, 2n + 1 and 2n + 1 bits. Callers pass a queen's column, 1..=n;
+    /// 0 is allowed (and marks bits no queen uses) because a value checked in a mapped file
+    /// and read again reads as 0 when the file shrank in between: the file is then
+    /// reported as such (`format::fault`) and the marks are never used.
     #[inline(always)]
     pub(crate) unsafe fn place(&self, row: u64, col: u64) -> u32 {
-        debug_assert!((1..=self.n).contains(&row) && (1..=self.n).contains(&col));
+        debug_assert!((1..=self.n).contains(&row) && col <= self.n);
         let mut taken = 0;
         for (words, i) in [
             (self.columns, col),

@@ -408,7 +408,17 @@ fn install_bus_error_handler() {
     #[cfg(unix)]
     {
         static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-        extern "C" fn on_sigbus(_: libc::c_int) {
+        extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+            // SAFETY: the kernel passes a valid siginfo with SA_SIGINFO.
+            let addr = unsafe { (*info).si_addr() } as usize;
+            use nqueens::format::fault::{Fault, recover};
+            let name = match recover(addr) {
+                // An input that shrank: the page now reads as zeros and the file is
+                // marked; the readers report it and the process goes on.
+                Some(Fault::Input(_)) => return,
+                Some(Fault::Output(name)) => Some(name),
+                None => None,
+            };
             // Several threads may fault at once: one reports and exits, the others wait.
             if !FIRST.swap(false, std::sync::atomic::Ordering::SeqCst) {
                 loop {
@@ -416,11 +426,19 @@ fn install_bus_error_handler() {
                     unsafe { libc::pause() };
                 }
             }
-            const MSG: &[u8] = b"nqueens: bus error on a memory-mapped file: an input was \
-truncated while being read, or an output's disk is full; temporary files removed\n";
-            // SAFETY: write(2) and _exit(2) are async-signal-safe; the cleanup never blocks.
-            unsafe {
-                libc::write(2, MSG.as_ptr().cast(), MSG.len());
+            let write = |bytes: &[u8]| {
+                // SAFETY: write(2) is async-signal-safe.
+                unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
+            };
+            match name {
+                Some(name) => {
+                    write(b"nqueens: ");
+                    write(name);
+                    write(b": bus error writing the memory-mapped output: its disk is full; temporary files removed\n");
+                }
+                None => write(
+                    b"nqueens: bus error on a memory-mapped file: an input was truncated while being read, or an output's disk is full; temporary files removed\n",
+                ),
             }
             nqueens::cleanup::remove_all_in_signal_handler();
             // SAFETY: _exit(2) is async-signal-safe and runs no destructors.
@@ -431,6 +449,7 @@ truncated while being read, or an output's disk is full; temporary files removed
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_sigbus as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_SIGINFO;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
         }

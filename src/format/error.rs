@@ -37,6 +37,11 @@ pub enum ErrorKind {
     /// Zero bytes.
     #[error("empty file")]
     Empty,
+    /// A mapped input truncated by another process while it was read.
+    #[error(
+        "the file shrank while being read (another process truncated it): nothing was concluded from it; run again on a file that stays put"
+    )]
+    Shrank,
     /// A named pipe that no process opened for writing.
     #[error("a named pipe that no process writes into (waited {0} s for a writer)")]
     NoWriter(u64),

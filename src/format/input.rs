@@ -122,7 +122,7 @@ impl Input {
         match mat5::sniff(head) {
             mat5::Sniff::Level5 => {
                 // Mapped when allowed: then only the rows are held in memory.
-                let file = source::FileBytes::open(&file, opts.mmap)
+                let file = source::FileBytes::open(&file, opts.mmap, path)
                     .map_err(|e| fail(ErrorKind::Read(e)))?;
                 let mut whole = Vec::new();
                 let whole = file
@@ -130,6 +130,9 @@ impl Input {
                     .map_err(|e| fail(ErrorKind::Read(e)))?;
                 let (bytes, layout) =
                     mat5::read(path, whole, opts.var.as_deref(), opts.index_base)?;
+                if file.faulted() {
+                    return Err(fail(ErrorKind::Shrank));
+                }
                 return Ok(Input::Memory {
                     path: path.to_path_buf(),
                     format: MAT5,
@@ -495,6 +498,21 @@ impl Input {
         Ok(rows)
     }
 
+    /// Refuses an input whose memory map faulted (another process truncated the file
+    /// while it was read: see [`super::fault`]): what was read from it may be zeros the
+    /// file never held. Every conclusion drawn from a mapped input checks this last.
+    pub fn check_unchanged(&self) -> Result<(), FormatError> {
+        let faulted = match self {
+            Input::Nqb(f) => f.faulted(),
+            Input::Npy(f) => f.faulted(),
+            _ => false,
+        };
+        if faulted {
+            return Err(FormatError::new(self.path(), ErrorKind::Shrank));
+        }
+        Ok(())
+    }
+
     /// Reads every segment (in parallel) and checks the payload against the NQB header's
     /// checksum and queen count; inputs without a header pass.
     pub fn check_integrity(&self) -> Result<(), FormatError> {
@@ -520,6 +538,9 @@ impl Input {
         &self,
         sums: impl IntoIterator<Item = SegmentSum>,
     ) -> Result<(), FormatError> {
+        // Zeros read from a file that shrank under its map are not the file's content:
+        // say so, rather than that the checksum does not match.
+        self.check_unchanged()?;
         let Some(h) = self.header() else {
             return Ok(());
         };

@@ -4,6 +4,7 @@
 
 pub mod csplib;
 mod error;
+pub mod fault;
 mod hdf5_v1;
 mod input;
 pub(crate) mod le;

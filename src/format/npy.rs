@@ -52,7 +52,7 @@ impl NpyFile {
     ) -> Result<NpyFile, FormatError> {
         let fail = |what: String| FormatError::new(path, ErrorKind::Npy(what));
         let read = |e| FormatError::new(path, ErrorKind::Read(e));
-        let bytes = FileBytes::open(file, mmap).map_err(read)?;
+        let bytes = FileBytes::open(file, mmap, path).map_err(read)?;
         let file_len = bytes.len();
         let (header, offset) = read_header(&bytes).map_err(|e| match e {
             HeaderError::Read(e) => read(e),
@@ -120,6 +120,12 @@ impl NpyFile {
             n,
             base,
         })
+    }
+
+    /// Whether the file shrank under its map while it was read (see
+    /// [`crate::format::fault`]).
+    pub(crate) fn faulted(&self) -> bool {
+        self.bytes.faulted()
     }
 
     /// The file's path (as given).

@@ -290,6 +290,11 @@ impl AtomicFile {
     /// device, a pipe or standard output, copies it into the destination).
     pub fn commit(mut self) -> Result<(), FormatError> {
         let err = |e| FormatError::new(&self.dest.given, ErrorKind::Write(e));
+        // Made from an input that shrank under its map: its bytes may be zeros the input
+        // never held.
+        if let Some(input) = super::fault::first_faulted_input() {
+            return Err(FormatError::new(&input, ErrorKind::Shrank));
+        }
         if self.dest.stream {
             use std::io::{Seek, SeekFrom};
             let staged = self.tmp.as_file_mut();

@@ -41,6 +41,8 @@ impl MmapChoice {
 
 /// An open input file's bytes.
 pub(crate) struct FileBytes {
+    /// Dropped before the map: the SIGBUS handler must not find an address unmapped.
+    watch: Option<super::fault::Watch>,
     inner: Inner,
     len: u64,
 }
@@ -51,23 +53,38 @@ enum Inner {
 }
 
 impl FileBytes {
-    /// Gives access to `file`'s bytes as `choice` allows.
-    pub(crate) fn open(file: &File, choice: MmapChoice) -> io::Result<FileBytes> {
+    /// Gives access to `file`'s bytes (the file at `path`, named if it is truncated while
+    /// mapped) as `choice` allows.
+    pub(crate) fn open(
+        file: &File,
+        choice: MmapChoice,
+        path: &std::path::Path,
+    ) -> io::Result<FileBytes> {
         if choice.maps() {
             // SAFETY: the caller chose mapping through `MmapChoice::auto`, whose contract
             // is that the file is not changed while open; the map is read-only.
             let map = unsafe { Mmap::map(file) }?;
             let len = map.len() as u64;
             return Ok(FileBytes {
+                watch: super::fault::watch(&map, path, false),
                 inner: Inner::Mapped(map),
                 len,
             });
         }
         let len = file.metadata()?.len();
         Ok(FileBytes {
+            watch: None,
             inner: Inner::Read(file.try_clone()?),
             len,
         })
+    }
+
+    /// Whether the file shrank under its map (see [`super::fault`]): what was read from it
+    /// since may be zeros it never held, and must not be concluded from.
+    pub(crate) fn faulted(&self) -> bool {
+        self.watch
+            .as_ref()
+            .is_some_and(super::fault::Watch::faulted)
     }
 
     /// The file's length in bytes when it was opened.
@@ -171,13 +188,17 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::path::Path;
 
     fn both(bytes: &[u8]) -> [FileBytes; 2] {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(bytes).unwrap();
         // SAFETY: the temporary file is this test's own and is not changed while open.
-        let mapped = FileBytes::open(&f, unsafe { MmapChoice::auto() }).unwrap();
-        [mapped, FileBytes::open(&f, MmapChoice::never()).unwrap()]
+        let mapped = FileBytes::open(&f, unsafe { MmapChoice::auto() }, Path::new("t")).unwrap();
+        [
+            mapped,
+            FileBytes::open(&f, MmapChoice::never(), Path::new("t")).unwrap(),
+        ]
     }
 
     #[test]

@@ -84,7 +84,7 @@ fn an_output_directory_removed_mid_run_is_named_not_the_temporary() {
     let dir = d.path().join("out");
     std::fs::create_dir(&dir).unwrap();
     let dest = dir.join("s.nqb");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args([
             "generate",
             "solution",
@@ -121,4 +121,71 @@ fn an_output_directory_removed_mid_run_is_named_not_the_temporary() {
             && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// A mapped input truncated by another process while `verify` reads it: that file is
+/// reported, by name, as having shrunk (never a verdict drawn from the zeros past its new
+/// end, never a bus error that ends the run), and the files after it are still checked.
+#[test]
+fn a_file_truncated_while_mapped_is_named_and_verify_goes_on() {
+    let d = tempfile::tempdir().unwrap();
+    let big = d.path().join("big.nqb");
+    let small = d.path().join("small.txt");
+    std::fs::write(&small, "2\n4\n1\n3\n").unwrap();
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "20000000",
+        "-o",
+        big.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&big).unwrap();
+    let mut hit = 0;
+    for delay_ms in [10, 30, 80, 200, 500, 1000] {
+        std::fs::write(&big, &bytes).unwrap();
+        let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args([
+                "verify",
+                small.to_str().unwrap(),
+                big.to_str().unwrap(),
+                small.to_str().unwrap(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&big)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        let code = o
+            .status
+            .code()
+            .expect("an exit code, not death by a signal");
+        if err.contains("shrank while being read") {
+            hit += 1;
+            assert_eq!(code, 2, "{out}{err}");
+            assert!(
+                err.starts_with(&format!("nqueens: {}: ", big.display())),
+                "{err}"
+            );
+            assert_eq!(out.matches("VALID SOLUTION (n = 4)").count(), 2, "{out}");
+            assert!(out.contains("1 unreadable"), "{out}");
+        } else {
+            // Read whole before the truncation, or truncated before it was opened.
+            assert!(code == 0 || code == 2, "{code}: {out}{err}");
+            assert_eq!(err.lines().count(), usize::from(code == 2), "{err}");
+        }
+    }
+    assert!(hit > 0, "the file was never truncated while mapped");
 }

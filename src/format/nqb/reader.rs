@@ -30,7 +30,7 @@ impl NqbFile {
     pub fn open(path: &Path, file: &File, mmap: MmapChoice) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
         let read = |e| fail(ErrorKind::Read(e));
-        let bytes = FileBytes::open(file, mmap).map_err(read)?;
+        let bytes = FileBytes::open(file, mmap, path).map_err(read)?;
         let head = bytes
             .to_vec(0, bytes.len().min(HEADER_LEN as u64) as usize)
             .map_err(read)?;
@@ -159,6 +159,12 @@ impl NqbFile {
     /// Names the file `path` in messages (for a spooled copy of standard input).
     pub(crate) fn set_path(&mut self, path: &Path) {
         self.path = path.to_path_buf();
+    }
+
+    /// Whether the file shrank under its map while it was read (see
+    /// [`crate::format::fault`]).
+    pub(crate) fn faulted(&self) -> bool {
+        self.bytes.faulted()
     }
 
     /// The file this was opened from.
