@@ -1,6 +1,6 @@
 //! Every channel of every command, from `formats/channels.json` (the list the command
 //! line's own description gives, kept current by a unit test of `cli/channels.rs`):
-//! every file a command reads is given hostile files (`/dev/zero`, `/dev/urandom`, a named
+//! every file a command reads is given hostile files (`/dev/zero`, `/dev/full`, `/dev/urandom`, a named
 //! pipe with no writer, a directory, an endless pipe) under a 1 GiB address-space limit,
 //! and must end with exit 2 and one line naming it, within seconds; every file it writes
 //! is given each of its inputs, standard output included, and must be refused with the
@@ -268,6 +268,7 @@ fn every_read_channel_refuses_hostile_files_in_bounded_time_and_memory() {
             }
             let mut hostile = vec![
                 Hostile::Path("/dev/zero"),
+                Hostile::Path("/dev/full"),
                 Hostile::Path("/dev/urandom"),
                 Hostile::NamedPipe,
                 Hostile::Directory,
@@ -281,7 +282,7 @@ fn every_read_channel_refuses_hostile_files_in_bounded_time_and_memory() {
             }
         }
     }
-    assert!(cases.len() >= 60, "only {} cases", cases.len());
+    assert!(cases.len() >= 70, "only {} cases", cases.len());
     let failures = std::sync::Mutex::new(Vec::new());
     // The named pipe's case waits 5 s for a writer: the cases run side by side.
     std::thread::scope(|scope| {
@@ -582,4 +583,58 @@ fn shards_that_run_for_seconds_merge_as_written_and_rewritten() {
         assert_eq!(code, Some(2));
         assert!(err.contains("holds no result of `count --json`"), "{err}");
     }
+}
+
+/// A checkpoint edited and sealed with a new checksum passes the checksum; its sum is
+/// still checked against the published total, on reading and when the count finishes.
+#[test]
+fn a_resealed_checkpoint_with_a_wrong_sum_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let ck = d.path().join("c.json");
+    let ck_s = ck.to_str().unwrap();
+    let (code, _, err) = run(&["count", "12", "--checkpoint", ck_s]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&ck).unwrap();
+    let reseal = |text: &str| {
+        let body = &text[..text.rfind(",\"xxh3\":").unwrap()];
+        let sum = twox_hash::XxHash3_64::oneshot(body.as_bytes());
+        std::fs::write(&ck, format!("{body},\"xxh3\":\"{sum:016x}\"}}\n")).unwrap();
+    };
+    // Every item done, one placement more than Q(12) = 14200.
+    reseal(&text.replace("\"sum\":\"14200\"", "\"sum\":\"14201\""));
+    let (code, out, err) = run(&["count", "12", "--checkpoint", ck_s]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("the whole count of n = 12 is 14200"), "{err}");
+    // Half the items undone and the sum lowered: plausible on reading, wrong at the end.
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let done = v["done"].as_str().unwrap();
+    let half = format!(
+        "{}{}",
+        &done[..done.len() / 2],
+        "0".repeat(done.len() - done.len() / 2)
+    );
+    let counted: u32 = half
+        .as_bytes()
+        .chunks(16)
+        .map(|w| {
+            u64::from_str_radix(std::str::from_utf8(w).unwrap(), 16)
+                .unwrap()
+                .count_ones()
+        })
+        .sum();
+    let edited = text
+        .replace(done, &half)
+        .replace(
+            &format!("\"counted\":{}", v["counted"]),
+            &format!("\"counted\":{counted}"),
+        )
+        .replace("\"sum\":\"14200\"", "\"sum\":\"1\"");
+    reseal(&edited);
+    let (code, out, err) = run(&["count", "12", "--checkpoint", ck_s]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.starts_with(&format!("nqueens: {ck_s}: ")) && err.contains("was edited"),
+        "{err}"
+    );
+    assert!(!out.contains("placements"), "no total printed: {out}");
 }
