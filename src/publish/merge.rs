@@ -52,6 +52,19 @@ pub enum MergeError {
         /// What is wrong.
         why: &'static str,
     },
+    /// Shards that add up to another total than the published one: one was edited (and
+    /// its digest computed again) or miscounted.
+    #[error(
+        "n = {n}: the shards add up to {found} placements, but the count of {n} queens is {known} (OEIS A000170): a shard was edited or damaged; count the shards again"
+    )]
+    Implausible {
+        /// Board size of the count.
+        n: u32,
+        /// What the shards add up to.
+        found: String,
+        /// The published count.
+        known: u128,
+    },
     /// A count that is not a decimal number.
     #[error("n = {n}: {field} {value:?} is not a decimal number")]
     Number {
@@ -190,6 +203,21 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
         })
     };
     let placements = sum("placements", |r| Some(&r.placements))?.to_string();
+    // The digest stops accidents, not an edit sealed anew; where the whole count is
+    // published, the sum is checked against it.
+    let first = &parts[0];
+    if first.piece == crate::count::Piece::Queen
+        && first.kind == crate::count::Kind::Regular
+        && first.placed.is_empty()
+        && let Some(known) = crate::count::known_total(n)
+        && placements != known.to_string()
+    {
+        return Err(MergeError::Implausible {
+            n,
+            found: placements,
+            known,
+        });
+    }
     let distinct = match parts[0].distinct {
         Some(_) => Some(sum("distinct", |r| r.distinct.as_ref())?.to_string()),
         None => None,
@@ -241,9 +269,17 @@ mod tests {
 
     #[test]
     fn shards_add_up_and_gaps_repeats_and_mixtures_are_named() {
-        let whole = merge(vec![shard(1, 3, "5"), shard(0, 3, "7"), shard(2, 3, "2")]).unwrap();
+        let whole = merge(vec![
+            shard(1, 3, "5000"),
+            shard(0, 3, "7000"),
+            shard(2, 3, "2200"),
+        ])
+        .unwrap();
         assert_eq!(whole.len(), 1);
-        assert_eq!(whole[0].placements, "14");
+        assert_eq!(whole[0].placements, "14200");
+        // Q(12) = 14200: shards that add up to another total are refused.
+        let err = merge(vec![shard(1, 3, "5"), shard(0, 3, "7"), shard(2, 3, "2")]).unwrap_err();
+        assert!(matches!(err, MergeError::Implausible { .. }), "{err}");
         assert_eq!(whole[0].shard, [0, 1]);
         assert_eq!(whole[0].seconds, 3.0);
 

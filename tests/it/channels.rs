@@ -638,3 +638,41 @@ fn a_resealed_checkpoint_with_a_wrong_sum_is_refused() {
     );
     assert!(!out.contains("placements"), "no total printed: {out}");
 }
+
+/// A shard edited and sealed with a new digest passes the digest; the merged total is
+/// still checked against the published one.
+#[test]
+fn a_resealed_shard_with_a_wrong_count_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let out = nqueens()
+            .args(["count", "10", "--shard", &format!("{i}/2"), "--json"])
+            .output()
+            .unwrap();
+        let f = d.path().join(format!("s{i}.json"));
+        std::fs::write(&f, &out.stdout).unwrap();
+        files.push(f);
+    }
+    let text = std::fs::read_to_string(&files[1]).unwrap();
+    let r: nqueens::json::CountRecord = serde_json::from_str(text.trim()).unwrap();
+    let placements = (r.placements.parse::<u64>().unwrap() + 1).to_string();
+    let forged = nqueens::json::CountRecord {
+        placements,
+        digest: None,
+        ..r
+    }
+    .sealed();
+    std::fs::write(&files[1], serde_json::to_string(&forged).unwrap()).unwrap();
+    let (code, out, err) = run(&[
+        "count",
+        "merge",
+        files[0].to_str().unwrap(),
+        files[1].to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains("add up to 725 placements, but the count of 10 queens is 724"),
+        "{err}"
+    );
+}
