@@ -108,6 +108,19 @@ pub fn write_constructed_solution(n: u64, out: &mut RowWriter) -> Result<(), Gen
 }
 
 /// Streams `source`'s solution of size `n` into `out`, computing batches in parallel.
+///
+/// ```
+/// use nqueens::format::{Input, OutputFormat, RowWriter};
+/// use nqueens::generate::{Source, write_solution};
+/// let path = std::env::temp_dir().join(format!("solution-doc-{}.nqb", std::process::id()));
+/// let mut out = RowWriter::create(&path, 1_000_003, OutputFormat::from_path(&path))?;
+/// write_solution(Source::Construction, 1_000_003, &mut out)?;
+/// out.finish()?.commit()?;
+/// let report = nqueens::verify::verify(&Input::open(&path)?, Default::default())?;
+/// assert!(report.is_solution());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_solution(source: Source, n: u64, out: &mut RowWriter) -> Result<(), GenerateError> {
     source.check(n)?;
     let mut first = 0;

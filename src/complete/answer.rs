@@ -25,6 +25,40 @@ pub struct Options {
     pub closed_forms: bool,
 }
 
+impl Options {
+    /// Options with this seed: no time limit, counted from now, no interrupt flag set,
+    /// closed forms used.
+    ///
+    /// ```
+    /// let opts = nqueens::complete::Options::new(42);
+    /// assert_eq!((opts.seed, opts.time_limit), (42, None));
+    /// ```
+    pub fn new(seed: u64) -> Options {
+        Options {
+            seed,
+            time_limit: None,
+            since: Instant::now(),
+            interrupt: Arc::default(),
+            closed_forms: true,
+        }
+    }
+
+    /// The same options with a wall-clock budget, counted from [`Options::since`].
+    pub fn with_time_limit(self, limit: Duration) -> Options {
+        Options {
+            time_limit: Some(limit),
+            ..self
+        }
+    }
+}
+
+/// Seed 0 (a fixed seed: the same answer on every run), as [`Options::new`].
+impl Default for Options {
+    fn default() -> Options {
+        Options::new(0)
+    }
+}
+
 /// The answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {

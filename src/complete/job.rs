@@ -61,6 +61,21 @@ pub const KEPT_ROWS: u64 = 10_000;
 
 /// Completes `input`; when solved and `output` is given, writes the solution there in the
 /// given format.
+///
+/// ```
+/// use nqueens::complete::{Answer, JobOutcome, Options, run_job};
+/// use nqueens::format::{Input, OutputFormat};
+/// let dir = std::env::temp_dir().join(format!("job-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let (board, solved) = (dir.join("board.txt"), dir.join("solved.nqb"));
+/// std::fs::write(&board, "0\n0\n0\n0\n0\n0\n0\n0\n0\n0\n")?;
+/// let input = Input::open(&board)?;
+/// let outcome = run_job(&input, Some((&solved, OutputFormat::from_path(&solved))), &Options::new(3))?;
+/// assert!(matches!(outcome, JobOutcome::Ran { answer: Answer::Solved, .. }));
+/// assert!(nqueens::verify::verify(&Input::open(&solved)?, Default::default())?.is_solution());
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run_job(
     input: &Input,
     output: Option<(&Path, OutputFormat)>,

@@ -127,6 +127,19 @@ pub(crate) fn complete(
 /// Completes a composition held in memory (`rows[i - 1]` = column of row i, 0 = empty):
 /// the answer, the rows as the engine left them (a solution when solved), and statistics.
 /// `None` when the rows are not a valid composition.
+///
+/// ```
+/// use nqueens::complete::{Answer, Options, complete_rows};
+/// // Nauck's 1850 problem: two queens given on the 8x8 board.
+/// let mut rows = vec![0u32; 8];
+/// rows[0] = 4;
+/// rows[5] = 2;
+/// let (answer, solution, _stats) = complete_rows(&rows, &Options::new(1)).unwrap();
+/// assert_eq!(answer, Answer::Solved);
+/// assert_eq!((solution[0], solution[5]), (4, 2));
+/// let report = nqueens::verify::verify_rows(&solution, Default::default()).unwrap();
+/// assert!(report.is_solution());
+/// ```
 pub fn complete_rows(rows: &[u32], opts: &Options) -> Option<(Answer, Vec<u32>, Stats)> {
     let input = Input::from_rows(std::path::Path::new("(memory)"), "memory", rows).ok()?;
     let store = RowStore::anonymous(rows.len() as u64).ok()?;

@@ -252,6 +252,17 @@ impl Problem {
 
 /// Counts the placements of `problem` (and the distinct ones when `distinct`) in `shard`,
 /// on the current rayon pool.
+///
+/// ```
+/// use nqueens::count::{Kind, Piece, Problem, Rules, Shard, count};
+/// let queens = Problem::new(8, Rules::new(Piece::Queen, Kind::Regular), vec![])?;
+/// let t = count(&queens, true, Shard::WHOLE)?;
+/// assert_eq!((t.count.to_string(), t.distinct.unwrap().to_string()), ("92".into(), "12".into()));
+/// // With a queen preplaced at row 1, column 1 (0-based squares).
+/// let corner = Problem::new(8, Rules::new(Piece::Queen, Kind::Regular), vec![(0, 0)])?;
+/// assert_eq!(count(&corner, false, Shard::WHOLE)?.count.to_string(), "4");
+/// # Ok::<(), nqueens::count::CountError>(())
+/// ```
 pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, CountError> {
     let p = problem;
     if let Some(conflict) = p.conflict() {
@@ -568,13 +579,7 @@ fn first_by_completion(p: &Problem) -> Option<Vec<(u32, u32)>> {
     for &(r, c) in &p.placed {
         rows[r as usize] = c + 1;
     }
-    let opts = crate::complete::Options {
-        seed: 0,
-        time_limit: None,
-        since: std::time::Instant::now(),
-        interrupt: Default::default(),
-        closed_forms: true,
-    };
+    let opts = crate::complete::Options::new(0);
     match crate::complete::complete_rows(&rows, &opts)? {
         (crate::complete::Answer::Solved, rows, _) => Some(
             rows.iter()

@@ -80,6 +80,36 @@ pub enum MergeError {
 /// The whole of each count among `records` (in order of first appearance): records of one
 /// count (same n, piece, kind, preplaced pieces, number of shards and requested fields)
 /// must hold every shard exactly once, counted by the same engine, work split and version.
+///
+/// ```
+/// use nqueens::count::{Kind, Piece, Problem, Rules, Shard, count};
+/// use nqueens::json::{CountRecord, Versions};
+/// let p = Problem::new(9, Rules::new(Piece::Queen, Kind::Regular), vec![])?;
+/// let shard = |i| -> Result<CountRecord, nqueens::count::CountError> {
+///     let t = count(&p, false, Shard::new(i, 2)?)?;
+///     Ok(CountRecord {
+///         versions: Versions::current(),
+///         n: 9,
+///         piece: Piece::Queen,
+///         kind: Kind::Regular,
+///         placed: vec![],
+///         shard: [i as u64, 2],
+///         placements: t.count.to_string(),
+///         distinct: None,
+///         orders: None,
+///         engine: "doc".into(),
+///         items: t.items as u64,
+///         seconds: 0.0,
+///         conflict: None,
+///         resumed_items: None,
+///         digest: None,
+///     }
+///     .sealed())
+/// };
+/// let whole = nqueens::publish::merge::merge(vec![shard(1)?, shard(0)?]).unwrap();
+/// assert_eq!(whole[0].placements, "352");
+/// # Ok::<(), nqueens::count::CountError>(())
+/// ```
 pub fn merge(records: Vec<CountRecord>) -> Result<Vec<CountRecord>, MergeError> {
     let mut groups: Vec<Vec<CountRecord>> = Vec::new();
     for r in records {

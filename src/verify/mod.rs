@@ -96,6 +96,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether the file is a solution: every row holds a queen and none attacks another.
+    pub fn is_solution(&self) -> bool {
+        self.verdict == Verdict::Solution
+    }
+
     /// The first thing wrong, as one line; `None` when the verdict is a success.
     pub fn first_problem(&self) -> Option<String> {
         if let Some(c) = self.conflicts.first() {
@@ -124,7 +129,17 @@ impl Report {
     }
 }
 
-/// What to require of a file beyond being a valid composition.
+/// What to require of a file beyond being a valid composition: made with
+/// `Requirements::default()` and the builder methods.
+///
+/// ```
+/// use nqueens::verify::{Requirements, Verdict, verify_rows};
+/// let base = nqueens::format::Input::from_rows("base".as_ref(), "memory", &[2, 0, 0, 0])?;
+/// let req = Requirements::default().require_complete().keeping(&base);
+/// assert_eq!(verify_rows(&[2, 4, 1, 3], req)?.verdict, Verdict::Solution);
+/// assert_eq!(verify_rows(&[3, 1, 4, 2], req)?.verdict, Verdict::Invalid);
+/// # Ok::<(), nqueens::format::FormatError>(())
+/// ```
 #[derive(Default, Clone, Copy)]
 pub struct Requirements<'a> {
     /// Every row must hold a queen.
@@ -134,6 +149,24 @@ pub struct Requirements<'a> {
     /// Every queen of a composition read before must be kept, checked by its digest
     /// instead of reading that composition again.
     pub(crate) kept: Option<&'a KeptQueens>,
+}
+
+impl<'a> Requirements<'a> {
+    /// Every row must hold a queen (a solution, not only a composition).
+    pub fn require_complete(self) -> Requirements<'a> {
+        Requirements {
+            complete: true,
+            ..self
+        }
+    }
+
+    /// Every queen of `base` must be kept (the file completes it).
+    pub fn keeping(self, base: &'a Input) -> Requirements<'a> {
+        Requirements {
+            base: Some(base),
+            ..self
+        }
+    }
 }
 
 /// The queens of a composition, as the rows that hold one and a digest of the queens
@@ -199,8 +232,36 @@ pub(crate) struct Marks {
 
 /// Verifies `input`; errors are for unreadable or corrupt files only (a wrong board is an
 /// `Ok` report with verdict [`Verdict::Invalid`]).
+///
+/// ```
+/// use nqueens::format::Input;
+/// use nqueens::verify::{Requirements, verify};
+/// let path = std::env::temp_dir().join(format!("verify-doc-{}.txt", std::process::id()));
+/// std::fs::write(&path, "2\n4\n1\n3\n")?;
+/// let report = verify(&Input::open(&path)?, Requirements::default())?;
+/// assert!(report.is_solution());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
     verify_pass(input, req, false, None).map(|(report, _)| report)
+}
+
+/// Verifies rows held in memory (`rows[i - 1]` = column of row i, 1-based, 0 for an empty
+/// row) like [`verify`]; errs only for more rows than a board has.
+///
+/// ```
+/// use nqueens::verify::{Verdict, verify_rows};
+/// let report = verify_rows(&[2, 4, 1, 3], Default::default())?;
+/// assert!(report.is_solution());
+/// let report = verify_rows(&[1, 2, 0, 0], Default::default())?;
+/// assert_eq!(report.verdict, Verdict::Invalid);
+/// assert_eq!(report.first_problem().unwrap(), "rows 1 and 2 share a D1 diagonal (columns 1 and 2)");
+/// # Ok::<(), nqueens::format::FormatError>(())
+/// ```
+pub fn verify_rows(rows: &[u32], req: Requirements) -> Result<Report, FormatError> {
+    let input = Input::from_rows(std::path::Path::new("(memory)"), "memory", rows)?;
+    verify(&input, req)
 }
 
 /// Verifies `input` like [`verify`] and, when it is a valid composition, also returns the
