@@ -202,8 +202,9 @@ def reference(case, transform=None):
         # Plain HDF5: "root datasets are the variables" (formats/octave.md).
         alternatives.append(lambda vs: [v for v in vs if not v.group])
     if any(v.nonstandard for v in variables):
-        # HDF5 numbers in other layouts (half floats, another exponent bias) are not
-        # numeric for nqueens (formats/octave.md), so not candidates either.
+        # HDF5 numbers in other layouts (half floats, another exponent bias) and Octave's
+        # ranges, diagonal and permutation matrices are not numeric for nqueens
+        # (formats/octave.md), so not candidates either.
         alternatives.append(lambda vs: [v.copy(numeric=False) if v.nonstandard else v
                                         for v in vs])
     if any(v.link for v in variables):
@@ -444,9 +445,9 @@ KNOWN = [
      lambda case, got: got.kind == "refused" and re.search(
          r"invalid data layout version: 5|version 2 B-tree chunk index", got.detail)),
     ("logical-as-numeric",
-     "a logical array (MATLAB logical, Octave bool) is taken for a uint8 vector: read as a "
-     "board, or counted among the numeric vectors",
-     {"mat5", "mat73", "hdf5"}, _logical_as_uint8, None),
+     "MAT v5: a logical array (uint8 with the logical flag) is taken for a uint8 vector: "
+     "read as a board, or counted among the numeric vectors",
+     {"mat5"}, _logical_as_uint8, None),
     ("octave-hdf5-types-counted",
      "Octave -hdf5: bool and char variables are counted among the numeric vectors (refused "
      "as ambiguous) though refused by their type when chosen",
@@ -1008,11 +1009,14 @@ def gen_h5py(rng, tmp, i):
 
 NPY_TYPES = ["|i1", "|u1", "<i2", ">i2", "<u2", ">u2", "<i4", ">i4", "<u4", ">u4", "<i8",
              ">i8", "<u8", ">u8", "<f4", ">f4", "<f8", ">f8", "<f2", ">f2", "|b1", "<c8",
-             ">c16", "<U1", "|S2", "|O", "<m8[s]", "<M8[D]", "<f16"]
+             ">c16", "<U1", "|S2", "|O", "<m8[s]", "<M8[D]", "<f16", "record"]
 
 
 def gen_numpy(rng, tmp, i):
-    dt = np.dtype(rng.choice(NPY_TYPES[:18]) if rng.random() < 0.8 else rng.choice(NPY_TYPES))
+    if rng.random() < 0.1:
+        return gen_savetxt(rng, tmp, i)
+    name = rng.choice(NPY_TYPES[:18]) if rng.random() < 0.8 else rng.choice(NPY_TYPES)
+    dt = np.dtype([("a", "<u4")] if name == "record" else name)
     zero = rng.random() < 0.15
     if dt.kind in "iuf" and (dt.kind, dt.itemsize) in CLASS_OF_KIND:
         cls = CLASS_OF_KIND[(dt.kind, dt.itemsize)]
@@ -1021,6 +1025,8 @@ def gen_numpy(rng, tmp, i):
         a = np.array([rng.random() < 0.5 for _ in range(rng.randint(1, 9))], dtype=dt)
     elif dt.kind == "O":
         a = np.array([1, 2, None], dtype=object)
+    elif dt.kind == "V":
+        a = np.array([(x,) for x in rand_board(rng, rng.randint(1, 9))], dtype=dt)
     elif dt.kind in "mM":
         a = np.array([1, 2, 0], dtype="i8").astype(dt)
     else:  # f2, long double, complex, strings
@@ -1051,11 +1057,17 @@ def gen_numpy(rng, tmp, i):
         return {"path": path, "args": args, "spec": spec, "var": None, "zero": zero,
                 "reader": "npz", "variables": [Var("Q", "npz archive", a.shape, numeric=False)]}
     path = os.path.join(tmp, f"numpy-{i}.npy")
-    np.save(path, a, allow_pickle=True)
+    version = rng.choice([None, None, (1, 0), (2, 0), (3, 0)])
+    if version is None:
+        np.save(path, a, allow_pickle=True)
+    else:
+        with open(path, "wb") as fh:
+            np.lib.format.write_array(fh, a, version=version, allow_pickle=True)
     back = np.load(path, allow_pickle=True)
     with open(path, "rb") as fh:
         fortran = b"'fortran_order': True" in fh.read(256)
-    spec = f"numpy {np.__version__} save: {back.dtype.str} shape {back.shape}, fortran_order {fortran}"
+    spec = (f"numpy {np.__version__} save (format {version or 'default'}): {back.dtype.str} "
+            f"shape {back.shape}, fortran_order {fortran}")
     dk = back.dtype
     # formats/npy.md: a vector (n,), (n, 1) or (1, n) of integers of 1 to 8 bytes or floats
     # of 4 or 8 bytes, either byte order. The docs' MATLAB-style dimensions: (n,) is 1xn.
@@ -1077,6 +1089,31 @@ def gen_numpy(rng, tmp, i):
         v = Var("array", dk.str, dims or (1, 1), numeric=False)
     return {"path": path, "args": args, "spec": spec, "variables": [v], "var": None,
             "zero": zero, "reader": "npy"}
+
+
+def gen_savetxt(rng, tmp, i):
+    """numpy.savetxt of a vector (formats/text.md: MATLAB's dlmwrite and NumPy's savetxt),
+    loaded back with numpy.loadtxt; text has no shape, so only vectors are written."""
+    zero = rng.random() < 0.15
+    cls = rng.choice(["int64", "double"])
+    vals = board_values(rng, cls, zero)
+    a = np.array(vals, dtype=NP_OF[cls])
+    fmt = rng.choice(["%d"] if cls == "int64" else ["%.18e", "%g", "%.1f", "%.3f"])
+    delim = rng.choice([" ", ",", "\t", ";", ", "])
+    shape = rng.choice(["column", "row"])
+    if shape == "row":
+        a = a.reshape(1, -1)
+    header = rng.choice(["", "board", "n = 8\nwritten by numpy"])
+    path = os.path.join(tmp, f"numpy-{i}.{rng.choice(['txt', 'csv', 'dat'])}")
+    np.savetxt(path, a, fmt=fmt, delimiter=delim, header=header,
+               newline=rng.choice(["\n", "\r\n"]))
+    back = np.loadtxt(path, delimiter=delim.strip() or None, ndmin=1, dtype=float)
+    vals = [pyval(x) for x in back.ravel()]
+    spec = (f"numpy {np.__version__} savetxt {shape} fmt={fmt!r} delimiter={delim!r} "
+            f"header={header!r}")
+    return {"path": path, "args": ["--zero-based"] if zero else [], "spec": spec,
+            "variables": [Var("text", "double", (1, len(vals)), vals)], "var": None,
+            "zero": zero, "reader": "text"}
 
 
 # ---------------------------------------------------------------------------------------
@@ -1302,7 +1339,10 @@ def gen_octave_batch(rng, tmp, start, count, octave, version):
                 if v.dims == (1, 1):
                     v.limits.append("an HDF5 scalar dataspace (Octave's 1x1)")
                 if kinds.get(v.name) in ("range", "diag", "perm"):
+                    # Not one of the numeric types the reader takes (formats/octave.md):
+                    # refused when chosen, and no candidate.
                     v.limits.append(f"an Octave {kinds[v.name]} in -hdf5")
+                    v.nonstandard = True
         case["file_limits"] = limits
         cases.append(case)
     return cases
