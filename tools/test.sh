@@ -32,9 +32,11 @@ if ! command -v octave-cli >/dev/null 2>&1; then
 fi
 if ! python3 -c "import scipy.io, h5py, numpy" >/dev/null 2>&1; then
   echo "tools/test.sh: installing scipy, h5py and numpy (pip)" >&2
-  # A Debian python3 refuses pip installs outside a virtual environment (PEP 668).
-  python3 -m pip install --quiet scipy h5py numpy \
-    || python3 -m pip install --quiet --break-system-packages scipy h5py numpy
+  # The versions RELIABILITY.md's runs used. A Debian python3 refuses pip installs outside
+  # a virtual environment (PEP 668).
+  clients=(scipy==1.17.1 h5py==3.16.0 numpy==2.4.6)
+  python3 -m pip install --quiet "${clients[@]}" \
+    || python3 -m pip install --quiet --break-system-packages "${clients[@]}"
 fi
 # The property tests draw their cases from a fixed seed here, so that a run of this script
 # passes or fails the same way on every machine; `cargo test` alone draws fresh cases each
