@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command of README.md and .ci/run: installs the command-line tools some tests run
 # (zstd, whose `zstd -d` must give back a raw NQB file; the SAT solver cadical, which solves
-# our CNF exports; GNU parallel, for the README's cluster recipes) when they are missing,
-# then runs `cargo test` with any arguments given.
+# our CNF exports; GNU parallel, for the README's cluster recipes; the clients of the
+# differential test: GNU Octave, and scipy, h5py and NumPy for python3) when they are
+# missing, then runs `cargo test` with any arguments given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -16,6 +17,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# The differential test against the real clients (tests/it/client_files.rs, running
+# tools/diff_clients.py) needs python3 with scipy, h5py and NumPy, and GNU Octave (without
+# its recommended packages: 135 packages, about 35 s). A client that cannot be installed
+# fails that test: it never passes by skipping.
+if ! command -v octave-cli >/dev/null 2>&1; then
+  echo "tools/test.sh: installing octave (apt-get, no recommended packages)" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  [ ${#missing[@]} -gt 0 ] || $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends octave >/dev/null
+fi
+if ! python3 -c "import scipy.io, h5py, numpy" >/dev/null 2>&1; then
+  echo "tools/test.sh: installing scipy, h5py and numpy (pip)" >&2
+  # The versions RELIABILITY.md's runs used. A Debian python3 refuses pip installs outside
+  # a virtual environment (PEP 668).
+  clients=(scipy==1.17.1 h5py==3.16.0 numpy==2.4.6)
+  python3 -m pip install --quiet "${clients[@]}" \
+    || python3 -m pip install --quiet --break-system-packages "${clients[@]}"
 fi
 # The property tests draw their cases from a fixed seed here, so that a run of this script
 # passes or fails the same way on every machine; `cargo test` alone draws fresh cases each

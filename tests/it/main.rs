@@ -7,6 +7,7 @@ mod common;
 mod bad_files;
 mod bad_input;
 mod channels;
+mod client_files;
 mod complete_cli;
 mod convert_cli;
 mod count_cli;
