@@ -74,7 +74,7 @@ pub struct Args {
     output: Option<PathBuf>,
     /// Save the count's progress to FILE every few seconds and when stopped (Ctrl-C,
     /// SIGTERM); the same command run again resumes from it. Regular queens on an empty
-    /// board, n = 4..23.
+    /// board, n = 4..31.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["range", "first"])]
     checkpoint: Option<PathBuf>,
     /// Seconds between two saves of the checkpoint.
@@ -272,9 +272,20 @@ fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<Coun
     let started = Instant::now();
     let by_items = (args.checkpoint.is_some() || shows_progress(args.quiet))
         && args.algorithm == Algorithm::Fast;
-    let items = by_items
-        .then(|| ItemCount::new(problem, args.distinct, shard))
-        .flatten();
+    let forced = forced_engine()?;
+    let by_items = by_items || forced.is_some();
+    let items = match forced {
+        Some(engine) => Some(
+            ItemCount::with_engine(problem, args.distinct, shard, engine).ok_or_else(|| {
+                Error::Usage(
+                    "NQUEENS_COUNT_ENGINE: that engine does not count this (regular queens on an empty board; half-boards: n = 4..23, constellations: n = 5..31)".into(),
+                )
+            })?,
+        ),
+        None => by_items
+            .then(|| ItemCount::new(problem, args.distinct, shard))
+            .flatten(),
+    };
     let (tally, resumed) = if let Some(items) = items {
         match count_items(args, &items)? {
             Some(done) => done,
@@ -282,7 +293,7 @@ fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<Coun
         }
     } else if args.checkpoint.is_some() {
         return Err(Error::Usage(
-            "count: --checkpoint needs a count made of work items: regular queens on an empty board, n = 4..23 (with --distinct, no --shard)".into(),
+            "count: --checkpoint needs a count made of work items: regular queens on an empty board, n = 4..31 (with --distinct, no --shard)".into(),
         ));
     } else {
         let progress = count_progress(args.quiet, problem.n, Instant::now());
@@ -306,6 +317,18 @@ fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<Coun
         v.resumed_items = Some(resumed as u64);
     }
     Ok(Some(v))
+}
+
+/// The engine `NQUEENS_COUNT_ENGINE` forces, if any.
+fn forced_engine() -> Result<Option<count::Method>, Error> {
+    match std::env::var("NQUEENS_COUNT_ENGINE").ok().as_deref() {
+        None | Some("") => Ok(None),
+        Some("half-boards") => Ok(Some(count::Method::HalfBoards)),
+        Some("constellations") => Ok(Some(count::Method::Constellations)),
+        Some(other) => Err(Error::Usage(format!(
+            "NQUEENS_COUNT_ENGINE={other:?}: expected half-boards or constellations"
+        ))),
+    }
 }
 
 /// A spinner for a count made in one call: when its engine reports work items (the

@@ -210,6 +210,10 @@ const EXIT_CODES: &str = concat!(
     "
 
 Environment:
+  NQUEENS_COUNT_ENGINE=half-boards|constellations
+       count: count regular queens on an empty board with this engine instead of the one
+       chosen for n (half boards up to 23, constellations from 24), item by item as with
+       --checkpoint; for tests, benchmarks and bug reports
   NQUEENS_KERNEL=portable|avx2|avx512
        count: force one counting kernel instead of the fastest this CPU runs
        (an error if the CPU cannot run it); for benchmarks and bug reports

@@ -303,35 +303,6 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
         // Burnside's distinct count is not a sum over items, so a sharded `--distinct`
         // takes Takaken's search, whose class counts are.
         (Piece::Queen, Kind::Regular, _)
-            if p.placed.is_empty()
-                && (constellations::MIN_N..=constellations::MAX_N).contains(&p.n)
-                && (!distinct || shard.of == 1) =>
-        {
-            let items = constellations::items(p.n);
-            let meter = crate::progress::meter();
-            meter.start_items((0..items.len()).filter(|&i| shard.takes(i)).count() as u64);
-            let count: u64 = items
-                .par_iter()
-                .enumerate()
-                .filter(|(i, _)| shard.takes(*i))
-                .map(|(_, item)| {
-                    let c = item.count();
-                    meter.item_done();
-                    c
-                })
-                .sum();
-            let distinct = distinct.then(|| {
-                let (quarter, half) = constellations::rotation_invariant(p.n);
-                BigUint::from((count + 2 * quarter + half) / 8)
-            });
-            Ok(tally(
-                BigUint::from(count),
-                distinct,
-                Method::Constellations,
-                items.len(),
-            ))
-        }
-        (Piece::Queen, Kind::Regular, _)
             if p.placed.is_empty() && (takaken::MIN_N..=takaken::MAX_N).contains(&p.n) =>
         {
             let items = takaken::items(p.n);

@@ -1,7 +1,7 @@
 //! Counts made of independent work items, which a caller can watch, stop, and resume by
 //! skipping the items already counted: what `count --checkpoint` and the count's progress
-//! display drive. Today this is the half-board engine (regular queens on an empty board),
-//! the engine of the long counts (n = 19 to 23).
+//! display drive. Regular queens on an empty board: the half-board engine for n <= 23,
+//! start constellations beyond (the long counts, n = 19 and up).
 
 use super::checkpoint::Key;
 use super::{BigUint, Method, Problem, Shard, Tally, constellations, halves, kernel, tally};
@@ -12,6 +12,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The version of the half-board engine's work items: a checkpoint names it, and one
 /// written by another version (whose items may differ) is refused.
 pub const HALF_BOARDS_VERSION: u32 = 1;
+
+/// The version of the constellation engine's work items (one per constellation class, in
+/// the order `constellations::items` lists them).
+pub const CONSTELLATIONS_VERSION: u32 = 1;
+
+/// The work items of one engine.
+enum Work {
+    Halves(halves::Work),
+    Constellations(Vec<constellations::Item>),
+}
 
 /// What a caller is told and asked while items are counted (from worker threads).
 pub struct Hooks<'a> {
@@ -49,30 +59,73 @@ pub struct ItemCount {
     problem: Problem,
     distinct: bool,
     shard: Shard,
-    work: halves::Work,
+    work: Work,
 }
 
 impl ItemCount {
     /// The item-by-item form of this count, when its engine has one: regular queens on an
-    /// empty board with n in the half-board engine's range (and, for `distinct`, no
-    /// shards: Burnside's formula needs the whole total).
+    /// empty board with n in the half-board engine's range (4..=23) or the constellation
+    /// engine's beyond it (24..=31), and, for `distinct`, no shards (Burnside's formula
+    /// needs the whole total).
     pub fn new(problem: &Problem, distinct: bool, shard: Shard) -> Option<ItemCount> {
+        let n = problem.n;
+        let engine = if (halves::MIN_N..=halves::MAX_N).contains(&n) {
+            Method::HalfBoards
+        } else if (halves::MAX_N + 1..=constellations::MAX_N).contains(&n) {
+            Method::Constellations
+        } else {
+            return None;
+        };
+        Self::with_engine(problem, distinct, shard, engine)
+    }
+
+    /// [`ItemCount::new`] with the engine chosen ([`Method::HalfBoards`] for n = 4..=23 or
+    /// [`Method::Constellations`] for n = 5..=31), to run an engine outside the range it
+    /// is chosen for: tests, benchmarks and bug reports (`NQUEENS_COUNT_ENGINE`).
+    pub fn with_engine(
+        problem: &Problem,
+        distinct: bool,
+        shard: Shard,
+        engine: Method,
+    ) -> Option<ItemCount> {
+        let n = problem.n;
         let fits = problem.rules.piece == Piece::Queen
             && problem.rules.kind == Kind::Regular
             && problem.placed.is_empty()
-            && (halves::MIN_N..=halves::MAX_N).contains(&problem.n)
             && (!distinct || shard.of == 1);
+        let work = match engine {
+            Method::HalfBoards if (halves::MIN_N..=halves::MAX_N).contains(&n) => {
+                Work::Halves(halves::Work::new(n))
+            }
+            Method::Constellations
+                if (constellations::MIN_N..=constellations::MAX_N).contains(&n) =>
+            {
+                Work::Constellations(constellations::items(n))
+            }
+            _ => return None,
+        };
         fits.then(|| ItemCount {
             problem: problem.clone(),
             distinct,
             shard,
-            work: halves::Work::new(problem.n),
+            work,
         })
     }
 
     /// Work items of the whole count (all shards).
     pub fn items(&self) -> usize {
-        self.work.len()
+        match &self.work {
+            Work::Halves(w) => w.len(),
+            Work::Constellations(items) => items.len(),
+        }
+    }
+
+    /// The engine counting the items.
+    pub fn engine(&self) -> Method {
+        match self.work {
+            Work::Halves(_) => Method::HalfBoards,
+            Work::Constellations(_) => Method::Constellations,
+        }
     }
 
     /// Whether this count's shard takes item `i`.
@@ -87,11 +140,15 @@ impl ItemCount {
 
     /// What a checkpoint of this count is tied to.
     pub fn key(&self) -> Key {
+        let version = match self.work {
+            Work::Halves(_) => HALF_BOARDS_VERSION,
+            Work::Constellations(_) => CONSTELLATIONS_VERSION,
+        };
         Key::new(
             &self.problem,
             self.shard,
-            Method::HalfBoards,
-            HALF_BOARDS_VERSION,
+            self.engine(),
+            version,
             self.items(),
         )
     }
@@ -99,22 +156,41 @@ impl ItemCount {
     /// Counts the shard's items that `hooks.skip` leaves, on the current rayon pool; the
     /// sum of their values, or `None` when `hooks.stop` stopped the count.
     pub fn run(&self, hooks: &Hooks) -> Option<u64> {
-        let kernel = kernel::Kernel::best();
         let stopped = AtomicBool::new(false);
-        let sum = (0..self.items())
+        let todo = (0..self.items())
             .into_par_iter()
-            .filter(|&i| self.takes(i) && !(hooks.skip)(i))
-            .map_init(halves::Scratch::default, |scratch, i| {
-                if stopped.load(Ordering::Relaxed) || hooks.stop.now() {
-                    stopped.store(true, Ordering::Relaxed);
-                    return 0;
-                }
-                let value = self.work.count(i, kernel, scratch);
-                (hooks.counted)(i, value);
-                value
-            })
-            .sum();
+            .filter(|&i| self.takes(i) && !(hooks.skip)(i));
+        // Each engine's items, with the scratch space one thread reuses between them.
+        let sum = match &self.work {
+            Work::Halves(work) => {
+                let kernel = kernel::Kernel::best();
+                todo.map_init(halves::Scratch::default, |scratch, i| {
+                    self.item(hooks, &stopped, i, || work.count(i, kernel, scratch))
+                })
+                .sum()
+            }
+            Work::Constellations(items) => todo
+                .map(|i| self.item(hooks, &stopped, i, || items[i].count()))
+                .sum(),
+        };
         (!stopped.load(Ordering::Relaxed)).then_some(sum)
+    }
+
+    /// Counts item `i` with `count` unless the count is stopping, and reports it.
+    fn item(
+        &self,
+        hooks: &Hooks,
+        stopped: &AtomicBool,
+        i: usize,
+        count: impl FnOnce() -> u64,
+    ) -> u64 {
+        if stopped.load(Ordering::Relaxed) || hooks.stop.now() {
+            stopped.store(true, Ordering::Relaxed);
+            return 0;
+        }
+        let value = count();
+        (hooks.counted)(i, value);
+        value
     }
 
     /// The result, from the sum of the values of all the shard's items.
@@ -123,12 +199,7 @@ impl ItemCount {
             let (quarter, half) = constellations::rotation_invariant(self.problem.n);
             BigUint::from((total + 2 * quarter as u128 + half as u128) / 8)
         });
-        tally(
-            BigUint::from(total),
-            distinct,
-            Method::HalfBoards,
-            self.items(),
-        )
+        tally(BigUint::from(total), distinct, self.engine(), self.items())
     }
 }
 
@@ -171,6 +242,46 @@ mod tests {
         let st = saved.lock().unwrap();
         assert_eq!(st.counted(), count.items());
         assert_eq!(count.tally(st.sum).count, BigUint::from(73712u32));
+    }
+
+    /// The constellation engine, which counts n >= 24, resumes the same way (checked here
+    /// at n = 12, where it runs as well).
+    #[test]
+    fn the_constellation_engine_stops_and_resumes_to_the_exact_total() {
+        let count = ItemCount::with_engine(
+            &queens(12),
+            false,
+            Shard::new(1, 2).unwrap(),
+            Method::Constellations,
+        )
+        .unwrap();
+        let straight = count.run(&Hooks::none()).unwrap();
+        let saved = Mutex::new(Checkpoint::new(count.key()));
+        for stop_after in [3usize, 10, usize::MAX] {
+            let started = AtomicUsize::new(0);
+            let before = saved.lock().unwrap().clone();
+            let skip = |i: usize| before.is_done(i);
+            let stop = crate::stop::Stop::new(None, Some(Default::default()));
+            let counted = |i: usize, v: u64| {
+                saved.lock().unwrap().record(i, v);
+                if started.fetch_add(1, Ordering::SeqCst) + 1 >= stop_after {
+                    stop.raise();
+                }
+            };
+            let hooks = Hooks {
+                skip: &skip,
+                counted: &counted,
+                stop: &stop,
+            };
+            assert_eq!(count.run(&hooks).is_some(), stop_after == usize::MAX);
+        }
+        let st = saved.lock().unwrap();
+        assert_eq!(st.sum, straight as u128);
+        let whole =
+            ItemCount::with_engine(&queens(12), false, Shard::WHOLE, Method::Constellations)
+                .unwrap();
+        assert_eq!(whole.run(&Hooks::none()), Some(14200));
+        assert_eq!(count.key().engine, Method::Constellations);
     }
 
     #[test]

@@ -100,6 +100,80 @@ fn a_count_stopped_by_a_signal_resumes_to_the_exact_total() {
     assert_eq!(v["resumed_items"], v["items"]);
 }
 
+/// The engine of n >= 24 (start constellations) checkpoints and resumes like the half
+/// boards: forced onto n = 15, a shard stopped twice by a signal and resumed gives the
+/// total of the same shard counted straight through, and the shards add up to Q(15).
+#[cfg(unix)]
+#[test]
+fn the_constellation_engine_stops_and_resumes_a_shard_to_its_exact_total() {
+    let d = tempfile::tempdir().unwrap();
+    let engine = [("NQUEENS_COUNT_ENGINE", "constellations")];
+    let shard = |i: u32, checkpoint: Option<&str>| {
+        let mut args = vec![
+            "count".to_string(),
+            "15".into(),
+            "--threads".into(),
+            "1".into(),
+        ];
+        args.extend([
+            "--shard".into(),
+            format!("{i}/3"),
+            "--json".into(),
+            "--quiet".into(),
+        ]);
+        if let Some(c) = checkpoint {
+            args.extend([
+                "--checkpoint".into(),
+                c.into(),
+                "--checkpoint-every".into(),
+                "0.01".into(),
+            ]);
+        }
+        args
+    };
+    let (mut total, mut resumed) = (0u64, 0);
+    for i in 0..3 {
+        let straight = shard(i, None);
+        let straight: Vec<&str> = straight.iter().map(String::as_str).collect();
+        let (code, out, err) = run_env(&engine, &straight);
+        assert_eq!(code, 0, "{err}");
+        let v = json(&out);
+        assert_eq!(v["engine"], "constellations", "{v}");
+        let expected = v["placements"].as_str().unwrap().to_string();
+        total += expected.parse::<u64>().unwrap();
+        let ck = format!("c{i}.json");
+        let resumable = shard(i, Some(&ck));
+        let resumable: Vec<&str> = resumable.iter().map(String::as_str).collect();
+        for after in [150, 150] {
+            let code = terminated_env(d.path(), &engine, &resumable, Duration::from_millis(after));
+            assert!(code == 130 || code == 0, "exit {code}");
+        }
+        let out = nqueens()
+            .envs(engine)
+            .args(&resumable)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json(&String::from_utf8(out.stdout).unwrap());
+        assert_eq!(v["placements"], expected.as_str(), "shard {i}/3: {v}");
+        resumed += (v["resumed_items"].as_u64().unwrap() > 0) as usize;
+        let text = std::fs::read_to_string(d.path().join(&ck)).unwrap();
+        assert!(text.contains("\"engine\":\"constellations\""), "{text}");
+    }
+    assert_eq!(total, 2279184);
+    let (code, _, err) = run_env(
+        &[("NQUEENS_COUNT_ENGINE", "constellations")],
+        &["count", "40"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("does not count this"), "{err}");
+}
+
 #[test]
 fn a_checkpoint_of_another_count_or_a_damaged_one_is_refused() {
     let d = tempfile::tempdir().unwrap();

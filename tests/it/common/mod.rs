@@ -72,7 +72,19 @@ pub fn reseal_header(bytes: &mut [u8]) {
 /// (the process must exit by itself, not be killed by the signal).
 #[cfg(unix)]
 pub fn terminated(dir: &Path, args: &[&str], after: std::time::Duration) -> i32 {
+    terminated_env(dir, &[], args, after)
+}
+
+/// [`terminated`] with environment variables set.
+#[cfg(unix)]
+pub fn terminated_env(
+    dir: &Path,
+    vars: &[(&str, &str)],
+    args: &[&str],
+    after: std::time::Duration,
+) -> i32 {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .envs(vars.iter().copied())
         .args(args)
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
