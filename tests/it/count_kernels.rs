@@ -166,6 +166,7 @@ fn the_constellation_engine_stops_and_resumes_a_shard_to_its_exact_total() {
         assert!(text.contains("\"engine\":\"constellations\""), "{text}");
     }
     assert_eq!(total, 2279184);
+    assert!(resumed > 0, "no shard was stopped before its end");
     let (code, _, err) = run_env(
         &[("NQUEENS_COUNT_ENGINE", "constellations")],
         &["count", "40"],
