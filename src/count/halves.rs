@@ -24,6 +24,7 @@
 
 use super::join::{Piece, Turn, keep_where};
 use super::kernel::Kernel;
+use super::sieve;
 
 /// Largest n. The masks would fit up to n = 32, but a count of n = 23 already takes days on
 /// a few cores and the quarter tables grow by about 4x per n; larger boards go to the start
@@ -407,7 +408,8 @@ impl Work {
                 // bottom halves are turned as they are built.
                 self.halves
                     .on(orbit.bottom, avoid, true, kernel, &mut lower, &mut s.pieces);
-                total += orbit.size * kernel.disjoint_pairs(&lower, &upper, self.geo.bits());
+                total +=
+                    orbit.size * sieve::disjoint_pairs(kernel, &lower, &upper, self.geo.bits());
             } else {
                 // Even n: the bottom column set's halves serve as tops too, so they are
                 // kept as built and turned where used.
@@ -458,7 +460,7 @@ impl Work {
             diagonals & (diagonals - 1),
         );
         kernel.split(bottoms, geo.upside_down(), (d1, d2), plain, by_diagonals);
-        let pairs = |v: &[u64]| kernel.disjoint_pairs(v, free, geo.bits());
+        let pairs = |v: &[u64]| sieve::disjoint_pairs(kernel, v, free, geo.bits());
         (
             pairs(&by_diagonals[0]),
             2 * pairs(&by_diagonals[1]) + 4 * pairs(&by_diagonals[2]),

@@ -4,10 +4,10 @@
 //! asked once which sets it has, and `NQUEENS_KERNEL` (`portable`, `avx2`, `avx512`) forces
 //! one for tests and benchmarks. The portable kernel is what ARM and older x86 run; it is
 //! plain code written so that the compiler vectorises it for the baseline (SSE2, NEON).
-//! This file holds the matching of two sets of masks; the same choice of kernel also
+//! This file holds the matching of two sets of masks and what it costs (the sieve above it
+//! plans with those costs); the same choice of kernel also
 //! joins quarter pieces ([`super::join`]) and splits halves ([`super::split`]).
 
-use super::sieve;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
@@ -100,39 +100,29 @@ impl Kernel {
         Kernel::selected().unwrap_or_else(|_| Kernel::available()[0])
     }
 
-    /// The number of pairs (p, x), p from `patterns` and x from `items`, with
-    /// `p & x == 0`; every mask lies in the low `bits` bits. Large sets are sieved first
-    /// ([`sieve`]).
-    pub(crate) fn disjoint_pairs(self, patterns: &[u64], items: &[u64], bits: u32) -> u64 {
-        assert!(bits <= 64);
-        sieve::disjoint_pairs(self, patterns, items, bits, |p, x| {
-            self.disjoint_pairs_unsieved(p, x, bits)
-        })
-    }
-
-    /// What matching costs this kernel, for [`sieve::Sieve::plan`] (in the units of
-    /// [`sieve::Costs`]). Counted from the instructions of each loop: per item and block,
+    /// What matching costs this kernel, for the sieve's plan (in the units of
+    /// [`Costs`]). Counted from the instructions of each loop: per item and block,
     /// the portable kernel spends about 45 on a block of 8 words, AVX2 about 56 on 16, AVX-512
     /// about 12 per 16 words plus the chunk indices; building a block's table spends about
     /// 1,100 per word since it is built from a transpose (3,300 before); sorting a mask
     /// about 30. The `build` figures were cut to a third with the transpose: 5 % faster
     /// with the portable kernel at n = 19, the others within noise; a third of that again
     /// measured no faster.
-    pub(crate) fn costs(self) -> sieve::Costs {
+    pub(crate) fn costs(self) -> Costs {
         match self {
-            Kernel::Portable => sieve::Costs {
+            Kernel::Portable => Costs {
                 block_words: 8,
                 item: 2,
                 build: 200,
                 sort: 4,
             },
-            Kernel::Avx2 => sieve::Costs {
+            Kernel::Avx2 => Costs {
                 block_words: 16,
                 item: 8,
                 build: 500,
                 sort: 8,
             },
-            Kernel::Avx512 => sieve::Costs {
+            Kernel::Avx512 => Costs {
                 block_words: 16,
                 item: 16,
                 build: 1300,
@@ -267,6 +257,33 @@ fn blocks<const W: usize, const E: usize, const CHUNKS: usize, C: Tally>(
         _ => pairs_in_chunks::<W, E, CHUNKS, C>(tail, items),
     };
     total
+}
+
+/// The cost of matching, as a kernel does it, in units of one word of a block's table
+/// matched against one item.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Costs {
+    /// Words per full block (64 patterns per word).
+    pub block_words: usize,
+    /// Matching an item against a block, besides its words (the chunk indices, the count).
+    pub item: usize,
+    /// Building a block's table, per word of it, in items matched.
+    pub build: usize,
+    /// Sorting one mask into its class.
+    pub sort: usize,
+}
+
+impl Costs {
+    /// Estimated work of matching `p` patterns with `x` items without a sieve: full
+    /// blocks, then a tail block as narrow as the kernel makes it.
+    pub(crate) fn matching(&self, p: usize, x: usize) -> usize {
+        let w = self.block_words;
+        let full = p / (64 * w);
+        let tail_words = tail_block_words(w, p - full * 64 * w);
+        let blocks = full + (tail_words > 0) as usize;
+        let words = full * w + tail_words;
+        words * (x + self.build) + blocks * self.item * x
+    }
 }
 
 /// The words of the block that holds the `tail` patterns left after the full blocks of
@@ -645,7 +662,7 @@ mod tests {
             let (p, x) = (thin(&patterns, 3), thin(&items, 11));
             let slow = p.iter().map(|&a| x.iter().filter(|&&b| a & b == 0).count() as u64).sum::<u64>();
             for k in Kernel::available() {
-                prop_assert_eq!(k.disjoint_pairs(&p, &x, bits), slow, "{:?}", k);
+                prop_assert_eq!(super::super::sieve::disjoint_pairs(k, &p, &x, bits), slow, "{:?}", k);
             }
         }
 
@@ -681,7 +698,11 @@ mod tests {
             .sum();
         assert!(slow > 0 && slow < 5000 * 4000);
         for k in Kernel::available() {
-            assert_eq!(k.disjoint_pairs(&patterns, &items, 40), slow, "{k:?}");
+            assert_eq!(
+                super::super::sieve::disjoint_pairs(k, &patterns, &items, 40),
+                slow,
+                "{k:?}"
+            );
         }
     }
 
@@ -694,8 +715,16 @@ mod tests {
             let (p, x) = (vec![0u64; patterns], vec![0u64; items]);
             for k in Kernel::available() {
                 let total = (patterns * items) as u64;
-                assert_eq!(k.disjoint_pairs(&p, &x, 35), total, "{k:?}");
-                assert_eq!(k.disjoint_pairs(&p, &x, 40), total, "{k:?}");
+                assert_eq!(
+                    super::super::sieve::disjoint_pairs(k, &p, &x, 35),
+                    total,
+                    "{k:?}"
+                );
+                assert_eq!(
+                    super::super::sieve::disjoint_pairs(k, &p, &x, 40),
+                    total,
+                    "{k:?}"
+                );
             }
         }
     }

@@ -13,7 +13,7 @@
 //! sample of each side, and sieves only when the estimate is clearly lower ([`MARGIN`]).
 //! It is a layer above the kernels: each class is matched by the kernel as a pair of sets.
 
-use super::kernel::{Kernel, tail_block_words};
+use super::kernel::{Costs, Kernel};
 
 /// Cut bits a sieve uses at most (16 classes).
 const MAX_CUTS: usize = 4;
@@ -26,20 +26,6 @@ const MARGIN: (usize, usize) = (2, 3);
 
 /// Masks of each side the plan counts bits and classes in.
 const SAMPLE: usize = 64;
-
-/// The cost of matching, as a kernel does it, in units of one word of a block's table
-/// matched against one item.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Costs {
-    /// Words per full block (64 patterns per word).
-    pub block_words: usize,
-    /// Matching an item against a block, besides its words (the chunk indices, the count).
-    pub item: usize,
-    /// Building a block's table, per word of it, in items matched.
-    pub build: usize,
-    /// Sorting one mask into its class.
-    pub sort: usize,
-}
 
 /// The cut bits chosen for one pair of sets.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,23 +158,10 @@ impl Sieve {
     }
 }
 
-impl Costs {
-    /// Estimated work of matching `p` patterns with `x` items without a sieve: full
-    /// blocks, then a tail block as narrow as the kernel makes it.
-    fn matching(&self, p: usize, x: usize) -> usize {
-        let w = self.block_words;
-        let full = p / (64 * w);
-        let tail_words = tail_block_words(w, p - full * 64 * w);
-        let blocks = full + (tail_words > 0) as usize;
-        let words = full * w + tail_words;
-        words * (x + self.build) + blocks * self.item * x
-    }
-}
-
 /// Counts the disjoint pairs of `patterns` and `items` with `count`, sieved when the plan
 /// says it pays. `count` is the kernel's matcher; it is called once per class of patterns,
 /// with the items that class can be disjoint from.
-pub(crate) fn disjoint_pairs(
+pub(crate) fn disjoint_pairs_with(
     kernel: Kernel,
     patterns: &[u64],
     items: &[u64],
@@ -196,6 +169,16 @@ pub(crate) fn disjoint_pairs(
     count: impl Fn(&[u64], &[u64]) -> u64,
 ) -> u64 {
     disjoint_pairs_at(kernel.costs(), patterns, items, bits, count)
+}
+
+/// The number of pairs (p, x), p from `patterns` and x from `items`, with `p & x == 0`,
+/// counted by `kernel`; every mask lies in the low `bits` bits. Large sets are sieved
+/// first.
+pub(crate) fn disjoint_pairs(kernel: Kernel, patterns: &[u64], items: &[u64], bits: u32) -> u64 {
+    assert!(bits <= 64);
+    disjoint_pairs_with(kernel, patterns, items, bits, |p, x| {
+        kernel.disjoint_pairs_unsieved(p, x, bits)
+    })
 }
 
 /// [`disjoint_pairs`] with the costs given.
@@ -303,7 +286,7 @@ mod tests {
                 kernel.disjoint_pairs_unsieved(a, b, 20)
             });
             assert_eq!(sieved, expected, "{kernel:?}");
-            assert_eq!(kernel.disjoint_pairs(&p, &x, 20), expected, "{kernel:?}");
+            assert_eq!(disjoint_pairs(kernel, &p, &x, 20), expected, "{kernel:?}");
         }
     }
 
