@@ -1,7 +1,7 @@
 //! The slow, obvious n-queens checks every test compares the engines against.
 //!
 //! One file for unit and integration tests alike: the library compiles it under
-//! `#[cfg(test)]`, `tests/common` includes it by path. It uses nothing of the crate, so that
+//! `#[cfg(test)]`, `tests/it/common` includes it by path. It uses nothing of the crate, so that
 //! a bug in the engines cannot hide in the oracle too: rows are 0 (empty) or the 1-based
 //! column, attacks are a predicate on two squares, and completions are found by trying
 //! every column of every empty row in order.

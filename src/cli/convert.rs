@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
     )
 )]
 pub struct Args {
-    /// IN OUT: the input (NQB raw or zstd, MAT v5/v7, CSPLib, text; recognised by content)
+    /// IN OUT: the input (any format nqueens reads: NQB raw or zstd, MAT v4/v5/v7/v7.3,
+    /// Octave text or binary, HDF5, NumPy .npy, CSPLib, text, gzipped too; recognised by content)
     /// and the output, written under a temporary name and renamed when complete. With
     /// --model, only OUT.
     #[arg(required = true, num_args = 1..=2, value_name = "FILE")]
