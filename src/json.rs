@@ -332,6 +332,42 @@ fn digest_of(text: &str) -> String {
     format!("{:016x}", twox_hash::XxHash3_64::oneshot(text.as_bytes()))
 }
 
+/// `count N --estimate --json`: the cost of a count, projected from a sample of its work
+/// items before it runs.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EstimateRecord {
+    /// Versions of the contract and the program.
+    #[serde(flatten)]
+    pub versions: Versions,
+    /// Board size.
+    pub n: u32,
+    /// [I, S]: the shard estimated.
+    pub shard: [u64; 2],
+    /// The engine whose work items were sampled.
+    pub engine: String,
+    /// Seed of the sample (decimal).
+    #[serde(with = "decimal")]
+    #[schemars(with = "DecimalString")]
+    pub seed: u64,
+    /// The projection.
+    #[serde(flatten)]
+    pub estimate: crate::count::estimate::Estimate,
+    /// Threads of this machine the wall time is given for.
+    pub threads: u64,
+    /// Projected wall seconds on `threads` threads.
+    pub wall_seconds: f64,
+    /// Peak resident memory of this process while sampling (bytes): what each process of
+    /// the count needs, about.
+    pub peak_memory_bytes: Option<u64>,
+    /// With `--shard-hours H`: H, and the shards that make each take at most H hours on
+    /// `threads` threads (by the upper end of the range).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard_hours: Option<f64>,
+    /// The suggested `--shard I/S`'s S.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u64>,
+}
+
 /// `count --first --json`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FirstRecord {
@@ -377,6 +413,7 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("certificate.schema.json", written::<CertificateRecord>()),
         ("count.schema.json", written::<CountRecord>()),
         ("count-first.schema.json", written::<FirstRecord>()),
+        ("count-estimate.schema.json", written::<EstimateRecord>()),
     ]
 }
 

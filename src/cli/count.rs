@@ -86,6 +86,32 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     checkpoint_every: f64,
+    /// Project the count's time and memory from a random sample of its work items instead
+    /// of counting (regular queens on an empty board, n = 4..31): core-hours with a 95 %
+    /// range, wall time on this machine's threads (--threads), peak memory per process.
+    #[arg(long, conflicts_with_all = ["first", "range", "checkpoint", "distinct", "orders"])]
+    estimate: bool,
+    /// With --estimate: seconds to spend sampling (more: a narrower range).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 20.0,
+        requires = "estimate",
+        allow_negative_numbers = true
+    )]
+    estimate_seconds: f64,
+    /// With --estimate: the shard count S (for --shard I/S) that keeps each shard under H
+    /// hours on --threads threads.
+    #[arg(
+        long,
+        value_name = "H",
+        requires = "estimate",
+        allow_negative_numbers = true
+    )]
+    shard_hours: Option<f64>,
+    /// With --estimate: seed of the sample; default a fresh one, printed.
+    #[arg(long, requires = "estimate", allow_negative_numbers = true)]
+    seed: Option<u64>,
     /// Print one JSON object per count.
     #[arg(long)]
     json: bool,
@@ -181,6 +207,9 @@ pub fn run(args: Args) -> Result<i32, Error> {
         let problem = Problem::new(n, plan.rules, plan.placed.clone())?;
         if args.first {
             return first(args, &problem);
+        }
+        if args.estimate {
+            return estimate(args, &problem, plan.shard);
         }
         let Some(v) = count_one(args, &problem, plan.shard)? else {
             return Ok(exit::INTERRUPTED);
@@ -317,6 +346,114 @@ fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<Coun
         v.resumed_items = Some(resumed as u64);
     }
     Ok(Some(v))
+}
+
+/// `count N --estimate`: samples the count's items for `--estimate-seconds` and prints the
+/// projection.
+fn estimate(args: &Args, problem: &Problem, shard: Shard) -> Result<i32, Error> {
+    let seconds = args.estimate_seconds;
+    let budget = Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|_| seconds.is_finite())
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--estimate-seconds {seconds}: expected seconds, 0 or more"
+            ))
+        })?;
+    if let Some(h) = args.shard_hours
+        && !(h.is_finite() && h > 0.0)
+    {
+        return Err(Error::Usage(format!(
+            "--shard-hours {h}: expected a positive number of hours"
+        )));
+    }
+    let started = Instant::now();
+    let items = match forced_engine()? {
+        Some(engine) => ItemCount::with_engine(problem, false, shard, engine),
+        None => ItemCount::new(problem, false, shard),
+    }
+    .ok_or_else(|| {
+        Error::Usage(
+            "count --estimate: only counts made of work items are estimated: regular queens on an empty board, n = 4..31".into(),
+        )
+    })?;
+    let setup = started.elapsed().as_secs_f64();
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let n = problem.n;
+    let progress = Progress::status(args.quiet, move || {
+        format!("estimating n = {n}: timing a sample of the work items")
+    });
+    let e = count::estimate::Estimate::of(&items, seed, budget, setup);
+    progress.finish();
+    let threads = rayon::current_num_threads() as u64;
+    let record = nqueens::json::EstimateRecord {
+        versions: Versions::current(),
+        n: problem.n,
+        shard: [shard.index as u64, shard.of as u64],
+        engine: name(&items.engine()),
+        seed,
+        wall_seconds: e.wall_seconds(threads as usize),
+        shards: args.shard_hours.map(|h| e.shards_for(h, threads as usize)),
+        shard_hours: args.shard_hours,
+        threads,
+        peak_memory_bytes: super::peak_rss(),
+        estimate: e,
+    };
+    if args.json {
+        print_json(&record)?;
+    } else {
+        print_estimate(&record)?;
+    }
+    Ok(exit::OK)
+}
+
+fn print_estimate(r: &nqueens::json::EstimateRecord) -> Result<(), Error> {
+    let e = &r.estimate;
+    let hours = |s: f64| s / 3600.0;
+    let part = if r.shard[1] == 1 {
+        String::new()
+    } else {
+        format!(", shard {}/{}", r.shard[0], r.shard[1])
+    };
+    outln!("n: {}, regular queens{part}", r.n)?;
+    outln!(
+        "engine: {}, {} of {} work items sampled in {:.1} s (seed {}; setup {:.1} s)",
+        r.engine,
+        e.sampled,
+        e.items,
+        e.sampled_seconds,
+        r.seed,
+        e.setup_seconds
+    )?;
+    let [lo, hi] = e.core_seconds_range;
+    let pct = |x: f64| 100.0 * (x / e.core_seconds.max(f64::MIN_POSITIVE) - 1.0);
+    outln!(
+        "core time: {} = {:.4} core-hours (95 %: {:+.1} % to {:+.1} %)",
+        human_duration(e.core_seconds),
+        hours(e.core_seconds),
+        pct(lo),
+        pct(hi)
+    )?;
+    outln!(
+        "wall time on {}: {} (up to {})",
+        super::plural(r.threads, "thread"),
+        human_duration(r.wall_seconds),
+        human_duration(e.setup_seconds + hi / r.threads.max(1) as f64)
+    )?;
+    if let Some(m) = r.peak_memory_bytes {
+        outln!(
+            "peak memory per process: {:.0} MiB",
+            m as f64 / (1 << 20) as f64
+        )?;
+    }
+    if let (Some(h), Some(s)) = (r.shard_hours, r.shards) {
+        outln!(
+            "shards: {s} of at most {h} h each on {}: --shard I/{s}, I = 0..{}",
+            super::plural(r.threads, "thread"),
+            s - 1
+        )?;
+    }
+    Ok(())
 }
 
 /// The engine `NQUEENS_COUNT_ENGINE` forces, if any.

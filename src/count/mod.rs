@@ -22,6 +22,7 @@ mod basic;
 mod bishops;
 pub mod checkpoint;
 mod constellations;
+pub mod estimate;
 mod halves;
 mod join;
 pub(crate) mod kernel;

@@ -176,6 +176,16 @@ impl ItemCount {
         (!stopped.load(Ordering::Relaxed)).then_some(sum)
     }
 
+    /// The value of item `i` alone (to time it: see [`super::estimate`]).
+    pub fn count_item(&self, i: usize) -> u64 {
+        match &self.work {
+            Work::Halves(work) => {
+                work.count(i, kernel::Kernel::best(), &mut halves::Scratch::default())
+            }
+            Work::Constellations(items) => items[i].count(),
+        }
+    }
+
     /// Counts item `i` with `count` unless the count is stopping, and reports it.
     fn item(
         &self,

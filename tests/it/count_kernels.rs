@@ -228,3 +228,49 @@ fn checkpoints_need_a_count_made_of_items_and_never_replace_an_input() {
         "0 0 0 0 0 0 0 0\n"
     );
 }
+
+/// `--estimate` times a sample of the work items: given the time, it samples them all and
+/// the projection is the measured total; it names the shard count for a time per shard;
+/// counts not made of items are refused.
+#[test]
+fn an_estimate_samples_the_items_and_projects_the_count() {
+    let (code, out, err) = run(&[
+        "count",
+        "12",
+        "--estimate",
+        "--estimate-seconds",
+        "600",
+        "--seed",
+        "5",
+        "--shard-hours",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["engine"], "half-boards");
+    assert_eq!(v["seed"], "5");
+    assert_eq!(v["sampled"], v["items"], "{v}");
+    let range = v["core_seconds_range"].as_array().unwrap();
+    assert_eq!(range[0], range[1], "{v}");
+    assert_eq!(v["shards"], 1);
+    assert!(v["peak_memory_bytes"].as_u64().unwrap() > 0);
+    // A budget of nothing still samples one round, and says how much of the range is open.
+    let (code, out, err) = run(&[
+        "count",
+        "14",
+        "--estimate",
+        "--estimate-seconds",
+        "0",
+        "--seed",
+        "5",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("work items sampled") && out.contains("core time:"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["count", "8", "--piece", "rook", "--estimate"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("only counts made of work items"), "{err}");
+}
