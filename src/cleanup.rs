@@ -160,11 +160,26 @@ fn ours_from_elsewhere(name: &str) -> bool {
         };
         random.len() == RANDOM_LEN
             && random.bytes().all(|b| b.is_ascii_alphanumeric())
-            && !pid.is_empty()
-            && pid.bytes().all(|b| b.is_ascii_digit())
+            && possible_pid(pid)
             && pid.parse() != Ok(std::process::id())
             && h == host()
     })
+}
+
+/// Whether `pid` is a PID as `owner` writes one: decimal without a leading zero, from 1
+/// to the kernel's largest (`/proc/sys/kernel/pid_max`, 2^22 where it cannot be read).
+fn possible_pid(pid: &str) -> bool {
+    static MAX: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let max = *MAX.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(1 << 22)
+    });
+    !pid.is_empty()
+        && !pid.starts_with('0')
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && pid.parse::<u64>().is_ok_and(|p| (1..=max).contains(&p))
 }
 
 /// Files younger than this are never swept: between creating a file and locking it, its
@@ -277,23 +292,30 @@ mod tests {
     fn sweep_removes_only_abandoned_files_of_our_exact_names() {
         let dir = tempfile::tempdir().unwrap();
         let h = host();
-        let dead = format!(".nqueens-work-999999999@{h}~abcDE1");
-        let dead_partial = format!(".nqueens-999999999@{h}~abcDE1.partial");
+        let dead = format!(".nqueens-work-7@{h}~abcDE1");
+        let dead_partial = format!(".nqueens-7@{h}~abcDE1.partial");
         let dead_spool = format!(".nqueens-1@{h}~Zz9zz9.spool");
         let mine = format!(".nqueens-{}~abcDE1.partial", owner());
         let other_host = ".nqueens-999999999@elsewhere.example~abcDE1".to_string();
+        // Names no run of ours writes: PID 0, a leading zero, beyond the largest PID.
+        let pid0 = format!(".nqueens-0@{h}~abcDE1.partial");
+        let zero_led = format!(".nqueens-007@{h}~abcDE1.partial");
+        let beyond = format!(".nqueens-999999999997@{h}~abcDE1.partial");
         // Names that only start like ours: never ours.
-        let longer = format!(".nqueens-999999999@{h}~AbCdEf.partial.bak");
-        let any = format!(".nqueens-999999999@{h}~my notes.txt");
-        let wrong_kind = format!(".nqueens-spool-999999999@{h}~abcDE1");
+        let longer = format!(".nqueens-7@{h}~AbCdEf.partial.bak");
+        let any = format!(".nqueens-7@{h}~my notes.txt");
+        let wrong_kind = format!(".nqueens-spool-7@{h}~abcDE1");
         let unrelated = "nqueens-999999999@x~y".to_string();
         // Ours, abandoned, but an input of this command.
-        let input = format!(".nqueens-999990@{h}~AbCdEf.partial");
+        let input = format!(".nqueens-3@{h}~AbCdEf.partial");
         // Ours, but its owner holds the lock: alive in another PID namespace.
-        let locked = format!(".nqueens-stdin-999999999@{h}~lock3d");
+        let locked = format!(".nqueens-stdin-7@{h}~lock3d");
         // Ours, abandoned a moment ago: maybe not locked yet.
-        let young = format!(".nqueens-work-999999999@{h}~young1");
+        let young = format!(".nqueens-work-7@{h}~young1");
         let all = [
+            &pid0,
+            &zero_led,
+            &beyond,
             &dead,
             &dead_partial,
             &dead_spool,

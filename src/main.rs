@@ -38,6 +38,8 @@ fn main() {
             cli::exit::ERROR
         }
         Ok(code) => code,
+        // Standard error is an input: the message would be written into it.
+        Err(e @ cli::Error::StderrIsInput(_)) => e.exit_code(),
         Err(e) if e.is_closed_pipe() => {
             nqueens::cleanup::remove_all();
             0

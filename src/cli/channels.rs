@@ -10,7 +10,7 @@
 
 use super::Error;
 use clap::ArgMatches;
-use nqueens::format::{OutputPath, is_stdio};
+use nqueens::format::{OutputPath, is_stdio, own_descriptor, reads_stdin};
 use std::path::{Path, PathBuf};
 
 /// What a command does with the file an argument names.
@@ -223,9 +223,11 @@ impl Files {
 
     fn add(&mut self, entry: &Entry, flag: &str, values: Vec<PathBuf>) {
         if let Stdio::No(why) = entry.stdio
-            && values.iter().any(|p| is_stdio(p))
+            && let Some(p) = values
+                .iter()
+                .find(|p| is_stdio(p) || own_descriptor(p).is_some())
         {
-            self.refused.push(format!("{flag} -: {why}"));
+            self.refused.push(format!("{flag} {}: {why}", p.display()));
         }
         let last = values.len().saturating_sub(1);
         for (i, path) in values.into_iter().enumerate() {
@@ -234,6 +236,14 @@ impl Files {
                 Role::Write => {
                     if let Some(ext) = entry.sibling {
                         let beside = path.with_extension(ext);
+                        let device = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
+                        if device {
+                            self.refused.push(format!(
+                                "{flag} {}: not a regular file: the {} is written beside it (with the extension .{ext}); name a file",
+                                path.display(),
+                                ext.to_uppercase()
+                            ));
+                        }
                         if beside == path {
                             self.refused.push(format!(
                                 "{flag} {}: the {} goes beside it with the extension .{ext}; name it otherwise (e.g. .json)",
@@ -265,7 +275,12 @@ pub fn check(files: &Files) -> Result<(), Error> {
     if let Some(why) = files.refused.first() {
         return Err(Error::Usage(why.clone()));
     }
-    let stdin_reads = files.reads.iter().filter(|(_, p)| is_stdio(p)).count();
+    // Every command prints: to a standard output closed at start, nothing could be, and
+    // finding out after the work would leave its outputs written and its answer lost.
+    if super::STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Error::StdoutClosed);
+    }
+    let stdin_reads = files.reads.iter().filter(|(_, p)| reads_stdin(p)).count();
     if stdin_reads > 1 {
         return Err(Error::Usage(
             "`-` (standard input) is named more than once: it can be read only once; save it to a file".into(),
@@ -289,6 +304,9 @@ pub fn check(files: &Files) -> Result<(), Error> {
         .chain(files.rewrites.iter().map(PathBuf::as_path))
         .collect();
     nqueens::format::check_stdout(&read)?;
+    if let Some(input) = nqueens::format::redirected_into(2, &read) {
+        return Err(Error::StderrIsInput(input.to_path_buf()));
+    }
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 use super::{Error, exit, plural};
 use nqueens::complete::JobOutcome;
 use nqueens::complete::{Answer, Stats};
-use nqueens::format::{OutputFormat, is_stdio};
+use nqueens::format::{OutputFormat, writes_stdout};
 use nqueens::json::{CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -233,13 +233,15 @@ struct Finished<'a> {
 }
 
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
-    // When the solution itself went to standard output, everything else goes to standard
-    // error, so that the output stays a clean file.
+    // When an output (the solution, a trace, a plot) went to standard output, everything
+    // else goes to standard error, so that the output stays a clean file.
     let mut w: Box<dyn std::io::Write> = if args
         .output
         .iter()
         .chain(&args.certificate)
-        .any(|p| is_stdio(p))
+        .chain(&args.trace)
+        .chain(&args.plot)
+        .any(|p| writes_stdout(p))
     {
         Box::new(std::io::stderr().lock())
     } else {

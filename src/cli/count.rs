@@ -4,7 +4,7 @@ use super::{Error, Progress, exit, print_json};
 use nqueens::count::checkpoint::{Checkpoint, CheckpointError};
 use nqueens::count::resumable::{Hooks, ItemCount};
 use nqueens::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
-use nqueens::format::is_stdio;
+use nqueens::format::writes_stdout;
 use nqueens::format::{OutputFormat, RowWriter};
 use nqueens::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
@@ -755,7 +755,7 @@ fn print_row(r: &CountRecord) -> Result<(), Error> {
 fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     // With the placement itself on standard output (`-o -`), every other line goes to
     // standard error so that the output stays a clean file.
-    let mut w: Box<dyn std::io::Write> = if args.output.as_deref().is_some_and(is_stdio) {
+    let mut w: Box<dyn std::io::Write> = if args.output.as_deref().is_some_and(writes_stdout) {
         Box::new(std::io::stderr())
     } else {
         Box::new(super::stdout())
@@ -835,7 +835,7 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
             p.n
         )?;
     } else if let (true, Some(out)) = (p.rules.one_per_line(), &args.output) {
-        if !is_stdio(out) {
+        if !writes_stdout(out) {
             wln!(
                 w,
                 "found a placement of n = {}, written to {}",
@@ -877,15 +877,17 @@ fn write_composition(out: &Path, n: u32, found: &[(u32, u32)]) -> Result<(), Err
     Ok(())
 }
 
-/// The longest line `count merge` reads: a record is a few hundred bytes, a few
-/// kilobytes with many preplaced pieces.
-const MAX_RECORD_BYTES: u64 = 1 << 20;
+/// The most bytes of one file `count merge` reads: a record is a few hundred bytes, so this
+/// holds about a million shards.
+const MAX_MERGE_FILE_BYTES: u64 = 256 << 20;
 
 fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
     let mut records = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for path in files {
+        super::alloc::working_on(path);
         let before = records.len();
-        read_records(path, &mut records)?;
+        read_records(path, &mut records, &mut seen)?;
         if records.len() == before {
             return Err(Error::NoCountRecord(path.clone()));
         }
@@ -901,46 +903,49 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
-/// Appends the records of the file at `path` (`-`: standard input), one per line; blank
-/// lines are skipped. Read line by line, each bounded by [`MAX_RECORD_BYTES`].
-fn read_records(path: &Path, records: &mut Vec<CountRecord>) -> Result<(), Error> {
-    use nqueens::format::{ErrorKind, FormatError};
-    use std::io::{BufRead, Read};
-    let fail = |k| Error::Format(FormatError::new(path, k));
-    let mut reader = std::io::BufReader::new(nqueens::format::open_stream(path)?);
-    let mut line = Vec::new();
-    for number in 1.. {
-        line.clear();
-        let got = (&mut reader)
-            .take(MAX_RECORD_BYTES + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| fail(ErrorKind::Read(e)))?;
-        if got == 0 {
-            break;
-        }
-        if got as u64 > MAX_RECORD_BYTES {
-            return Err(fail(ErrorKind::Text {
-                line: number,
-                detail: format!(
-                    "more than {MAX_RECORD_BYTES} bytes without a line end: not a result of `count --json`"
-                ),
-            }));
-        }
-        let text = nqueens::format::text::utf8(path, &line).map_err(|mut e| {
-            if let ErrorKind::Text { line, .. } = &mut e.problem {
-                *line = number;
-            }
-            e
+/// Appends the records of the file at `path` (`-`: standard input): JSON objects one
+/// after another, one per line as `count --json` prints them or spread over lines as a
+/// pretty-printer writes them, a UTF-8 byte order mark allowed. A shard given a second
+/// time is refused at once (`seen`: the shards read so far), so that an endless repeat
+/// of one record stops there.
+fn read_records(
+    path: &Path,
+    records: &mut Vec<CountRecord>,
+    seen: &mut std::collections::HashSet<String>,
+) -> Result<(), Error> {
+    let bytes =
+        nqueens::format::read_bounded(path, MAX_MERGE_FILE_BYTES, "a file of count records")?;
+    let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    let stream = serde_json::Deserializer::from_slice(text).into_iter::<CountRecord>();
+    for next in stream {
+        let record = next.map_err(|source| Error::NotACountRecord {
+            path: path.to_path_buf(),
+            line: source.line(),
+            source,
         })?;
-        if text.trim().is_empty() {
-            continue;
+        let key = serde_json::to_string(&(
+            record.n,
+            &record.piece,
+            &record.kind,
+            &record.placed,
+            record.shard,
+            record.distinct.is_some(),
+            record.orders.is_some(),
+        ))
+        .expect("keys serialize");
+        if !seen.insert(key) {
+            return Err(nqueens::publish::merge::MergeError::Shards {
+                n: record.n,
+                of: record.shard[1],
+                wrong: format!(
+                    "given more than once {}/{} (again in {})",
+                    record.shard[0],
+                    record.shard[1],
+                    path.display()
+                ),
+            }
+            .into());
         }
-        let record: CountRecord =
-            serde_json::from_str(text).map_err(|source| Error::NotACountRecord {
-                path: path.to_path_buf(),
-                line: number as usize,
-                source,
-            })?;
         records.push(record);
     }
     Ok(())

@@ -322,6 +322,15 @@ pub enum Error {
         /// What the JSON parser said.
         source: serde_json::Error,
     },
+    /// Standard output was closed when the command started (`>&-`).
+    #[error(
+        "(standard output): closed (>&-): nothing could be printed; to discard the output, redirect it to /dev/null"
+    )]
+    StdoutClosed,
+    /// Standard error is redirected into an input: any message would be written into it,
+    /// so this one is not printed (exit 2 only).
+    #[error("(standard error): is the input {} (the same file): refusing to write into an input", .0.display())]
+    StderrIsInput(std::path::PathBuf),
     /// A file given to `count merge` that holds no record.
     #[error("{}: holds no result of `count --json` (an empty file, or only blank lines)", .0.display())]
     NoCountRecord(std::path::PathBuf),
@@ -354,7 +363,11 @@ impl Error {
             Error::Format(FormatError {
                 problem: nqueens::format::ErrorKind::Write(e),
                 path,
-            }) if nqueens::format::is_stdio(path) => e,
+            })
+            | Error::Job(nqueens::complete::JobError::Format(FormatError {
+                problem: nqueens::format::ErrorKind::Write(e),
+                path,
+            })) if nqueens::format::writes_stdout(path) => e,
             _ => return false,
         };
         io.kind() == std::io::ErrorKind::BrokenPipe
@@ -477,7 +490,7 @@ fn refuse_binary_on_terminal(
 ) -> Result<(), Error> {
     use nqueens::format::OutputFormat::{Csplib, Text};
     use std::io::IsTerminal;
-    if nqueens::format::is_stdio(path)
+    if nqueens::format::writes_stdout(path)
         && !matches!(format, Text | Csplib)
         && std::io::stdout().is_terminal()
     {
@@ -575,7 +588,32 @@ impl std::io::Write for Stdout {
 /// and exit for a command line that does not parse, or `--help`).
 pub fn parse() -> (Cli, channels::Files) {
     use clap::{CommandFactory, FromArgMatches};
-    let matches = Cli::command().get_matches();
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            // Help and version go to standard output: through `stdout()`, so that a closed
+            // or full one is an error (clap's own printing reports success).
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                use std::io::IsTerminal as _;
+                use std::io::Write as _;
+                let text = if std::io::stdout().is_terminal() {
+                    e.render().ansi().to_string()
+                } else {
+                    e.render().to_string()
+                };
+                let written = stdout()
+                    .write_all(text.as_bytes())
+                    .and_then(|()| stdout().flush());
+                if let Err(e) = written {
+                    errln!("nqueens: {}", Error::Stdout(e));
+                    std::process::exit(exit::ERROR);
+                }
+                std::process::exit(exit::OK);
+            }
+            e.exit()
+        }
+    };
     let files = channels::Files::of(&Cli::command(), &matches);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     (cli, files)

@@ -115,11 +115,11 @@ impl Checkpoint {
 
     /// Writes the checkpoint to `path` atomically (a temporary file beside it, renamed).
     pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
-        let mut file = crate::format::AtomicFile::create(path)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        // The caller names the file: keep only what is wrong with it.
+        let bare = |e: crate::format::FormatError| std::io::Error::other(e.problem.to_string());
+        let mut file = crate::format::AtomicFile::create(path).map_err(bare)?;
         std::io::Write::write_all(&mut file, self.to_text().as_bytes())?;
-        file.commit()
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        file.commit().map_err(bare)?;
         Ok(())
     }
 

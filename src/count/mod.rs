@@ -212,7 +212,8 @@ pub struct Tally {
 }
 
 impl Problem {
-    /// A problem, checking that every preplaced piece (0-based) is on the board.
+    /// A problem, checking that every preplaced piece (0-based) is on the board; a square
+    /// listed twice is one piece.
     pub fn new(n: u32, rules: Rules, mut placed: Vec<(u32, u32)>) -> Result<Problem, CountError> {
         if n == 0 {
             return Err(CountError::Empty);
@@ -224,7 +225,10 @@ impl Problem {
                 n,
             });
         }
+        // A square named twice (`--place 4:5` and `--from` a file with that queen) holds
+        // one piece, not two that attack each other.
         placed.sort_unstable();
+        placed.dedup();
         Ok(Problem { n, rules, placed })
     }
 

@@ -28,7 +28,10 @@ pub use input::{EXCLUDED, Input, OpenOptions, SegmentCache, SegmentSum};
 pub use mat_layout::{MatClass, MatLayout, MatSource, VarName};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
 pub use open::{WRITER_WAIT, open_stream, read_bounded};
-pub use output::{AtomicFile, OutputPath, STDIO, check_outputs, check_stdout, is_stdio};
+pub use output::{
+    AtomicFile, OutputPath, STDIO, check_outputs, check_stdout, is_stdio, own_descriptor,
+    reads_stdin, redirected_into, writes_stdout,
+};
 pub(crate) use output::{Destination, Scratch, reserve};
 pub use source::MmapChoice;
 pub use writer::{OutputFormat, RowWriter};

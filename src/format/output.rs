@@ -25,6 +25,44 @@ pub fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == STDIO
 }
 
+/// Whether an output at `path` goes to standard output: `-`, or a name of descriptor 1
+/// (`/dev/stdout`, `/proc/self/fd/1`).
+pub fn writes_stdout(path: &Path) -> bool {
+    is_stdio(path) || own_descriptor(path) == Some(1)
+}
+
+/// Whether an input at `path` is standard input: `-`, or a name of descriptor 0.
+pub fn reads_stdin(path: &Path) -> bool {
+    is_stdio(path) || own_descriptor(path) == Some(0)
+}
+
+/// The descriptor of this process that `path` names, if it names one: `/dev/stdin`,
+/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` or `/proc/PID/fd/N` with
+/// this process's PID. Opening such a path opens the file anew (for a regular file, at
+/// offset 0, without the shell's `>>`), and renaming over it replaces the file the
+/// descriptor is redirected to: an output there is written into the descriptor itself.
+pub fn own_descriptor(path: &Path) -> Option<i32> {
+    let s = path.to_str()?;
+    match s {
+        "/dev/stdin" => return Some(0),
+        "/dev/stdout" => return Some(1),
+        "/dev/stderr" => return Some(2),
+        _ => {}
+    }
+    let own = format!("/proc/{}/fd/", std::process::id());
+    let n = [
+        "/dev/fd/",
+        "/proc/self/fd/",
+        "/proc/thread-self/fd/",
+        own.as_str(),
+    ]
+    .iter()
+    .find_map(|prefix| s.strip_prefix(prefix))?;
+    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse().ok())
+        .flatten()
+}
+
 /// Where an output's bytes end up, and where its temporary files go.
 #[derive(Debug, Clone)]
 pub(crate) struct Destination {
@@ -44,6 +82,11 @@ impl Destination {
     pub(crate) fn resolve(dest: &Path) -> Result<Destination, FormatError> {
         let fail = |p| FormatError::new(dest, p);
         if is_stdio(dest) {
+            return Ok(Destination::temp(dest));
+        }
+        // A descriptor of ours (`/dev/stderr`, `/proc/self/fd/3`) is written into, never
+        // replaced, even when it is redirected to a regular file.
+        if own_descriptor(dest).is_some() {
             return Ok(Destination::temp(dest));
         }
         let target = match std::fs::metadata(dest) {
@@ -303,6 +346,11 @@ impl AtomicFile {
                 let mut out = std::io::stdout().lock();
                 std::io::copy(staged, &mut out).map_err(err)?;
                 out.flush().map_err(err)?;
+            } else if let Some(fd) = own_descriptor(&self.dest.target) {
+                // Into the open descriptor: at its offset, with its `>>`, as the shell set
+                // it up.
+                let mut out = borrowed_descriptor(fd).map_err(err)?;
+                std::io::copy(staged, &mut out).map_err(err)?;
             } else {
                 let mut out = std::fs::OpenOptions::new()
                     .write(true)
@@ -342,6 +390,26 @@ impl Write for AtomicFile {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         self.file().flush()
+    }
+}
+
+/// A new descriptor for this process's descriptor `fd` (closed when dropped; `fd` stays).
+fn borrowed_descriptor(fd: i32) -> std::io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::FromRawFd;
+        // SAFETY: dup on a descriptor number; the result, when valid, is ours to own.
+        let copy = unsafe { libc::dup(fd) };
+        if copy < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `copy` is a fresh descriptor that nothing else owns.
+        Ok(unsafe { File::from_raw_fd(copy) })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
     }
 }
 
@@ -427,18 +495,21 @@ fn descriptor_id(fd: i32) -> Option<FileId> {
 /// What an output path writes: `-` is standard output, which is the file it is
 /// redirected to when that is a regular file.
 fn output_id(p: &Path) -> Option<FileId> {
-    if is_stdio(p) {
-        return Some(descriptor_id(1).unwrap_or(FileId::Stdout));
+    match own_descriptor(p) {
+        _ if is_stdio(p) => Some(descriptor_id(1).unwrap_or(FileId::Stdout)),
+        Some(1) => Some(descriptor_id(1).unwrap_or(FileId::Stdout)),
+        Some(fd) => descriptor_id(fd),
+        None => file_id(p),
     }
-    file_id(p)
 }
 
 /// What an input path reads: `-` is standard input, a regular file when redirected from one.
 fn input_id(p: &Path) -> Option<FileId> {
-    if is_stdio(p) {
-        return descriptor_id(0);
+    match own_descriptor(p) {
+        _ if is_stdio(p) => descriptor_id(0),
+        Some(fd) => descriptor_id(fd),
+        None => file_id(p),
     }
-    file_id(p)
 }
 
 /// Refuses to run when one file would be written twice, an input overwritten, or an
@@ -468,7 +539,7 @@ pub fn check_outputs(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(),
                 ErrorKind::OverwritesInput(inputs[k].to_path_buf()),
             ));
         }
-        if is_stdio(out.path) {
+        if is_stdio(out.path) || own_descriptor(out.path).is_some() {
             continue;
         }
         // Every output's directory is checked before the command runs, so that a trace
@@ -482,14 +553,22 @@ pub fn check_outputs(outputs: &[OutputPath<'_>], inputs: &[&Path]) -> Result<(),
     Ok(())
 }
 
+/// The input among `inputs` that this process's descriptor `fd` is redirected to (`>>
+/// in.txt`, `1<> in.nqb`, `2>> in.txt`), if any: what is written there would be written
+/// into a file the command reads.
+pub fn redirected_into<'a>(fd: i32, inputs: &[&'a Path]) -> Option<&'a Path> {
+    let out = descriptor_id(fd)?;
+    inputs
+        .iter()
+        .find(|p| input_id(p).as_ref() == Some(&out))
+        .copied()
+}
+
 /// Refuses to run when standard output is redirected into one of `inputs` (`>> in.txt`,
 /// `1<> in.nqb`), as `cat` does: whatever the command prints would be written into a
 /// file it reads. For commands that print to standard output without naming `-`.
 pub fn check_stdout(inputs: &[&Path]) -> Result<(), FormatError> {
-    let Some(out) = descriptor_id(1) else {
-        return Ok(());
-    };
-    match inputs.iter().find(|p| input_id(p).as_ref() == Some(&out)) {
+    match redirected_into(1, inputs) {
         Some(input) => Err(FormatError::new(
             Path::new("(standard output)"),
             ErrorKind::OverwritesInput(input.to_path_buf()),

@@ -7,7 +7,7 @@ use num_bigint::BigUint;
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum MergeError {
     /// Some shard is missing, given twice, or has an index not below S.
-    #[error("n = {n}: need each of 0..{of} exactly once: {wrong}")]
+    #[error("n = {n}: need each shard I/{of}, I = 0 to S - 1, exactly once: {wrong}")]
     Shards {
         /// Board size of the count.
         n: u32,
@@ -26,6 +26,18 @@ pub enum MergeError {
         /// How the first shard was counted.
         first: String,
         /// How another was.
+        other: String,
+    },
+    /// Shards of one count asked for different fields (`--distinct`, `--orders`).
+    #[error(
+        "n = {n}: shards count different things ({first}; {other}): count every shard with the same --distinct and --orders"
+    )]
+    Fields {
+        /// Board size of the count.
+        n: u32,
+        /// What the first shard counts.
+        first: String,
+        /// What another counts.
         other: String,
     },
     /// A record written for a newer shape of the records than this program knows.
@@ -64,6 +76,18 @@ pub enum MergeError {
         found: String,
         /// The published count.
         known: u128,
+    },
+    /// A record whose time is not a number of seconds (negative, or not finite).
+    #[error("n = {n}, shard {shard}/{of}: seconds {seconds} is not a time: count that shard again")]
+    Seconds {
+        /// Board size of the count.
+        n: u32,
+        /// The shard.
+        shard: u64,
+        /// Number of shards.
+        of: u64,
+        /// What the record says, as written.
+        seconds: String,
     },
     /// A count that is not a decimal number.
     #[error("n = {n}: {field} {value:?} is not a decimal number")]
@@ -131,6 +155,37 @@ pub fn merge(records: Vec<CountRecord>) -> Result<Vec<CountRecord>, MergeError> 
                 } else {
                     "the record's digest does not match its content: it was edited"
                 },
+            });
+        }
+        if !(r.seconds.is_finite() && r.seconds >= 0.0) {
+            return Err(MergeError::Seconds {
+                n: r.n,
+                shard: r.shard[0],
+                of: r.shard[1],
+                seconds: r.seconds.to_string(),
+            });
+        }
+        if let Some(g) = groups.iter().find(|g| {
+            let a = &g[0];
+            (a.n, a.piece, a.kind, &a.placed, a.shard[1])
+                == (r.n, r.piece, r.kind, &r.placed, r.shard[1])
+                && !same_count(a, &r)
+        }) {
+            let fields = |x: &CountRecord| {
+                let mut f = vec!["placements"];
+                f.extend(x.distinct.as_ref().map(|_| "distinct"));
+                f.extend(x.orders.as_ref().map(|_| "orders"));
+                f.join(", ")
+            };
+            return Err(MergeError::Fields {
+                n: r.n,
+                first: format!(
+                    "shard {}/{} counts {}",
+                    g[0].shard[0],
+                    g[0].shard[1],
+                    fields(&g[0])
+                ),
+                other: format!("shard {}/{} counts {}", r.shard[0], r.shard[1], fields(&r)),
             });
         }
         match groups.iter_mut().find(|g| same_count(&g[0], &r)) {
@@ -256,7 +311,14 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
         Some(_) => Some(sum("orders", |r| r.orders.as_ref())?.to_string()),
         None => None,
     };
-    let seconds = parts.iter().map(|r| r.seconds).sum();
+    // Each finite and at least 0 (checked on reading); a sum too large for a double is
+    // no time either.
+    let seconds: f64 = parts.iter().map(|r| r.seconds).sum();
+    let seconds = if seconds.is_finite() {
+        seconds
+    } else {
+        f64::MAX
+    };
     Ok(CountRecord {
         shard: [0, 1],
         placements,
@@ -316,7 +378,7 @@ mod tests {
         let err = merge(vec![shard(0, 4, "1"), shard(0, 4, "1"), shard(3, 4, "1")]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "n = 12: need each of 0..4 exactly once: missing 1/4, 2/4; given more than once 0/4"
+            "n = 12: need each shard I/4, I = 0 to S - 1, exactly once: missing 1/4, 2/4; given more than once 0/4"
         );
 
         let mut other = shard(1, 2, "1");
@@ -336,6 +398,29 @@ mod tests {
             let err = merge(vec![shard(0, 1, bad)]).unwrap_err();
             assert!(matches!(err, MergeError::Number { .. }), "{bad:?}: {err}");
         }
+    }
+
+    #[test]
+    fn times_that_are_no_time_and_fields_that_differ_are_named() {
+        for bad in [f64::INFINITY, -3.2, f64::NAN] {
+            let mut r = shard(0, 1, "14200");
+            r.seconds = bad;
+            let err = merge(vec![r.sealed()]).unwrap_err();
+            assert!(matches!(err, MergeError::Seconds { .. }), "{err}");
+        }
+        let mut huge = shard(1, 2, "7100");
+        huge.seconds = f64::MAX;
+        let mut other = shard(0, 2, "7100");
+        other.seconds = f64::MAX;
+        let whole = merge(vec![huge.sealed(), other.sealed()]).unwrap();
+        assert!(whole[0].seconds.is_finite());
+        let mut distinct = shard(1, 2, "7100");
+        distinct.distinct = Some("900".into());
+        let err = merge(vec![shard(0, 2, "7100"), distinct.sealed()]).unwrap_err();
+        assert!(
+            err.to_string().contains("shards count different things"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -492,18 +492,12 @@ fn the_cleanup_removes_only_abandoned_files_of_ours() {
         p
     };
     let input = make(
-        &format!(".nqueens-999990@{host}~AbCdEf.partial"),
+        &format!(".nqueens-2@{host}~AbCdEf.partial"),
         "1 5 8 6 3 7 2 4\n",
     );
-    let lookalike = make(&format!(".nqueens-999991@{host}~my notes.txt"), "mine");
-    let live = make(
-        &format!(".nqueens-work-999992@{host}~L1ve00"),
-        "a live run's",
-    );
-    let abandoned = make(
-        &format!(".nqueens-work-999993@{host}~Ab4nd0"),
-        "left by kill -9",
-    );
+    let lookalike = make(&format!(".nqueens-3@{host}~my notes.txt"), "mine");
+    let live = make(&format!(".nqueens-work-4@{host}~L1ve00"), "a live run's");
+    let abandoned = make(&format!(".nqueens-work-5@{host}~Ab4nd0"), "left by kill -9");
     let holder = std::fs::File::open(&live).unwrap();
     holder.try_lock().unwrap();
     let out = d.path().join("out.zst");

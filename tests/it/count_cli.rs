@@ -173,7 +173,7 @@ fn shards_merge_into_the_whole() {
     let (code, _, err) = run(&["count", "merge", &files[0], &files[1]]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("need each of 0..3 exactly once: missing 2/3"),
+        err.contains("need each shard I/3, I = 0 to S - 1, exactly once: missing 2/3"),
         "{err}"
     );
     let (code, _, err) = run(&["count", "merge", &files[0], &files[1], &files[1], &files[2]]);
