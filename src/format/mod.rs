@@ -22,6 +22,7 @@ mod writer;
 mod zlib;
 
 pub use error::{ErrorKind, FormatError};
+pub(crate) use error::{clip, listing, quote};
 pub use input::{EXCLUDED, Input, OpenOptions, SegmentCache, SegmentSum, read_all};
 pub use mat_layout::{MatClass, MatLayout, MatSource, VarName};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
@@ -115,7 +116,7 @@ fn choose_vector(
     names: &[String],
     var: Option<&str>,
 ) -> Result<(Vec<u32>, MatSource), String> {
-    let holds = || names.join(", ");
+    let holds = || listing(names.iter().map(|n| clip(n)));
     let wanted = var.unwrap_or("Q");
     let take = |v: FoundVector| (v.rows, MatSource::among(v.layout, &v.name, names));
     // Moved out, not copied: a vector may hold a billion rows.
@@ -124,7 +125,8 @@ fn choose_vector(
     }
     if let Some(v) = var {
         return Err(format!(
-            "no variable named {v}; the file holds: {}",
+            "no variable named {}; the file holds: {}",
+            clip(v),
             holds()
         ));
     }
