@@ -140,6 +140,23 @@ fn choose_vector(
     }
 }
 
+/// Dimensions for messages, `2x3` (`-` for none); cut short when a file lists thousands.
+pub(crate) fn dims_text(dims: &[u64]) -> String {
+    if dims.is_empty() {
+        return "-".into();
+    }
+    let text = dims
+        .iter()
+        .take(16)
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join("x");
+    if dims.len() > 16 {
+        return format!("{text}x\u{2026} ({} dimensions)", dims.len());
+    }
+    text
+}
+
 /// Bytes as space-separated hexadecimal pairs, for messages about a file's first bytes.
 fn hex(b: &[u8]) -> String {
     b.iter()
