@@ -22,6 +22,9 @@ pub enum Input {
     },
     /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
     Mat73(Box<mat73::Mat73File>),
+    /// A long numeric vector of a MAT v5/v7 file, read by windows (a short one is read
+    /// whole, as [`Input::Memory`]).
+    Mat5(Box<mat5::Mat5File>),
     /// A NumPy `.npy` vector, memory-mapped.
     Npy(Box<npy::NpyFile>),
     /// A board given by its queens alone (CSPLib completion files): rows are made on the
@@ -118,20 +121,22 @@ impl Input {
             .map(str::to_ascii_lowercase);
         match mat5::sniff(head) {
             mat5::Sniff::Level5 => {
-                // Mapped when allowed: then only the rows are held in memory.
-                let file = source::FileBytes::open(&file, opts.mmap)
-                    .map_err(|e| fail(ErrorKind::Read(e)))?;
-                let mut whole = Vec::new();
-                let whole = file
-                    .get(0, file.len() as usize, &mut whole)
-                    .map_err(|e| fail(ErrorKind::Read(e)))?;
-                let (bytes, layout) =
-                    mat5::read(path, whole, opts.var.as_deref(), opts.index_base)?;
+                let f = mat5::Mat5File::open(
+                    path,
+                    &file,
+                    opts.mmap,
+                    opts.var.as_deref(),
+                    opts.index_base,
+                )?;
+                if f.n() > mat5::READ_WHOLE_ROWS {
+                    return Ok(Input::Mat5(Box::new(f)));
+                }
+                // Short: read at once, so that a bad value is reported when opening.
                 return Ok(Input::Memory {
                     path: path.to_path_buf(),
                     format: MAT5,
-                    bytes,
-                    layout: Some(layout),
+                    bytes: f.read_all()?,
+                    layout: Some(f.source()),
                 });
             }
             mat5::Sniff::V73 => {
@@ -249,6 +254,7 @@ impl Input {
             Input::Nqb(f) => f.set_path(path),
             Input::Memory { path: p, .. } => *p = path.to_path_buf(),
             Input::Mat73(f) => f.set_path(path),
+            Input::Mat5(f) => f.set_path(path),
             Input::Npy(f) => f.set_path(path),
             Input::Sparse { path: p, .. } => *p = path.to_path_buf(),
             Input::Empty { .. } => {}
@@ -302,6 +308,7 @@ impl Input {
         match self {
             Input::Memory { layout, .. } => layout.clone(),
             Input::Mat73(f) => Some(f.source()),
+            Input::Mat5(f) => Some(f.source()),
             _ => None,
         }
     }
@@ -312,6 +319,7 @@ impl Input {
             Input::Nqb(f) => f.path(),
             Input::Memory { path, .. } => path,
             Input::Mat73(f) => f.path(),
+            Input::Mat5(f) => f.path(),
             Input::Npy(f) => f.path(),
             Input::Sparse { path, .. } => path,
             Input::Empty { .. } => Path::new("(empty board)"),
@@ -324,6 +332,7 @@ impl Input {
             Input::Nqb(f) => f.header().n,
             Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
             Input::Mat73(f) => f.n(),
+            Input::Mat5(f) => f.n(),
             Input::Npy(f) => f.n(),
             Input::Sparse { placed, .. } => placed.n,
             Input::Empty { n } => *n,
@@ -352,6 +361,7 @@ impl Input {
             Input::Nqb(f) => format!("NQB {}", f.encoding()),
             Input::Memory { format, .. } => format.to_string(),
             Input::Mat73(_) => MAT73.to_string(),
+            Input::Mat5(_) => MAT5.to_string(),
             Input::Npy(f) => format!("{NPY} {}", f.dtype()),
             Input::Sparse { .. } => CSPLIB.to_string(),
             Input::Empty { .. } => "empty board".to_string(),
@@ -390,6 +400,11 @@ impl Input {
                 f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)
             }
             Input::Mat73(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                f.rows_le(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)?;
+                Ok(scratch)
+            }
+            Input::Mat5(f) => {
                 let first = i * MEMORY_SEGMENT_ROWS;
                 f.rows_le(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)?;
                 Ok(scratch)
