@@ -171,6 +171,10 @@ pub enum ErrorKind {
         /// The option naming the output it collides with.
         other: String,
     },
+    /// A gzip file that is not read: one inside another, or one that inflates to more
+    /// than any input holds.
+    #[error("gzip: {0}")]
+    Gzip(String),
     /// Reading failed part way.
     #[error("read error: {0}")]
     Read(std::io::Error),

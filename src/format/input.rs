@@ -154,8 +154,8 @@ impl Input {
         // gzip: Octave's `save -zip` (of its text or binary format), or a gzipped file of
         // any other format; inflated to a temporary file and read as what it holds.
         if head.starts_with(&[0x1f, 0x8b]) {
-            let mut gz = flate2::read::MultiGzDecoder::new(file_at_start(path, &mut file)?);
-            return Self::open_spooled(path, &mut gz, opts);
+            let gz = flate2::read::MultiGzDecoder::new(file_at_start(path, &mut file)?);
+            return Self::open_inflated(path, gz, opts);
         }
         // Octave's own formats, whatever the name: its default `save('x.mat', 'Q')` is
         // text, and `-binary` starts with its magic.
@@ -205,6 +205,52 @@ impl Input {
         Err(fail(ErrorKind::Unrecognized(hex(
             &head[..head.len().min(8)]
         ))))
+    }
+
+    /// Inflates the gzip stream `gz` of the file `path` to a temporary file and opens that
+    /// (see [`Input::open_spooled`]). One level only: a gzip file inside it is refused, not
+    /// inflated in turn (three levels of 759 bytes once wrote 1 GiB), and what it inflates
+    /// to is bounded: by the size its NQB header declares when it holds raw NQB, else by
+    /// [`MAX_INFLATED`].
+    fn open_inflated(
+        path: &Path,
+        gz: flate2::read::MultiGzDecoder<&mut File>,
+        opts: &OpenOptions,
+    ) -> Result<Input, FormatError> {
+        let fail = |p| FormatError::new(path, p);
+        let mut gz = Bounded {
+            inner: gz,
+            left: MAX_INFLATED,
+            over: false,
+        };
+        let mut head = [0u8; 512];
+        let got = read_up_to(&mut gz, &mut head).map_err(|e| fail(ErrorKind::Read(e)))?;
+        let head = &head[..got];
+        if head.starts_with(&[0x1f, 0x8b]) {
+            return Err(fail(ErrorKind::Gzip(
+                "it holds another gzip file: only one level is read; gunzip it first".into(),
+            )));
+        }
+        let limit = match nqb::Header::parse(head) {
+            // Raw NQB is exactly its header and 4 bytes a row: a byte more is refused by
+            // its reader, so no more than that is inflated.
+            Ok(h) => HEADER_LEN_U64 + 4 * h.n + 1,
+            Err(_) => MAX_INFLATED,
+        };
+        gz.left = limit.saturating_sub(got as u64);
+        let mut source = std::io::Read::chain(head, &mut gz);
+        let r = Self::open_spooled(path, &mut source, opts);
+        if gz.over {
+            return Err(fail(ErrorKind::Gzip(format!(
+                "it inflates to more than {limit} bytes, {}",
+                if limit == MAX_INFLATED {
+                    "more than any input this program reads"
+                } else {
+                    "more than the raw NQB file its header declares"
+                }
+            ))));
+        }
+        r
     }
 
     /// Copies `source` to a temporary file, opens that, and names the input `path` in every
@@ -622,6 +668,38 @@ fn file_at_start<'a>(path: &Path, file: &'a mut File) -> Result<&'a mut File, Fo
     file.seek(std::io::SeekFrom::Start(0))
         .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
     Ok(file)
+}
+
+/// The most one gzip file is inflated to: the largest raw NQB file (n = 2^32 - 1), the
+/// largest input a reader streams, with room for a format's own headers.
+const MAX_INFLATED: u64 = HEADER_LEN_U64 + 4 * crate::board::MAX_N + (1 << 20);
+
+const HEADER_LEN_U64: u64 = nqb::HEADER_LEN as u64;
+
+/// A reader that ends with an error once it has given `left` bytes and would give more;
+/// `over` then says so.
+struct Bounded<R> {
+    inner: R,
+    left: u64,
+    over: bool,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            // One byte more than allowed is enough to know.
+            let got = self.inner.read(&mut [0u8; 1])?;
+            if got == 0 {
+                return Ok(0);
+            }
+            self.over = true;
+            return Err(std::io::Error::other("inflates past its bound"));
+        }
+        let take = buf.len().min(self.left.min(usize::MAX as u64) as usize);
+        let got = self.inner.read(&mut buf[..take])?;
+        self.left -= got as u64;
+        Ok(got)
+    }
 }
 
 /// Whether the first bytes of a file could start one of the text formats.
