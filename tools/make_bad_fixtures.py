@@ -109,6 +109,26 @@ def main():
         fh.seek(info.byte_offset)
         fh.write(short)
 
+    logicals()
+
+
+def octave_var(f, name, kind, value):
+    """A variable as Octave's `save -hdf5` lays it out: a group with `type` and `value`."""
+    g = f.create_group(name)
+    g.attrs["OCTAVE_NEW_FORMAT"] = np.uint8(1)
+    g["type"] = np.bytes_(kind)
+    g["value"] = value
+
+
+def logicals():
+    """Logical arrays, never a board (issue 43): h5py's bool (an enum of FALSE and TRUE),
+    and Octave's `bool matrix` beside the one numeric vector, which is the one read."""
+    with h5py.File(os.path.join(OUT, "h5py-bool.h5"), "w") as f:
+        f["Q"] = np.array([True, False, True])
+    with h5py.File(os.path.join(OUT, "octave-logical-then-p.h5"), "w") as f:
+        octave_var(f, "L", "bool matrix", np.array([[1], [0], [1], [1]], dtype=np.uint8))
+        octave_var(f, "P", "matrix", np.array([[2.0], [4.0], [1.0], [3.0]]))
+
 
 if __name__ == "__main__":
     main()

@@ -18,5 +18,6 @@ mod json_contract;
 mod mat_answers;
 mod npy_cli;
 mod progress_cli;
+mod reader_bounds;
 mod signals;
 mod verify_cli;
