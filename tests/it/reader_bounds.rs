@@ -296,18 +296,22 @@ fn many_variables_are_read_in_linear_time() {
     );
 }
 
-/// An HDF5 file in the original format (superblock 0, version-1 object headers, the root a
-/// symbol-table group), as MATLAB's `save -v7.3` and h5py write it, with the datasets
-/// `(name, shape, values)` (doubles, compact). Written here: hdf5-pure writes only the
-/// newer format, whose groups its lookups do not enumerate.
-fn hdf5_v0(datasets: &[(String, Vec<u64>, Vec<f64>)]) -> Vec<u8> {
+/// A dataset of doubles (name, shape, values), or an empty group (name alone).
+type Hdf5Object = (String, Option<(Vec<u64>, Vec<f64>)>);
+
+/// An HDF5 file in the original format (superblock 0, version-1 object headers, groups
+/// with symbol tables), as MATLAB's `save -v7.3` and h5py write it, with `objects` at its
+/// root (datasets compact). Written here: hdf5-pure writes only the newer format, whose
+/// groups its lookups do not enumerate.
+fn hdf5_v0(objects_in: &[Hdf5Object]) -> Vec<u8> {
     const UNDEF: u64 = u64::MAX;
     const LEAF_K: usize = 4; // symbols per symbol-table node: 2K
-    const TREE_K: usize = 2048; // children per B-tree node: up to 2K, one node here
-    let mut sorted: Vec<&(String, Vec<u64>, Vec<f64>)> = datasets.iter().collect();
+    let mut sorted: Vec<&Hdf5Object> = objects_in.iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     let nodes = sorted.len().div_ceil(2 * LEAF_K);
-    assert!(nodes <= 2 * TREE_K);
+    // Children per B-tree node: up to 2K; the root's tree is one node.
+    let tree_k = nodes.div_ceil(2).max(16);
+    assert!(tree_k < 1 << 15);
     // The local heap's names: "" first, each 8-aligned.
     let mut heap = vec![0u8; 8];
     let mut name_at = Vec::new();
@@ -342,13 +346,27 @@ fn hdf5_v0(datasets: &[(String, Vec<u64>, Vec<f64>)]) -> Vec<u8> {
     let heap_at = root_at + root_len;
     let heap_data_at = heap_at + 32;
     let tree_at = heap_data_at + heap.len() as u64;
-    let tree_len = 24 + 16 * 2 * TREE_K as u64 + 8;
+    let tree_len = 24 + 16 * 2 * tree_k as u64 + 8;
     let snod_len = 8 + 40 * 2 * LEAF_K as u64;
     let snods_at = tree_at + tree_len;
     let mut data_at = snods_at + snod_len * nodes as u64;
     let mut objects = Vec::new();
     let mut object_at = Vec::new();
-    for (_, shape, values) in &sorted {
+    for (_, dataset) in &sorted {
+        object_at.push(data_at);
+        let Some((shape, values)) = dataset else {
+            // An empty group: its header, then its heap (holding "") and its B-tree.
+            let (heap, tree) = (data_at + 40, data_at + 80);
+            let mut g = header(&[(0x11, u64s(&[tree, heap]))]);
+            g.extend_from_slice(b"HEAP\0\0\0\0");
+            g.extend(u64s(&[8, UNDEF, heap + 32, 0]));
+            g.extend_from_slice(b"TREE\0\0\0\0");
+            g.extend(u64s(&[UNDEF, UNDEF, 0]));
+            assert_eq!(g.len(), 112);
+            data_at += g.len() as u64;
+            objects.extend(g);
+            continue;
+        };
         let mut space = vec![1, shape.len() as u8, 0, 0, 0, 0, 0, 0];
         space.extend(u64s(shape));
         let mut float = vec![0x11, 0x20, 63, 0];
@@ -362,7 +380,6 @@ fn hdf5_v0(datasets: &[(String, Vec<u64>, Vec<f64>)]) -> Vec<u8> {
         layout.extend_from_slice(&(raw.len() as u16).to_le_bytes());
         layout.extend(raw);
         let h = header(&[(1, space), (3, float), (8, layout)]);
-        object_at.push(data_at);
         data_at += h.len() as u64;
         objects.extend(h);
     }
@@ -370,7 +387,7 @@ fn hdf5_v0(datasets: &[(String, Vec<u64>, Vec<f64>)]) -> Vec<u8> {
     let mut f = b"\x89HDF\r\n\x1a\n".to_vec();
     f.extend_from_slice(&[0, 0, 0, 0, 0, 8, 8, 0]);
     f.extend_from_slice(&(LEAF_K as u16).to_le_bytes());
-    f.extend_from_slice(&(TREE_K as u16).to_le_bytes());
+    f.extend_from_slice(&(tree_k as u16).to_le_bytes());
     f.extend_from_slice(&0u32.to_le_bytes());
     f.extend(u64s(&[0, UNDEF, eof, UNDEF]));
     // The root's symbol table entry, its B-tree and heap cached in the scratch pad.
@@ -416,15 +433,34 @@ fn hdf5_v0(datasets: &[(String, Vec<u64>, Vec<f64>)]) -> Vec<u8> {
 fn many_hdf5_datasets_are_read_in_linear_time() {
     const MANY: usize = 20_000;
     let dir = tempfile::tempdir().unwrap();
-    let mut datasets: Vec<(String, Vec<u64>, Vec<f64>)> = (0..MANY)
-        .map(|i| (format!("v{i}"), vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]))
+    let mut datasets: Vec<Hdf5Object> = (0..MANY)
+        .map(|i| {
+            (
+                format!("v{i}"),
+                Some((vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])),
+            )
+        })
         .collect();
-    datasets.push(("P".into(), vec![4], vec![2.0, 4.0, 1.0, 3.0]));
+    datasets.push(("P".into(), Some((vec![4], vec![2.0, 4.0, 1.0, 3.0]))));
     let path = dir.path().join("many.h5");
     std::fs::write(&path, hdf5_v0(&datasets)).unwrap();
     // No Q: the only vector among 20,001 variables is chosen.
     read_as(&["verify", s(&path)], "VALID SOLUTION (n = 4)");
     refused(&["verify", s(&path), "--var", "R"], &path, "and 19993 more");
+}
+
+/// Octave's `save -hdf5` keeps each variable as a group: the bound on the group B-tree
+/// nodes walked before the library reads the file (against trees of shared nodes) grows
+/// with the root's members, so 70,000 of them are not "a group's B-tree too large".
+#[test]
+fn many_hdf5_groups_are_not_a_tree_too_large() {
+    const MANY: usize = 70_000;
+    let dir = tempfile::tempdir().unwrap();
+    let mut objects: Vec<Hdf5Object> = (0..MANY).map(|i| (format!("g{i}"), None)).collect();
+    objects.push(("P".into(), Some((vec![4], vec![2.0, 4.0, 1.0, 3.0]))));
+    let path = dir.path().join("groups.h5");
+    std::fs::write(&path, hdf5_v0(&objects)).unwrap();
+    read_as(&["verify", s(&path)], "VALID SOLUTION (n = 4)");
 }
 
 // ---------------------------------------------------------------------------------------
