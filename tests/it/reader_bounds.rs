@@ -804,4 +804,27 @@ fn quoted_input_is_cut_short() {
         }
         refused(&args, &p, needle);
     }
+    // A SAT solver's model: a literal and a status line.
+    let base = data("grigoryan-n100-k47.txt");
+    for (name, text, needle) in [
+        (
+            "literal.sat",
+            format!("s SATISFIABLE\nv {} 0\n", long("7")),
+            "is not a literal",
+        ),
+        (
+            "status.sat",
+            format!("s {}\n", long("S")),
+            "the solver's status is \"SSSSSSSSSS",
+        ),
+    ] {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = d.join("s.txt");
+        refused(
+            &["convert", "--model", s(&p), "--base", s(&base), s(&out)],
+            &p,
+            needle,
+        );
+    }
 }
