@@ -113,7 +113,12 @@ impl Stored {
                 size as usize,
                 byte_order == hdf5_pure::DatatypeByteOrder::BigEndian,
             ),
-            other => return Err(format!("unexpected element type {other:?}")),
+            other => {
+                return Err(format!(
+                    "unexpected element type {}",
+                    clip(&format!("{other:?}"))
+                ));
+            }
         };
         let layout = match ds.layout().map_err(e)? {
             hdf5_pure::Layout::Compact { .. } => return Ok(None),
@@ -166,7 +171,12 @@ impl Stored {
                     digests: (0..n.div_ceil(len)).map(|_| Default::default()).collect(),
                 }
             }
-            other => return Err(format!("storage {other:?} is not supported")),
+            other => {
+                return Err(format!(
+                    "storage {} is not supported",
+                    clip(&format!("{other:?}"))
+                ));
+            }
         };
         let raw = std::fs::File::open(path).map_err(|e| e.to_string())?;
         Ok(Some(Stored {
@@ -444,7 +454,10 @@ fn stored_size_covers(
                 "{n} elements of {elem} bytes declared but {size} bytes stored (the file has {file_len})"
             ))
         }
-        other => Err(format!("storage {other:?} is not supported")),
+        other => Err(format!(
+            "storage {} is not supported",
+            clip(&format!("{other:?}"))
+        )),
     }
 }
 
