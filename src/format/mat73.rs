@@ -447,6 +447,17 @@ fn stored_size_covers(
                     c.storage_size, c.address
                 ));
             }
+            // A chunk is read whole before it is decoded: its stored size must be one its
+            // elements can take, through any filter (deflate adds at most 5 bytes per
+            // 64 KiB stored and its framing, Fletcher-32 4 bytes, shuffle none).
+            let raw = per.saturating_mul(elem);
+            let most = raw.saturating_add(raw / 64).saturating_add(1024);
+            if let Some(c) = chunks.iter().find(|c| c.storage_size > most) {
+                return Err(format!(
+                    "a chunk of {} bytes at offset {}, more than its {per} elements of {elem} bytes can be stored in",
+                    c.storage_size, c.address
+                ));
+            }
             Ok(())
         }
         hdf5_pure::Layout::Compact { size } | hdf5_pure::Layout::Contiguous { size, .. } => {
