@@ -10,7 +10,7 @@
 use crate::complete::{Prepared, prepare};
 use crate::exact::{Residual, ones};
 use crate::format::nqb::row_store::RowStore;
-use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
+use crate::format::{AtomicFile, ErrorKind, FormatError, Input, quote};
 use crate::verify::{Report, Requirements, verify};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -261,7 +261,11 @@ pub fn read_model(model: &Path, base: &Input) -> Result<Model, DimacsError> {
         Some("UNSATISFIABLE") => return Ok(Model::Unsatisfiable),
         Some("SATISFIABLE") | None => {}
         Some(other) => {
-            return Err(fail(format!("the solver's status is {other:?}, not SATISFIABLE")).into());
+            return Err(fail(format!(
+                "the solver's status is {}, not SATISFIABLE",
+                quote(other)
+            ))
+            .into());
         }
     }
     let mut rows = base.to_vec()?;
@@ -323,15 +327,17 @@ fn parse_solver_output(
     base: &Input,
 ) -> Result<(Option<String>, Vec<Option<bool>>), String> {
     let mut values: Vec<Option<bool>> = vec![None; variables as usize];
-    let mut status = None;
+    let mut status: Option<String> = None;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         let mut set_status = |s: &str| match &status {
             // Two answers in one output (two runs appended, or an edited file): which one
             // holds is not ours to guess.
             Some(old) if old != s => Err(format!(
-                "line {}: a second status line {s:?} after {old:?}: the output holds two answers",
-                i + 1
+                "line {}: a second status line {} after {}: the output holds two answers",
+                i + 1,
+                quote(s),
+                quote(old)
             )),
             _ => {
                 status = Some(s.to_string());
@@ -359,7 +365,7 @@ fn parse_solver_output(
         for tok in lits.split_whitespace() {
             let lit: i64 = tok
                 .parse()
-                .map_err(|_| format!("line {}: {tok:?} is not a literal", i + 1))?;
+                .map_err(|_| format!("line {}: {} is not a literal", i + 1, quote(tok)))?;
             if lit == 0 {
                 continue;
             }

@@ -109,6 +109,45 @@ def main():
         fh.seek(info.byte_offset)
         fh.write(short)
 
+    logicals()
+    oversized_chunk()
+
+
+def octave_var(f, name, kind, value):
+    """A variable as Octave's `save -hdf5` lays it out: a group with `type` and `value`."""
+    g = f.create_group(name)
+    g.attrs["OCTAVE_NEW_FORMAT"] = np.uint8(1)
+    g["type"] = np.bytes_(kind)
+    g["value"] = value
+
+
+def logicals():
+    """Logical arrays, never a board (issue 43): h5py's bool (an enum of FALSE and TRUE),
+    and Octave's `bool matrix` beside the one numeric vector, which is the one read."""
+    with h5py.File(os.path.join(OUT, "h5py-bool.h5"), "w") as f:
+        f["Q"] = np.array([True, False, True])
+    with h5py.File(os.path.join(OUT, "octave-logical-then-p.h5"), "w") as f:
+        octave_var(f, "L", "bool matrix", np.array([[1], [0], [1], [1]], dtype=np.uint8))
+        octave_var(f, "P", "matrix", np.array([[2.0], [4.0], [1.0], [3.0]]))
+
+
+def oversized_chunk():
+    """A chunk whose stored size (4 KiB, inside the file) is more than its 16 uint32
+    elements can be stored in: it was read whole before its size was found wrong."""
+    path = os.path.join(OUT, "v73-oversized-chunk.mat")
+    v73_file(path, lambda f: var(f, "Q", np.arange(1, 17, dtype=np.uint32).reshape(1, -1),
+                                 "uint32", chunks=(1, 16)))
+    with h5py.File(path, "r") as f:
+        info = f["Q"].id.get_chunk_info(0)
+    data = bytearray(open(path, "rb").read())
+    # The chunk's B-tree key: its size (4 bytes), its filter mask, its offsets (0, 0, 0).
+    key = struct.pack("<II", info.size, 0) + struct.pack("<QQQ", 0, 0, 0)
+    at = data.find(key)
+    assert at > 0 and data.find(key, at + 1) < 0, "one chunk key"
+    data[at:at + 4] = struct.pack("<I", 4096)
+    data += bytes(4096)
+    write("v73-oversized-chunk.mat", bytes(data))
+
 
 if __name__ == "__main__":
     main()

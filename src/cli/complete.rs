@@ -174,14 +174,17 @@ pub fn run(args: Args) -> Result<i32, Error> {
         patched,
         mat_note: match (patched, format.mat_layout()) {
             (Some(k), Some(layout)) => {
-                let others = input.mat_source().map(|s| s.others).unwrap_or_default();
+                let others = input
+                    .mat_source()
+                    .filter(|s| !s.others.is_empty())
+                    .map(|s| s.others_listing());
                 Some(format!(
                     "written as the input file with the {k} chunk{} that held free rows \
                      replaced: {layout}, stored as the input stored it{}",
                     if k == 1 { "" } else { "s" },
-                    match others.len() {
-                        0 => String::new(),
-                        _ => format!("; its other variables kept ({})", others.join(", ")),
+                    match others {
+                        None => String::new(),
+                        Some(list) => format!("; its other variables kept ({list})"),
                     }
                 ))
             }

@@ -90,16 +90,18 @@ impl MatArgs {
             Some(_) if !self.given() => note.push_str(", like the input's variable"),
             _ => {}
         }
-        match source.map(|s| s.others).unwrap_or_default().as_slice() {
-            [] => {}
-            [one] => note.push_str(&format!(
-                "; the input's other variable, {one}, is not copied"
-            )),
-            more => note.push_str(&format!(
-                "; the input's {} other variables ({}) are not copied",
-                more.len(),
-                more.join(", ")
-            )),
+        if let Some(source) = source {
+            match source.others.len() {
+                0 => {}
+                1 => note.push_str(&format!(
+                    "; the input's other variable, {}, is not copied",
+                    source.others_listing()
+                )),
+                more => note.push_str(&format!(
+                    "; the input's {more} other variables ({}) are not copied",
+                    source.others_listing()
+                )),
+            }
         }
         Ok((format.with_mat_layout(layout), Some(note)))
     }

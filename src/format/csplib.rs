@@ -2,7 +2,7 @@
 //! `letting init = [[0,3],[5,1]]`, rows and columns 0-based) and Excluded Diagonals
 //! instances (`n = 10`, `numdiags = 12`, `diags = [[d,t],...]`). See `formats/csplib.md`.
 
-use super::{AtomicFile, ErrorKind, FormatError};
+use super::{AtomicFile, ErrorKind, FormatError, clip, quote};
 use crate::excluded::{Diagonal, ExcludedDiagonals};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -93,7 +93,7 @@ pub fn parse(path: &Path, text: &[u8], diags: Option<u64>) -> Result<ParamFile, 
                 s.line,
                 format!(
                     "unknown parameter `{}` (expected n, init, numdiags, diags)",
-                    s.name
+                    clip(&s.name)
                 ),
             ));
         }
@@ -355,9 +355,12 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                 }
                 let t = std::str::from_utf8(&self.s[start..self.pos]).unwrap();
-                t.parse()
-                    .map(Value::Int)
-                    .map_err(|_| (self.line, format!("{t:?} is not an integer in range")))
+                t.parse().map(Value::Int).map_err(|_| {
+                    (
+                        self.line,
+                        format!("{} is not an integer in range", quote(t)),
+                    )
+                })
             }
             _ => self.error("a number or a list"),
         }

@@ -26,6 +26,10 @@ const MAX_HEAP: u64 = 1 << 26;
 /// Group B-tree nodes read per lookup: a node that lists itself as its children many
 /// times over would otherwise be walked a number of times exponential in the depth.
 const MAX_GROUP_NODES: usize = 1 << 16;
+/// Group B-tree nodes allowed per member of the root, beyond [`MAX_GROUP_NODES`], when
+/// the members' own groups are walked too: an Octave variable is a group of one node, and
+/// a file of 70,000 of them must not be taken for a tree of shared nodes.
+const GROUP_NODES_PER_MEMBER: usize = 4;
 
 /// The index of one chunked dataset.
 pub(crate) struct ChunkIndex {
@@ -96,8 +100,9 @@ fn u64_at(b: &[u8], i: usize) -> u64 {
 struct Layout<'a> {
     reader: Reader<'a>,
     base: u64,
-    /// Group B-tree nodes read so far.
+    /// Group B-tree nodes read so far, and how many may be.
     group_nodes: std::cell::Cell<usize>,
+    max_group_nodes: std::cell::Cell<usize>,
 }
 
 impl Layout<'_> {
@@ -196,7 +201,7 @@ impl Layout<'_> {
     /// address `a`.
     fn group_node(&self, a: u64, depth: u8, each: &mut dyn FnMut(&[u8])) -> Result<(), String> {
         self.group_nodes.set(self.group_nodes.get() + 1);
-        if depth > MAX_DEPTH || self.group_nodes.get() > MAX_GROUP_NODES {
+        if depth > MAX_DEPTH || self.group_nodes.get() > self.max_group_nodes.get() {
             return Err("group B-tree too deep or too large".into());
         }
         let head = self.reader.read(self.at(a)?, 24)?;
@@ -243,11 +248,16 @@ pub(crate) fn check_root_group(file: &File) -> Result<(), String> {
         reader,
         base,
         group_nodes: Default::default(),
+        max_group_nodes: MAX_GROUP_NODES.into(),
     };
     // The root group's members, and theirs one level down (Octave keeps a variable as a
     // group): every node read counts against one bound.
     let mut members = Vec::new();
     let root = layout.group_members(u64_at(&sb, 56 + extra + 8), &mut members);
+    // Linear in the members: a bound on the work, not on the number of variables.
+    layout
+        .max_group_nodes
+        .set(MAX_GROUP_NODES.saturating_add(GROUP_NODES_PER_MEMBER.saturating_mul(members.len())));
     let mut walks = vec![root];
     for m in members {
         walks.push(layout.group_members(m, &mut Vec::new()));
@@ -305,6 +315,7 @@ pub(crate) fn locate(
         reader,
         base,
         group_nodes: Default::default(),
+        max_group_nodes: MAX_GROUP_NODES.into(),
     };
     let mut object = u64_at(&sb, 56 + extra + 8);
     for name in path.split('/').filter(|s| !s.is_empty()) {
@@ -467,6 +478,7 @@ mod tests {
                 reader: Reader { file: &file, len },
                 base: 512,
                 group_nodes: Default::default(),
+                max_group_nodes: MAX_GROUP_NODES.into(),
             };
             let root = u64_at(&bytes, 512 + 64);
             let table = layout

@@ -22,6 +22,9 @@ pub enum Input {
     },
     /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
     Mat73(Box<mat73::Mat73File>),
+    /// A long numeric vector of a MAT v5/v7 file, read by windows (a short one is read
+    /// whole, as [`Input::Memory`]).
+    Mat5(Box<mat5::Mat5File>),
     /// A NumPy `.npy` vector, memory-mapped.
     Npy(Box<npy::NpyFile>),
     /// A board given by its queens alone (CSPLib completion files): rows are made on the
@@ -121,23 +124,26 @@ impl Input {
             .map(str::to_ascii_lowercase);
         match mat5::sniff(head) {
             mat5::Sniff::Level5 => {
-                // Mapped when allowed: then only the rows are held in memory.
-                let file = source::FileBytes::open(&file, opts.mmap, path)
-                    .map_err(|e| fail(ErrorKind::Read(e)))?;
-                let mut whole = Vec::new();
-                let whole = file
-                    .get(0, file.len() as usize, &mut whole)
-                    .map_err(|e| fail(ErrorKind::Read(e)))?;
-                let (bytes, layout) =
-                    mat5::read(path, whole, opts.var.as_deref(), opts.index_base)?;
-                if file.faulted() {
+                let f = mat5::Mat5File::open(
+                    path,
+                    &file,
+                    opts.mmap,
+                    opts.var.as_deref(),
+                    opts.index_base,
+                )?;
+                if f.n() > mat5::READ_WHOLE_ROWS {
+                    return Ok(Input::Mat5(Box::new(f)));
+                }
+                // Short: read at once, so that a bad value is reported when opening.
+                let bytes = f.read_all()?;
+                if f.faulted() {
                     return Err(fail(ErrorKind::Shrank));
                 }
                 return Ok(Input::Memory {
                     path: path.to_path_buf(),
                     format: MAT5,
                     bytes,
-                    layout: Some(layout),
+                    layout: Some(f.source()),
                 });
             }
             mat5::Sniff::V73 => {
@@ -155,8 +161,8 @@ impl Input {
         // gzip: Octave's `save -zip` (of its text or binary format), or a gzipped file of
         // any other format; inflated to a temporary file and read as what it holds.
         if head.starts_with(&[0x1f, 0x8b]) {
-            let mut gz = flate2::read::MultiGzDecoder::new(file_at_start(path, &mut file)?);
-            return Self::open_spooled(path, &mut gz, opts);
+            let gz = flate2::read::MultiGzDecoder::new(file_at_start(path, &mut file)?);
+            return Self::open_inflated(path, gz, opts);
         }
         // Octave's own formats, whatever the name: its default `save('x.mat', 'Q')` is
         // text, and `-binary` starts with its magic.
@@ -206,6 +212,52 @@ impl Input {
         Err(fail(ErrorKind::Unrecognized(hex(
             &head[..head.len().min(8)]
         ))))
+    }
+
+    /// Inflates the gzip stream `gz` of the file `path` to a temporary file and opens that
+    /// (see [`Input::open_spooled`]). One level only: a gzip file inside it is refused, not
+    /// inflated in turn (three levels of 759 bytes once wrote 1 GiB), and what it inflates
+    /// to is bounded: by the size its NQB header declares when it holds raw NQB, else by
+    /// [`MAX_INFLATED`].
+    fn open_inflated(
+        path: &Path,
+        gz: flate2::read::MultiGzDecoder<&mut File>,
+        opts: &OpenOptions,
+    ) -> Result<Input, FormatError> {
+        let fail = |p| FormatError::new(path, p);
+        let mut gz = Bounded {
+            inner: gz,
+            left: MAX_INFLATED,
+            over: false,
+        };
+        let mut head = [0u8; 512];
+        let got = read_up_to(&mut gz, &mut head).map_err(|e| fail(ErrorKind::Read(e)))?;
+        let head = &head[..got];
+        if head.starts_with(&[0x1f, 0x8b]) {
+            return Err(fail(ErrorKind::Gzip(
+                "it holds another gzip file: only one level is read; gunzip it first".into(),
+            )));
+        }
+        let limit = match nqb::Header::parse(head) {
+            // Raw NQB is exactly its header and 4 bytes a row: a byte more is refused by
+            // its reader, so no more than that is inflated.
+            Ok(h) => HEADER_LEN_U64 + 4 * h.n + 1,
+            Err(_) => MAX_INFLATED,
+        };
+        gz.left = limit.saturating_sub(got as u64);
+        let mut source = std::io::Read::chain(head, &mut gz);
+        let r = Self::open_spooled(path, &mut source, opts);
+        if gz.over {
+            return Err(fail(ErrorKind::Gzip(format!(
+                "it inflates to more than {limit} bytes, {}",
+                if limit == MAX_INFLATED {
+                    "more than any input this program reads"
+                } else {
+                    "more than the raw NQB file its header declares"
+                }
+            ))));
+        }
+        r
     }
 
     /// Copies `source` to a temporary file, opens that, and names the input `path` in every
@@ -267,6 +319,7 @@ impl Input {
             Input::Nqb(f) => f.set_path(path),
             Input::Memory { path: p, .. } => *p = path.to_path_buf(),
             Input::Mat73(f) => f.set_path(path),
+            Input::Mat5(f) => f.set_path(path),
             Input::Npy(f) => f.set_path(path),
             Input::Sparse { path: p, .. } => *p = path.to_path_buf(),
             Input::Empty { .. } => {}
@@ -320,6 +373,7 @@ impl Input {
         match self {
             Input::Memory { layout, .. } => layout.clone(),
             Input::Mat73(f) => Some(f.source()),
+            Input::Mat5(f) => Some(f.source()),
             _ => None,
         }
     }
@@ -330,6 +384,7 @@ impl Input {
             Input::Nqb(f) => f.path(),
             Input::Memory { path, .. } => path,
             Input::Mat73(f) => f.path(),
+            Input::Mat5(f) => f.path(),
             Input::Npy(f) => f.path(),
             Input::Sparse { path, .. } => path,
             Input::Empty { .. } => Path::new("(empty board)"),
@@ -342,6 +397,7 @@ impl Input {
             Input::Nqb(f) => f.header().n,
             Input::Memory { bytes, .. } => bytes.len() as u64 / 4,
             Input::Mat73(f) => f.n(),
+            Input::Mat5(f) => f.n(),
             Input::Npy(f) => f.n(),
             Input::Sparse { placed, .. } => placed.n,
             Input::Empty { n } => *n,
@@ -370,6 +426,7 @@ impl Input {
             Input::Nqb(f) => format!("NQB {}", f.encoding()),
             Input::Memory { format, .. } => format.to_string(),
             Input::Mat73(_) => MAT73.to_string(),
+            Input::Mat5(_) => MAT5.to_string(),
             Input::Npy(f) => format!("{NPY} {}", f.dtype()),
             Input::Sparse { .. } => CSPLIB.to_string(),
             Input::Empty { .. } => "empty board".to_string(),
@@ -408,6 +465,11 @@ impl Input {
                 f.rows(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)
             }
             Input::Mat73(f) => {
+                let first = i * MEMORY_SEGMENT_ROWS;
+                f.rows_le(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)?;
+                Ok(scratch)
+            }
+            Input::Mat5(f) => {
                 let first = i * MEMORY_SEGMENT_ROWS;
                 f.rows_le(first, MEMORY_SEGMENT_ROWS.min(f.n() - first), scratch)?;
                 Ok(scratch)
@@ -505,6 +567,7 @@ impl Input {
         let faulted = match self {
             Input::Nqb(f) => f.faulted(),
             Input::Npy(f) => f.faulted(),
+            Input::Mat5(f) => f.faulted(),
             _ => false,
         };
         if faulted {
@@ -628,6 +691,38 @@ fn file_at_start<'a>(path: &Path, file: &'a mut File) -> Result<&'a mut File, Fo
     file.seek(std::io::SeekFrom::Start(0))
         .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
     Ok(file)
+}
+
+/// The most one gzip file is inflated to: the largest raw NQB file (n = 2^32 - 1), the
+/// largest input a reader streams, with room for a format's own headers.
+const MAX_INFLATED: u64 = HEADER_LEN_U64 + 4 * crate::board::MAX_N + (1 << 20);
+
+const HEADER_LEN_U64: u64 = nqb::HEADER_LEN as u64;
+
+/// A reader that ends with an error once it has given `left` bytes and would give more;
+/// `over` then says so.
+struct Bounded<R> {
+    inner: R,
+    left: u64,
+    over: bool,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            // One byte more than allowed is enough to know.
+            let got = self.inner.read(&mut [0u8; 1])?;
+            if got == 0 {
+                return Ok(0);
+            }
+            self.over = true;
+            return Err(std::io::Error::other("inflates past its bound"));
+        }
+        let take = buf.len().min(self.left.min(usize::MAX as u64) as usize);
+        let got = self.inner.read(&mut buf[..take])?;
+        self.left -= got as u64;
+        Ok(got)
+    }
 }
 
 /// Whether the first bytes of a file could start one of the text formats.

@@ -6,7 +6,8 @@
 //! numeric matrix (1 text, 2 sparse: refused by name).
 
 use super::IndexBase;
-use super::{ErrorKind, FormatError};
+use super::{ErrorKind, FormatError, clip};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// One variable's header.
@@ -76,7 +77,9 @@ pub(crate) fn parse(
 ) -> Result<(Vec<u32>, super::MatSource), FormatError> {
     let fail = |d: String| FormatError::new(path, ErrorKind::Mat(format!("v4: {d}")));
     let mut at = 0usize;
+    // Every name, in order, and indexed: a file may hold 200,000 variables.
     let mut names: Vec<String> = Vec::new();
+    let mut index: HashSet<String> = HashSet::new();
     let mut vectors = Vec::new();
     while at < bytes.len() {
         let h = header(&bytes[at..])
@@ -86,6 +89,8 @@ pub(crate) fn parse(
             .get(name_at..name_at + h.name_len as usize)
             .ok_or_else(|| fail(format!("the name at offset {name_at} runs past the file")))?;
         let name = String::from_utf8_lossy(name.strip_suffix(&[0]).unwrap_or(name)).into_owned();
+        // As messages show it.
+        let shown = clip(&name);
         let width: u64 = match h.precision {
             0 => 8,
             1 | 2 => 4,
@@ -100,13 +105,13 @@ pub(crate) fn parse(
             .filter(|&l| l <= (bytes.len() - data_at.min(bytes.len())) as u64)
             .ok_or_else(|| {
                 fail(format!(
-                    "variable {name} ({} x {}) needs more bytes than the file holds",
+                    "variable {shown} ({} x {}) needs more bytes than the file holds",
                     h.rows, h.cols
                 ))
             })?;
-        if names.contains(&name) {
+        if !index.insert(name.clone()) {
             return Err(fail(format!(
-                "two variables named {name}: which one is meant is ambiguous"
+                "two variables named {shown}: which one is meant is ambiguous"
             )));
         }
         names.push(name.clone());
@@ -122,7 +127,7 @@ pub(crate) fn parse(
         if let Some(what) = refusal {
             if var == Some(name.as_str()) || (var.is_none() && name == "Q") {
                 return Err(fail(format!(
-                    "variable {name} is a {what} array ({} x {}), expected a numeric 1xN or Nx1 vector",
+                    "variable {shown} is a {what} array ({} x {}), expected a numeric 1xN or Nx1 vector",
                     h.rows, h.cols
                 )));
             }
@@ -134,7 +139,7 @@ pub(crate) fn parse(
         let n = count.expect("checked");
         if n == 0 {
             return Err(fail(format!(
-                "variable {name} is empty ({} x {})",
+                "variable {shown} is empty ({} x {})",
                 h.rows, h.cols
             )));
         }
@@ -154,10 +159,10 @@ pub(crate) fn parse(
                 3 => base.signed(raw as u16 as i16 as i64),
                 _ => base.unsigned(raw),
             }
-            .map_err(|e| fail(format!("{name}({}) {e}", i + 1)))?;
+            .map_err(|e| fail(format!("{shown}({}) {e}", i + 1)))?;
             rows.push(u32::try_from(v).map_err(|_| {
                 fail(format!(
-                    "{name}({}) = {v} does not fit a column number",
+                    "{shown}({}) = {v} does not fit a column number",
                     i + 1
                 ))
             })?);

@@ -7,9 +7,12 @@
 //! (u32 type, u32 byte count, data padded to 8 bytes; elements of at most 4 bytes are packed
 //! into the tag), with miCOMPRESSED elements holding one zlib stream of a whole miMATRIX.
 
-use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
+use super::source::{Fault, FileBytes, MmapChoice, Pieces, Span, Window, skip};
+use super::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, listing};
+use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 const MI_INT8: u32 = 1;
 const MI_UINT8: u32 = 2;
@@ -26,6 +29,30 @@ const MI_COMPRESSED: u32 = 15;
 
 /// The largest variable MATLAB writes in a v5/v7 file.
 pub(crate) const MAX_VARIABLE_BYTES: u64 = (1 << 31) - 1;
+
+/// The array flag that marks a logical array (`mxLOGICAL_FLAG`: MATLAB's `true`, scipy's
+/// bool arrays), stored as uint8 values: true/false, never a board's columns.
+const LOGICAL: u32 = 0x200;
+/// The array flag of complex arrays.
+const COMPLEX: u32 = 0x800;
+
+/// Most bytes one byte of a deflate stream inflates to: a length/distance pair coded in two
+/// bits stands for at most 258 bytes (about 1032:1). A compressed element declaring more
+/// than its bytes can give is refused before anything is sized from it.
+const MAX_DEFLATE_RATIO: u64 = 1032;
+
+/// The most a zlib stream of `len` bytes can inflate to (with slack for a stream's own
+/// framing).
+fn inflatable(len: usize) -> u64 {
+    (len as u64)
+        .saturating_mul(MAX_DEFLATE_RATIO)
+        .saturating_add(1024)
+}
+
+/// Variables of at most this many values are read whole when the file is opened (and
+/// their faults reported then); longer ones are read window by window, so that a
+/// compressed variable of 2^30 values (1 MB of zlib) is never held whole.
+pub(crate) const READ_WHOLE_ROWS: u64 = 1 << 22;
 
 /// What a file's first bytes say about MAT.
 #[derive(Debug, PartialEq, Eq)]
@@ -145,25 +172,6 @@ struct Variable {
     offset: String,
 }
 
-/// The values of a compressed variable, then the rest of its zlib stream: the stream's
-/// Adler-32 checksum is at its very end, and flate2 checks it only when the stream is read
-/// to there. Reading stops at the values otherwise, leaving the checksum unchecked.
-struct ToStreamEnd<'a> {
-    values: std::io::Take<flate2::read::ZlibDecoder<&'a [u8]>>,
-    drained: bool,
-}
-
-impl Read for ToStreamEnd<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let got = self.values.read(buf)?;
-        if got == 0 && !buf.is_empty() && !self.drained {
-            self.drained = true;
-            std::io::copy(self.values.get_mut(), &mut std::io::sink())?;
-        }
-        Ok(got)
-    }
-}
-
 /// Where a variable's values are: bytes `range` of the file, or of the inflated stream of
 /// the compressed element at `compressed` (its offset and its bytes in the file).
 #[derive(Clone)]
@@ -182,7 +190,10 @@ fn corrupt(pos: usize, e: std::io::Error) -> String {
     format!("corrupt zlib stream in the element at offset {pos}: {e}")
 }
 
-fn class_name(class: u8) -> &'static str {
+fn class_name(class: u8, flags: u32) -> &'static str {
+    if flags & LOGICAL != 0 {
+        return "logical";
+    }
     match class {
         1 => "cell",
         2 => "struct",
@@ -205,100 +216,57 @@ fn class_name(class: u8) -> &'static str {
 
 impl Variable {
     fn numeric(&self) -> bool {
-        (6..=15).contains(&self.class) && self.flags & 0x800 == 0
+        (6..=15).contains(&self.class) && self.flags & (COMPLEX | LOGICAL) == 0
     }
 
     fn vector(&self) -> bool {
         self.dims.len() == 2 && (self.dims[0] == 1 || self.dims[1] == 1)
     }
 
+    /// The name as messages show it.
+    fn shown(&self) -> String {
+        clip(&self.name)
+    }
+
     fn describe(&self) -> String {
-        let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
-        let complex = if self.flags & 0x800 != 0 {
+        let complex = if self.flags & COMPLEX != 0 {
             " complex"
         } else {
             ""
         };
         format!(
             "{} ({}{complex}, {})",
-            self.name,
-            class_name(self.class),
-            dims.join("x")
+            self.shown(),
+            class_name(self.class, self.flags),
+            dims_text(&self.dims)
         )
-    }
-
-    /// The values as little-endian `u32` row bytes, checked to be integers in 0..=n,
-    /// streamed from `file` (inflated step by step for a compressed variable).
-    fn rows(&self, file: &[u8], base: IndexBase) -> Result<Vec<u8>, String> {
-        let (n, size) = self.vector_shape()?;
-        let short = |got: u64| {
-            format!(
-                "variable {}: data holds {got} bytes at {}, but {n} values of {size} bytes need {}",
-                self.name,
-                self.offset,
-                n * size as u64
-            )
-        };
-        let mut reader = self.values(file, &short)?;
-        let pos = self.data.compressed.as_ref().map_or(0, |c| c.0);
-        // Grown as values arrive: the declared size of a compressed variable is unchecked.
-        let mut out = Vec::with_capacity((4 * n as usize).min(1 << 26));
-        let mut buf = vec![0u8; STEP_BYTES];
-        let mut i = 0u64;
-        while i < n {
-            let want = ((n - i) as usize * size).min(STEP_BYTES);
-            let mut got = 0;
-            while got < want {
-                match reader.read(&mut buf[got..want]) {
-                    Ok(0) => return Err(short(i * size as u64 + got as u64)),
-                    Ok(k) => got += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(corrupt(pos, e)),
-                }
-            }
-            for c in buf[..want].chunks_exact(size) {
-                i += 1;
-                out.extend_from_slice(&self.row(i, c, base)?.to_le_bytes());
-            }
-        }
-        // One more read reaches the end of a compressed variable's stream, which checks
-        // its Adler-32 checksum (see ToStreamEnd).
-        reader.read(&mut [0u8; 1]).map_err(|e| corrupt(pos, e))?;
-        Ok(out)
     }
 
     /// The length and element size of a real numeric vector whose data is as long as its
     /// dimensions say, or why the variable is none.
     fn vector_shape(&self) -> Result<(u64, usize), String> {
-        if !(6..=15).contains(&self.class) {
+        let name = self.shown();
+        if !(6..=15).contains(&self.class) || self.flags & LOGICAL != 0 {
             return Err(format!(
-                "variable {} is a {} array, expected a numeric vector",
-                self.name,
-                class_name(self.class)
+                "variable {name} is a {} array, expected a numeric vector",
+                class_name(self.class, self.flags)
             ));
         }
-        if self.flags & 0x800 != 0 {
-            return Err(format!(
-                "variable {} is complex, expected real values",
-                self.name
-            ));
+        if self.flags & COMPLEX != 0 {
+            return Err(format!("variable {name} is complex, expected real values"));
         }
         if !self.vector() {
-            let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
             return Err(format!(
-                "variable {} is a {} matrix, expected a 1xN or Nx1 vector",
-                self.name,
-                dims.join("x")
+                "variable {name} is a {} matrix, expected a 1xN or Nx1 vector",
+                dims_text(&self.dims)
             ));
         }
         // A vector of i32 dimensions: the product is its one dimension other than 1.
         let n: u64 = self.dims.iter().product();
         if n == 0 {
-            let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
             return Err(format!(
-                "variable {} is empty ({})",
-                self.name,
-                dims.join("x")
+                "variable {name} is empty ({})",
+                dims_text(&self.dims)
             ));
         }
         let size = match self.data_type {
@@ -308,52 +276,25 @@ impl Variable {
             MI_DOUBLE | MI_INT64 | MI_UINT64 => 8,
             t => {
                 return Err(format!(
-                    "variable {}: unsupported element type {t} at {}",
-                    self.name, self.offset
+                    "variable {name}: unsupported element type {t} at {}",
+                    self.offset
                 ));
             }
         };
         let declared = self.data.range.len() as u64;
         if declared != n * size as u64 {
             return Err(format!(
-                "variable {}: data holds {declared} bytes at {}, but {n} values of {size} bytes need {}",
-                self.name,
+                "variable {name}: data holds {declared} bytes at {}, but {n} values of {size} bytes need {}",
                 self.offset,
                 n * size as u64
             ));
         }
         if n > crate::board::MAX_N {
             return Err(format!(
-                "variable {}: {n} values, more than a board has",
-                self.name
+                "variable {name}: {n} values, more than a board has"
             ));
         }
         Ok((n, size))
-    }
-
-    /// A reader of the data's bytes: a slice of `file`, or the variable's part of its
-    /// inflated element. `short` says how little there was when the element ends early.
-    fn values<'f>(
-        &self,
-        file: &'f [u8],
-        short: &dyn Fn(u64) -> String,
-    ) -> Result<Box<dyn Read + 'f>, String> {
-        Ok(match &self.data.compressed {
-            None => Box::new(&file[self.data.range.clone()]),
-            Some((pos, element)) => {
-                let mut z = flate2::read::ZlibDecoder::new(&file[element.clone()]);
-                let skip = self.data.range.start as u64;
-                let skipped = std::io::copy(&mut (&mut z).take(skip), &mut std::io::sink())
-                    .map_err(|e| corrupt(*pos, e))?;
-                if skipped < skip {
-                    return Err(short(0));
-                }
-                Box::new(ToStreamEnd {
-                    values: z.take(self.data.range.len() as u64),
-                    drained: false,
-                })
-            }
-        })
     }
 
     /// Row `i`'s (1-based) column from its element bytes `c`.
@@ -375,11 +316,11 @@ impl Variable {
             MI_SINGLE => base.float(f32::from_bits(w as u32) as f64),
             _ => base.float(f64::from_bits(w)),
         };
-        let v = value.map_err(|e| format!("{}({i}) {e}", self.name))?;
+        let v = value.map_err(|e| format!("{}({i}) {e}", self.shown()))?;
         // A value above n is the verifier's to report (exit 1, as for every format); only
         // a value no row can hold is unreadable.
         u32::try_from(v)
-            .map_err(|_| format!("{}({i}) = {v} does not fit a column number", self.name))
+            .map_err(|_| format!("{}({i}) = {v} does not fit a column number", self.shown()))
     }
 }
 
@@ -423,6 +364,15 @@ fn parse_matrix(
     pos = next;
     let (data_type, data, offset) = if (6..=15).contains(&class) && pos < range.end {
         let (t, data, _) = c.element(pos, true)?;
+        // Its size is checked against its array's, which is checked against the file (or
+        // against what the compressed element can inflate to).
+        if data.end > range.end {
+            return Err(format!(
+                "the data element at {} runs past the end of its array ({} bytes)",
+                c.at(pos),
+                range.len()
+            ));
+        }
         (t, data, c.at(pos))
     } else {
         (0, 0..0, c.at(pos))
@@ -443,21 +393,12 @@ fn parse_matrix(
     })
 }
 
-/// Reads the rows of variable `var` (or of the only numeric vector) from a Level 5 file, as
-/// little-endian `u32` row bytes. Compressed variables are inflated twice: their headers
-/// first, then the chosen one's values step by step, so memory holds the rows only.
-pub(crate) fn read(
-    path: &Path,
-    bytes: &[u8],
-    var: Option<&str>,
-    base: IndexBase,
-) -> Result<(Vec<u8>, super::MatSource), FormatError> {
-    let fail = |m: String| FormatError::new(path, ErrorKind::Mat(m));
+/// Every variable of a Level 5 file whose bytes are `bytes`. Compressed variables are
+/// inflated only as far as their headers; their declared size is checked against what
+/// their compressed bytes can inflate to.
+fn variables(bytes: &[u8]) -> Result<Vec<Variable>, String> {
     if bytes.len() < 128 {
-        return Err(fail(format!(
-            "truncated header: {} of 128 bytes",
-            bytes.len()
-        )));
+        return Err(format!("truncated header: {} of 128 bytes", bytes.len()));
     }
     let big = &bytes[126..128] == b"MI";
     let file = Cursor {
@@ -470,15 +411,15 @@ pub(crate) fn read(
     let mut vars = Vec::new();
     let mut pos = 128;
     while pos + 8 <= bytes.len() {
-        let (t, range, next) = file.element(pos, true).map_err(&fail)?;
+        let (t, range, next) = file.element(pos, true)?;
         match t {
-            MI_MATRIX => vars.push(parse_matrix(&file, range, 0..0).map_err(&fail)?),
+            MI_MATRIX => vars.push(parse_matrix(&file, range, 0..0)?),
             MI_COMPRESSED => {
                 let mut head = Vec::new();
                 flate2::read::ZlibDecoder::new(&bytes[range.clone()])
                     .take(HEADERS)
                     .read_to_end(&mut head)
-                    .map_err(|e| fail(corrupt(pos, e)))?;
+                    .map_err(|e| corrupt(pos, e))?;
                 let inner = Cursor {
                     bytes: &head,
                     big,
@@ -486,9 +427,17 @@ pub(crate) fn read(
                     inside: Some(pos as u64),
                     partial: true,
                 };
-                let (t, r, _) = inner.element(0, true).map_err(&fail)?;
+                let (t, r, _) = inner.element(0, true)?;
+                let most = inflatable(range.len());
+                if r.end as u64 > most {
+                    return Err(format!(
+                        "the compressed element at offset {pos} declares an element of {} bytes, but its {} bytes of zlib inflate to at most {most}",
+                        r.len(),
+                        range.len()
+                    ));
+                }
                 if t == MI_MATRIX {
-                    vars.push(parse_matrix(&inner, r, range.clone()).map_err(&fail)?);
+                    vars.push(parse_matrix(&inner, r, range.clone())?);
                 }
                 // Compressed elements are not padded.
                 pos = range.end;
@@ -498,65 +447,232 @@ pub(crate) fn read(
         }
         pos = next;
     }
-    // MATLAB and scipy keep the last of two variables of one name; a reader that keeps
-    // the first reads another board. Neither is safe to guess.
+    Ok(vars)
+}
+
+/// The variable to read among `vars`: `var` when given, else `Q`, else the only numeric
+/// vector (never a logical array), else the only variable (so that what is wrong with it
+/// is said). The names are indexed once: a file may hold 200,000 variables.
+fn choose(vars: &[Variable], var: Option<&str>) -> Result<usize, String> {
+    let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(vars.len());
     for (i, v) in vars.iter().enumerate() {
-        if vars[..i].iter().any(|w| w.name == v.name) {
-            return Err(fail(format!(
+        // MATLAB and scipy keep the last of two variables of one name; a reader that
+        // keeps the first reads another board. Neither is safe to guess.
+        if by_name.insert(&v.name, i).is_some() {
+            return Err(format!(
                 "two variables named {}: which one is meant is ambiguous",
-                v.name
-            )));
+                v.shown()
+            ));
         }
     }
-    let chosen = match var {
-        Some(name) => vars.iter().find(|v| v.name == name).ok_or_else(|| {
+    if let Some(name) = var {
+        return by_name.get(name).copied().ok_or_else(|| {
+            format!(
+                "no variable named {}; the file holds: {}",
+                clip(name),
+                list(vars)
+            )
+        });
+    }
+    // A workspace saved whole: the composition is conventionally `Q`.
+    if let Some(&q) = by_name.get("Q") {
+        return Ok(q);
+    }
+    let mut vectors = (0..vars.len()).filter(|&i| vars[i].numeric() && vars[i].vector());
+    match (vectors.next(), vectors.next()) {
+        (Some(one), None) => Ok(one),
+        (None, _) if vars.len() == 1 => Ok(0),
+        (None, _) => Err(format!("no numeric vector; the file holds: {}", list(vars))),
+        _ => Err(format!(
+            "several numeric vectors, choose one with --var: {}",
+            list(vars)
+        )),
+    }
+}
+
+/// The numeric vector a Level 5 file was read for, read window by window: from the file
+/// (mapped or read, as the caller chose), or, for a compressed variable, inflated window by
+/// window ([`Pieces`]), so that memory holds a few windows, never the variable.
+pub struct Mat5File {
+    path: PathBuf,
+    bytes: Arc<FileBytes>,
+    var: Variable,
+    n: u64,
+    /// Bytes per stored value.
+    size: usize,
+    base: IndexBase,
+    source: super::MatSource,
+    inflating: Pieces<flate2::read::ZlibDecoder<Span>>,
+}
+
+/// The rows of every window but the last that an [`super::Input`] reads.
+const WINDOW_ROWS: u64 = super::nqb::DEFAULT_FRAME_ROWS;
+
+impl Mat5File {
+    /// Whether the file shrank under its map while it was read (see
+    /// [`crate::format::fault`]).
+    pub(crate) fn faulted(&self) -> bool {
+        self.bytes.faulted()
+    }
+
+    /// Opens variable `var` (default: `Q`, else the only numeric vector) of the Level 5
+    /// file `file` at `path`: every variable's headers are read and checked, the chosen
+    /// one's values are not.
+    pub(crate) fn open(
+        path: &Path,
+        file: &std::fs::File,
+        mmap: MmapChoice,
+        var: Option<&str>,
+        base: IndexBase,
+    ) -> Result<Mat5File, FormatError> {
+        let fail = |m: String| FormatError::new(path, ErrorKind::Mat(m));
+        let read = |e| FormatError::new(path, ErrorKind::Read(e));
+        // Mapped when allowed: then only a window of values is ever held in memory.
+        let bytes = Arc::new(FileBytes::open(file, mmap, path).map_err(read)?);
+        let (var, names) = {
+            let mut whole = Vec::new();
+            let all = bytes
+                .get(0, bytes.len() as usize, &mut whole)
+                .map_err(read)?;
+            let mut vars = variables(all).map_err(fail)?;
+            let chosen = choose(&vars, var).map_err(fail)?;
+            let names: Vec<String> = vars.iter().map(|v| v.name.clone()).collect();
+            (vars.swap_remove(chosen), names)
+        };
+        let (n, size) = var.vector_shape().map_err(fail)?;
+        // Read: a numeric class, 6 (double) to 15 (uint64) in MATLAB's order.
+        let class = super::MatClass::ALL[var.class as usize - 6];
+        let dim = |i: usize| var.dims.get(i).copied().unwrap_or(1);
+        let layout = super::MatLayout::found(&var.name, class, dim(0), dim(1));
+        let source = super::MatSource::among(layout, &var.name, &names);
+        Ok(Mat5File {
+            path: path.to_path_buf(),
+            bytes,
+            var,
+            n,
+            size,
+            base,
+            source,
+            inflating: Pieces::new(1),
+        })
+    }
+
+    /// Number of rows (values).
+    pub(crate) fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Names the file `path` in messages (for a spooled copy of standard input).
+    pub(crate) fn set_path(&mut self, path: &Path) {
+        self.path = path.to_path_buf();
+    }
+
+    /// The variable's name, class and orientation, and the file's other variables.
+    pub(crate) fn source(&self) -> super::MatSource {
+        self.source.clone()
+    }
+
+    /// Rows `first .. first + count` (0-based) as little-endian `u32` row bytes into `out`,
+    /// each checked to be a whole number a row can hold. The window of a compressed
+    /// variable that ends it reads on to the end of the zlib stream, which checks the
+    /// stream's Adler-32 checksum.
+    pub(crate) fn rows_le(
+        &self,
+        first: u64,
+        count: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), FormatError> {
+        let fail = |m: String| FormatError::new(&self.path, ErrorKind::Mat(m));
+        let v = &self.var;
+        let (n, size) = (self.n, self.size);
+        let short = |got: u64| {
             fail(format!(
-                "no variable named {name}; the file holds: {}",
-                list(&vars)
+                "variable {}: data holds {got} bytes at {}, but {n} values of {size} bytes need {}",
+                v.shown(),
+                v.offset,
+                n * size as u64
             ))
-        })?,
-        // A workspace saved whole: the composition is conventionally `Q`.
-        None if vars.iter().any(|v| v.name == "Q") => {
-            vars.iter().find(|v| v.name == "Q").expect("just found")
-        }
-        None => {
-            let vectors: Vec<&Variable> =
-                vars.iter().filter(|v| v.numeric() && v.vector()).collect();
-            match vectors.as_slice() {
-                [one] => *one,
-                [] if vars.len() == 1 => &vars[0],
-                [] => {
-                    return Err(fail(format!(
-                        "no numeric vector; the file holds: {}",
-                        list(&vars)
-                    )));
-                }
-                _ => {
-                    return Err(fail(format!(
-                        "several numeric vectors, choose one with --var: {}",
-                        list(&vars)
-                    )));
-                }
+        };
+        out.clear();
+        out.reserve(4 * count as usize);
+        let per_step = (STEP_BYTES / size) as u64;
+        let start = v.data.range.start as u64 + first * size as u64;
+        let mut stored = Vec::new();
+        let Some((pos, element)) = &v.data.compressed else {
+            let mut i = 0;
+            while i < count {
+                let take = per_step.min(count - i);
+                let bytes = self
+                    .bytes
+                    .get(start + i * size as u64, take as usize * size, &mut stored)
+                    .map_err(|e| FormatError::new(&self.path, ErrorKind::Read(e)))?;
+                self.convert(first + i, bytes, out).map_err(fail)?;
+                i += take;
             }
+            return Ok(());
+        };
+        let pos = *pos;
+        let window = Window {
+            stream: 0,
+            origin: v.data.range.start as u64,
+            at: start,
+            len: count as usize * size,
+            piece: WINDOW_ROWS as usize * size,
+            last: first + count == n,
+        };
+        let open = || {
+            let span = Span::new(self.bytes.clone(), element.start as u64..element.end as u64);
+            Ok(flate2::read::ZlibDecoder::new(span))
+        };
+        // The stream's Adler-32 checksum is at its very end, and flate2 checks it only
+        // when the stream is read to there.
+        let finish = |z: &mut flate2::read::ZlibDecoder<Span>| {
+            skip(z, u64::MAX).map(drop).map_err(Fault::Io)
+        };
+        match self.inflating.read(&window, open, finish, &mut stored) {
+            Ok(()) => {}
+            Err(Fault::Short(got)) => {
+                return Err(short(got.saturating_sub(window.origin)));
+            }
+            Err(Fault::Io(e)) => return Err(fail(corrupt(pos, e))),
         }
-    };
-    let rows = chosen.rows(bytes, base).map_err(fail)?;
-    // Read: a numeric class, 6 (double) to 15 (uint64) in MATLAB's order.
-    let class = super::MatClass::ALL[chosen.class as usize - 6];
-    let dim = |i: usize| chosen.dims.get(i).copied().unwrap_or(1);
-    let layout = super::MatLayout::found(&chosen.name, class, dim(0), dim(1));
-    let names: Vec<String> = vars.iter().map(|v| v.name.clone()).collect();
-    Ok((rows, super::MatSource::among(layout, &chosen.name, &names)))
+        self.convert(first, &stored, out).map_err(fail)
+    }
+
+    /// Every row, as little-endian `u32` row bytes, read window by window.
+    pub(crate) fn read_all(&self) -> Result<Vec<u8>, FormatError> {
+        let mut all = Vec::with_capacity(4 * self.n as usize);
+        let mut window = Vec::new();
+        let mut first = 0;
+        while first < self.n {
+            let count = WINDOW_ROWS.min(self.n - first);
+            self.rows_le(first, count, &mut window)?;
+            all.extend_from_slice(&window);
+            first += count;
+        }
+        Ok(all)
+    }
+
+    /// Values `bytes`, the first being row `first` (0-based), as row bytes onto `out`.
+    fn convert(&self, first: u64, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        for (i, c) in bytes.chunks_exact(self.size).enumerate() {
+            let row = self.var.row(first + i as u64 + 1, c, self.base)?;
+            out.extend_from_slice(&row.to_le_bytes());
+        }
+        Ok(())
+    }
 }
 
 fn list(vars: &[Variable]) -> String {
     if vars.is_empty() {
         return "no variables".into();
     }
-    vars.iter()
-        .map(Variable::describe)
-        .collect::<Vec<_>>()
-        .join(", ")
+    listing(vars.iter().map(Variable::describe))
 }
 
 /// Whether an n-row vector of `class` fits in a Level 5 variable.

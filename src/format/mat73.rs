@@ -17,7 +17,7 @@ mod patch;
 
 pub(crate) use patch::Patched;
 
-use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
+use super::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, quote};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
 use std::cell::RefCell;
@@ -113,7 +113,12 @@ impl Stored {
                 size as usize,
                 byte_order == hdf5_pure::DatatypeByteOrder::BigEndian,
             ),
-            other => return Err(format!("unexpected element type {other:?}")),
+            other => {
+                return Err(format!(
+                    "unexpected element type {}",
+                    clip(&format!("{other:?}"))
+                ));
+            }
         };
         let layout = match ds.layout().map_err(e)? {
             hdf5_pure::Layout::Compact { .. } => return Ok(None),
@@ -166,7 +171,12 @@ impl Stored {
                     digests: (0..n.div_ceil(len)).map(|_| Default::default()).collect(),
                 }
             }
-            other => return Err(format!("storage {other:?} is not supported")),
+            other => {
+                return Err(format!(
+                    "storage {} is not supported",
+                    clip(&format!("{other:?}"))
+                ));
+            }
         };
         let raw = std::fs::File::open(path).map_err(|e| e.to_string())?;
         Ok(Some(Stored {
@@ -437,6 +447,17 @@ fn stored_size_covers(
                     c.storage_size, c.address
                 ));
             }
+            // A chunk is read whole before it is decoded: its stored size must be one its
+            // elements can take, through any filter (deflate adds at most 5 bytes per
+            // 64 KiB stored and its framing, Fletcher-32 4 bytes, shuffle none).
+            let raw = per.saturating_mul(elem);
+            let most = raw.saturating_add(raw / 64).saturating_add(1024);
+            if let Some(c) = chunks.iter().find(|c| c.storage_size > most) {
+                return Err(format!(
+                    "a chunk of {} bytes at offset {}, more than its {per} elements of {elem} bytes can be stored in",
+                    c.storage_size, c.address
+                ));
+            }
             Ok(())
         }
         hdf5_pure::Layout::Compact { size } | hdf5_pure::Layout::Contiguous { size, .. } => {
@@ -444,7 +465,10 @@ fn stored_size_covers(
                 "{n} elements of {elem} bytes declared but {size} bytes stored (the file has {file_len})"
             ))
         }
-        other => Err(format!("storage {other:?} is not supported")),
+        other => Err(format!(
+            "storage {} is not supported",
+            clip(&format!("{other:?}"))
+        )),
     }
 }
 
@@ -507,16 +531,19 @@ fn is_real(d: &DType) -> bool {
 }
 
 /// One line about a variable, for listings.
-fn describe(name: &str, ds: &hdf5_pure::Dataset) -> String {
-    let class = class_of(ds).unwrap_or_else(|| "unknown class".into());
-    let dims: Vec<String> = ds
-        .shape()
-        .unwrap_or_default()
-        .iter()
-        .rev()
-        .map(u64::to_string)
-        .collect();
-    format!("{name} ({class}, {})", dims.join("x"))
+/// `octave`: Octave's type of the variable, for Octave's layout; plain HDF5 datasets are
+/// named by their element type.
+fn describe(name: &str, ds: &hdf5_pure::Dataset, octave: Option<&str>) -> String {
+    let class = match (octave, class_of(ds)) {
+        (Some(kind), _) => kind.to_string(),
+        (None, Some(class)) => class,
+        (None, None) => ds
+            .dtype()
+            .map_or_else(|_| "unknown type".into(), |t| t.to_string()),
+    };
+    let mut dims = ds.shape().unwrap_or_default();
+    dims.reverse();
+    format!("{} ({}, {})", clip(name), clip(&class), dims_text(&dims))
 }
 
 impl Mat73File {
@@ -539,21 +566,21 @@ impl Mat73File {
         }
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(hdf5_error(&e)))?;
         let vars = Variables::of(&file).map_err(fail)?;
-        let var = vars.choose(&file, var).map_err(fail)?;
-        if vars.octave.contains(&var) {
+        let var = vars.choose(var).map_err(fail)?;
+        let (_, ds, octave) = vars.get(&var).expect("chosen among them");
+        if octave.is_some() {
             octave_numeric(&file, &var).map_err(fail)?;
         }
-        let ds = file
-            .dataset(&vars.dataset_of(&var))
-            .map_err(|e| fail(format!("{var}: {}", hdf5_error(&e))))?;
-        let (dtype, shape, n) = numeric_vector(&ds, &var).map_err(fail)?;
+        // As messages show it.
+        let shown = clip(&var);
+        let (dtype, shape, n) = numeric_vector(ds, &shown).map_err(fail)?;
         if n > crate::board::MAX_N {
             return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
-        stored_size_covers(path, &ds, &shape, n).map_err(|e| fail(format!("{var}: {e}")))?;
+        stored_size_covers(path, ds, &shape, n).map_err(|e| fail(format!("{shown}: {e}")))?;
         let axis = if shape[0] == n { 0 } else { 1 };
         // Plain HDF5 and Octave datasets carry no class: their element type names one.
-        let class = class_of(&ds)
+        let class = class_of(ds)
             .and_then(|c| super::MatClass::from_name(&c))
             .unwrap_or(match dtype {
                 DType::F32 => super::MatClass::Single,
@@ -573,10 +600,12 @@ impl Mat73File {
         } else {
             super::MatLayout::found(&var, class, n, 1)
         };
-        let stored = Stored::locate(path, &ds, n, axis).map_err(|e| fail(format!("{var}: {e}")))?;
+        let stored =
+            Stored::locate(path, ds, n, axis).map_err(|e| fail(format!("{shown}: {e}")))?;
         let others = vars
-            .names
+            .vars
             .iter()
+            .map(|v| &v.0)
             .chain(&vars.groups)
             .filter(|n| **n != var)
             .cloned()
@@ -683,14 +712,18 @@ impl Mat73File {
     fn read_error(&self, first: u64, e: String) -> FormatError {
         mat_err(
             &self.path,
-            format!("v7.3: {}: reading elements {}..: {e}", self.var, first + 1),
+            format!(
+                "v7.3: {}: reading elements {}..: {e}",
+                clip(&self.var),
+                first + 1
+            ),
         )
     }
 
     /// Validates elements read from row `first` on as row values.
     fn check(&self, values: Values, first: u64) -> Result<Vec<u32>, FormatError> {
         let fail = |d: String| mat_err(&self.path, format!("v7.3: {d}"));
-        let var = &self.var;
+        let var = &clip(&self.var);
         let check = |i: usize, v: Result<u64, String>| -> Result<u32, FormatError> {
             let row = first + i as u64 + 1;
             let v = v.map_err(|e| fail(format!("{var}({row}) {e}")))?;
@@ -990,93 +1023,114 @@ fn hdf5_error(e: &dyn std::fmt::Display) -> String {
 }
 
 /// The variables of a v7.3 file: datasets at the root, and Octave's `save -hdf5` groups,
-/// each a variable of its name with the values in its dataset `value`.
+/// each a variable of its name with the values in its dataset `value`. The root group is
+/// walked once and every variable kept with its dataset: hdf5-pure finds a name by
+/// enumerating the group, so a lookup per variable made a file of 4,000 variables take
+/// 20 s (and one of 20,000 more than 5 minutes).
 struct Variables {
-    /// Every variable that holds values.
-    names: Vec<String>,
+    /// Every variable that holds values, in the file's order, with its dataset and, for an
+    /// Octave group, Octave's name of its type (`matrix`, `bool matrix`, ...).
+    vars: Vec<(String, hdf5_pure::Dataset, Option<String>)>,
+    /// Where each name is in `vars`.
+    index: std::collections::HashMap<String, usize>,
     /// Groups that are not Octave variables: MATLAB structs, cells, sparse or objects.
     groups: Vec<String>,
-    /// The names that are Octave groups.
-    octave: Vec<String>,
 }
 
 impl Variables {
     fn of(file: &hdf5_pure::File) -> Result<Variables, String> {
         let root = file.root();
-        let mut names = root.datasets().map_err(|e| hdf5_error(&e))?;
-        let mut groups = root.groups().unwrap_or_default();
-        let octave: Vec<String> = groups
-            .iter()
-            .filter(|g| file.dataset(&format!("{g}/value")).is_ok())
-            .cloned()
+        let mut vars: Vec<(String, hdf5_pure::Dataset, Option<String>)> = root
+            .iter_datasets()
+            .map_err(|e| hdf5_error(&e))?
+            .map(|(name, ds)| (name, ds, None))
             .collect();
-        groups.retain(|g| !octave.contains(g));
-        names.extend(octave.iter().cloned());
+        let mut groups = Vec::new();
+        // A group's own lookup enumerates that group alone: two members for Octave's.
+        for (name, group) in root.iter_groups().into_iter().flatten() {
+            match group.dataset("value") {
+                Ok(ds) => {
+                    let kind = octave_type(&group).unwrap_or_default();
+                    vars.push((name, ds, Some(kind)))
+                }
+                Err(_) => groups.push(name),
+            }
+        }
+        let index = vars
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.0.clone(), i))
+            .collect();
         Ok(Variables {
-            names,
+            vars,
+            index,
             groups,
-            octave,
         })
+    }
+
+    /// The variable `name`: its dataset and, for an Octave group, its Octave type.
+    fn get(&self, name: &str) -> Option<&(String, hdf5_pure::Dataset, Option<String>)> {
+        self.index.get(name).map(|&i| &self.vars[i])
     }
 
     /// The path of the dataset holding `name`'s values.
     fn dataset_of(&self, name: &str) -> String {
-        if self.octave.iter().any(|g| g == name) {
-            format!("{name}/value")
-        } else {
-            name.to_string()
+        match self.get(name) {
+            Some((_, _, Some(_))) => format!("{name}/value"),
+            _ => name.to_string(),
         }
     }
 
     /// Every variable with its class and size, for messages; `none` when there is none.
-    fn listing(&self, file: &hdf5_pure::File, none: &str) -> String {
-        let list: Vec<String> = self
-            .names
-            .iter()
-            .filter_map(|n| Some(describe(n, &file.dataset(&self.dataset_of(n)).ok()?)))
-            .collect();
-        if list.is_empty() {
-            none.into()
-        } else {
-            list.join(", ")
+    fn listing(&self, none: &str) -> String {
+        if self.vars.is_empty() {
+            return none.into();
         }
+        super::listing(
+            self.vars
+                .iter()
+                .map(|(name, ds, octave)| describe(name, ds, octave.as_deref())),
+        )
     }
 
-    /// The variable to read: `var` when given, else `Q`, else the only numeric vector,
-    /// else the only variable (so that what is wrong with it is said).
-    fn choose(&self, file: &hdf5_pure::File, var: Option<&str>) -> Result<String, String> {
-        let names = &self.names;
+    /// The variable to read: `var` when given, else `Q`, else the only numeric vector
+    /// (never a logical array), else the only variable (so that what is wrong with it is
+    /// said).
+    fn choose(&self, var: Option<&str>) -> Result<String, String> {
         match var {
-            Some(v) if names.iter().any(|n| n == v) => Ok(v.to_string()),
+            Some(v) if self.get(v).is_some() => Ok(v.to_string()),
             Some(v) if self.groups.iter().any(|g| g == v) => Err(format!(
-                "variable {v} is a struct, cell, sparse or object array (an HDF5 group), expected a numeric vector"
+                "variable {} is a struct, cell, sparse or object array (an HDF5 group), expected a numeric vector",
+                clip(v)
             )),
             Some(v) => Err(format!(
-                "no variable named {v}; the file holds: {}",
-                self.listing(file, "no numeric variables")
+                "no variable named {}; the file holds: {}",
+                clip(v),
+                self.listing("no numeric variables")
             )),
             // A workspace saved whole: the composition is conventionally `Q`.
-            None if names.iter().any(|n| n == "Q") => Ok("Q".to_string()),
+            None if self.get("Q").is_some() => Ok("Q".to_string()),
             None => {
-                let vectors: Vec<&String> = names
-                    .iter()
-                    .filter(|n| {
-                        file.dataset(&self.dataset_of(n)).is_ok_and(|d| {
-                            class_of(&d).map_or(d.dtype().is_ok_and(|t| is_real(&t)), |c| {
-                                NUMERIC.contains(&c.as_str())
-                            }) && d
-                                .shape()
-                                .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
-                        })
-                    })
-                    .collect();
-                match (vectors.as_slice(), names.as_slice()) {
-                    ([one], _) => Ok(one.to_string()),
-                    ([], [only]) => Ok(only.to_string()),
+                let is_vector = |(_, d, octave): &(String, hdf5_pure::Dataset, Option<String>)| {
+                    let numeric = match (octave, class_of(d)) {
+                        // Octave's type, not its storage: a `bool matrix` is stored as
+                        // numbers.
+                        (Some(kind), _) => super::octave::is_numeric(kind),
+                        (None, Some(c)) => NUMERIC.contains(&c.as_str()),
+                        (None, None) => d.dtype().is_ok_and(|t| is_real(&t)),
+                    };
+                    numeric
+                        && d.shape()
+                            .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
+                };
+                let mut vectors = self.vars.iter().filter(|v| is_vector(v));
+                match (vectors.next(), vectors.next(), self.vars.as_slice()) {
+                    (Some(one), None, _) => Ok(one.0.clone()),
+                    (None, _, [only]) => Ok(only.0.clone()),
                     _ => Err(format!(
                         "{} numeric vectors, choose one with --var; the file holds: {}",
-                        vectors.len(),
-                        self.listing(file, "no variables")
+                        self.vars.iter().filter(|v| is_vector(v)).count(),
+                        self.listing("no variables")
                     )),
                 }
             }
@@ -1084,12 +1138,26 @@ impl Variables {
     }
 }
 
+/// Octave's name of the type of the variable saved as `group` (`save -hdf5`): its
+/// dataset `type`.
+fn octave_type(group: &hdf5_pure::Group) -> Result<String, String> {
+    let kind = group
+        .dataset("type")
+        .and_then(|d| d.read_string())
+        .map_err(|e| e.to_string())?;
+    Ok(kind
+        .first()
+        .map(|k| k.trim_end_matches('\0').to_string())
+        .unwrap_or_default())
+}
+
 /// Checks that Octave's group `var` (`save -hdf5`) holds a numeric array with values: its
 /// `type` dataset names the class (`bool matrix`, `string`, `cell` are refused by name),
 /// and an empty matrix is marked by the attribute `OCTAVE_EMPTY_MATRIX`, its `value` then
 /// holding the dimensions (`[]` is `[0 0]`), which must not be read as rows.
-fn octave_numeric(file: &hdf5_pure::File, var: &str) -> Result<(), String> {
-    let group = file.group(var).map_err(|e| format!("{var}: {e}"))?;
+fn octave_numeric(file: &hdf5_pure::File, name: &str) -> Result<(), String> {
+    let var = clip(name);
+    let group = file.group(name).map_err(|e| format!("{var}: {e}"))?;
     if group
         .attrs()
         .is_ok_and(|a| a.contains_key("OCTAVE_EMPTY_MATRIX"))
@@ -1098,14 +1166,12 @@ fn octave_numeric(file: &hdf5_pure::File, var: &str) -> Result<(), String> {
             "variable {var} is empty (Octave saved an empty matrix)"
         ));
     }
-    let kind = file
-        .dataset(&format!("{var}/type"))
-        .and_then(|d| d.read_string())
-        .map_err(|e| format!("{var}: Octave's type name is unreadable: {e}"))?;
-    let kind = kind.first().map(|k| k.trim_end_matches('\0')).unwrap_or("");
-    if !super::octave::is_numeric(kind) {
+    let kind =
+        octave_type(&group).map_err(|e| format!("{var}: Octave's type name is unreadable: {e}"))?;
+    if !super::octave::is_numeric(&kind) {
         return Err(format!(
-            "variable {var} is of Octave type {kind:?}, expected a numeric vector (double, single or an integer class)"
+            "variable {var} is of Octave type {}, expected a numeric vector (double, single or an integer class)",
+            quote(&kind)
         ));
     }
     Ok(())
@@ -1160,16 +1226,25 @@ fn numeric_vector(
         return Err(format!(
             "variable {var} is a {} array, expected a numeric vector",
             if class.is_empty() {
-                "non-MATLAB"
+                "non-MATLAB".to_string()
             } else {
-                &class
+                clip(&class)
             }
         ));
     }
     let dtype = ds.dtype().map_err(|e| format!("{var}: {e}"))?;
+    if let DType::Enum(names) = &dtype
+        && names.len() == 2
+        && names.iter().all(|n| n == "FALSE" || n == "TRUE")
+    {
+        return Err(format!(
+            "variable {var} is a logical array (an enum of FALSE and TRUE, as h5py writes bool), expected a numeric vector"
+        ));
+    }
     if !is_real(&dtype) {
         return Err(format!(
-            "variable {var} has element type {dtype}, expected real numbers (integers or IEEE floats)"
+            "variable {var} has element type {}, expected real numbers (integers or IEEE floats)",
+            clip(&dtype.to_string())
         ));
     }
     standard_layout(&ds.datatype().map_err(|e| format!("{var}: {e}"))?).map_err(|why| {

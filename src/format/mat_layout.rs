@@ -202,6 +202,12 @@ impl MatSource {
             others: names.iter().filter(|n| *n != chosen).cloned().collect(),
         }
     }
+
+    /// The other variables' names for a message: the first few, then how many more (a
+    /// file may hold 200,000), each cut short and escaped.
+    pub fn others_listing(&self) -> String {
+        super::listing(self.others.iter().map(|n| super::clip(n)))
+    }
 }
 
 impl Default for MatLayout {

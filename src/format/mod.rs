@@ -24,6 +24,7 @@ mod writer;
 mod zlib;
 
 pub use error::{ErrorKind, FormatError};
+pub(crate) use error::{clip, listing, quote};
 pub use input::{EXCLUDED, Input, OpenOptions, SegmentCache, SegmentSum};
 pub use mat_layout::{MatClass, MatLayout, MatSource, VarName};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
@@ -121,7 +122,7 @@ fn choose_vector(
     names: &[String],
     var: Option<&str>,
 ) -> Result<(Vec<u32>, MatSource), String> {
-    let holds = || names.join(", ");
+    let holds = || listing(names.iter().map(|n| clip(n)));
     let wanted = var.unwrap_or("Q");
     let take = |v: FoundVector| (v.rows, MatSource::among(v.layout, &v.name, names));
     // Moved out, not copied: a vector may hold a billion rows.
@@ -130,7 +131,8 @@ fn choose_vector(
     }
     if let Some(v) = var {
         return Err(format!(
-            "no variable named {v}; the file holds: {}",
+            "no variable named {}; the file holds: {}",
+            clip(v),
             holds()
         ));
     }
@@ -142,6 +144,23 @@ fn choose_vector(
             holds()
         )),
     }
+}
+
+/// Dimensions for messages, `2x3` (`-` for none); cut short when a file lists thousands.
+pub(crate) fn dims_text(dims: &[u64]) -> String {
+    if dims.is_empty() {
+        return "-".into();
+    }
+    let text = dims
+        .iter()
+        .take(16)
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join("x");
+    if dims.len() > 16 {
+        return format!("{text}x\u{2026} ({} dimensions)", dims.len());
+    }
+    text
 }
 
 /// Bytes as space-separated hexadecimal pairs, for messages about a file's first bytes.

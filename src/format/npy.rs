@@ -7,7 +7,7 @@
 //! Written: `<u4`, shape `(n,)`, streamed.
 
 use super::source::{FileBytes, MmapChoice};
-use super::{ErrorKind, FormatError, IndexBase, output::AtomicFile};
+use super::{ErrorKind, FormatError, IndexBase, clip, output::AtomicFile};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -61,13 +61,18 @@ impl NpyFile {
         let npyz::DType::Plain(ts) = header_dtype(&header) else {
             return Err(fail(format!(
                 "dtype {} is a record or array type, expected a number per row",
-                header_dtype(&header).descr()
+                clip(&header_dtype(&header).descr())
             )));
         };
         let kind = match ts.type_char() {
             npyz::TypeChar::Uint => Kind::Unsigned,
             npyz::TypeChar::Int => Kind::Signed,
             npyz::TypeChar::Float => Kind::Float,
+            npyz::TypeChar::Bool => {
+                return Err(fail(format!(
+                    "dtype {ts} is bool: a logical array, expected a numeric vector"
+                )));
+            }
             _ => {
                 return Err(fail(format!(
                     "dtype {ts} is not an integer or floating type"
@@ -87,7 +92,8 @@ impl NpyFile {
             [n] | [n, 1] | [1, n] => *n,
             other => {
                 return Err(fail(format!(
-                    "shape {other:?}, expected a vector (n,), (n, 1) or (1, n)"
+                    "shape {}, expected a vector (n,), (n, 1) or (1, n)",
+                    clip(&format!("{other:?}"))
                 )));
             }
         };
@@ -402,7 +408,11 @@ fn read_header(bytes: &FileBytes) -> Result<(npyz::NpyHeader, usize), HeaderErro
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .collect();
-        bad(format!("bad header: {}", text.join(" ")))
+        // It may quote the header, up to 10,000 bytes: cut short.
+        let text = text.join(" ");
+        let cut = text.char_indices().nth(160).map_or(text.len(), |(i, _)| i);
+        let more = if cut < text.len() { "\u{2026}" } else { "" };
+        bad(format!("bad header: {}{more}", &text[..cut]))
     })?;
     if !rest.is_empty() {
         return Err(bad("bad header: its length and its text disagree".into()));

@@ -6,7 +6,8 @@
 //! The dimensions line is part of the header, not data: reading it as rows was the bug
 //! that made an 8-queens solution look like a 10-row board.
 
-use super::{ErrorKind, FormatError, IndexBase};
+use super::{ErrorKind, FormatError, IndexBase, clip, dims_text, listing, quote};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Whether `head` (the start of a file) is Octave's text format: its first line is
@@ -49,43 +50,49 @@ pub(crate) fn parse(
     let numeric = |v: &Variable| is_numeric(v.kind);
     let is_vector = |v: &Variable| v.dims.iter().filter(|&&d| d != 1).count() <= 1;
     let list = || {
-        vars.iter()
-            .map(|v| format!("{} ({}, {})", v.name, v.kind, dims_text(&v.dims)))
-            .collect::<Vec<_>>()
-            .join(", ")
+        listing(vars.iter().map(|v| {
+            format!(
+                "{} ({}, {})",
+                clip(v.name),
+                clip(v.kind),
+                dims_text(&v.dims)
+            )
+        }))
     };
     // Octave keeps the last of two variables of one name; other readers the first.
-    // Neither is safe to guess.
-    for (i, v) in vars.iter().enumerate() {
-        if let Some(first) = vars[..i].iter().find(|w| w.name == v.name) {
+    // Neither is safe to guess. Indexed once: a file may hold 200,000 variables.
+    let mut by_name: HashMap<&str, &Variable> = HashMap::with_capacity(vars.len());
+    for v in &vars {
+        if let Some(first) = by_name.insert(v.name, v) {
             return Err(fail(
                 v.line,
                 format!(
                     "a second variable named {} (the first at line {}): which one is meant is ambiguous",
-                    v.name, first.line
+                    clip(v.name),
+                    first.line
                 ),
             ));
         }
     }
     let chosen = match var {
-        Some(name) => vars.iter().find(|v| v.name == name).ok_or_else(|| {
+        Some(name) => by_name.get(name).copied().ok_or_else(|| {
             whole(format!(
-                "no variable named {name}; the file holds: {}",
+                "no variable named {}; the file holds: {}",
+                clip(name),
                 list()
             ))
         })?,
-        None => match vars.iter().find(|v| v.name == "Q") {
+        None => match by_name.get("Q") {
             Some(q) => q,
             None => {
-                let vectors: Vec<&Variable> =
-                    vars.iter().filter(|v| numeric(v) && is_vector(v)).collect();
-                match (vectors.as_slice(), vars.as_slice()) {
-                    ([one], _) => one,
-                    ([], [only]) => only,
+                let mut vectors = vars.iter().filter(|v| numeric(v) && is_vector(v));
+                match (vectors.next(), vectors.next(), vars.as_slice()) {
+                    (Some(one), None, _) => one,
+                    (None, _, [only]) => only,
                     _ => {
+                        let count = vars.iter().filter(|v| numeric(v) && is_vector(v)).count();
                         return Err(whole(format!(
-                            "{} numeric vectors, choose one with --var; the file holds: {}",
-                            vectors.len(),
+                            "{count} numeric vectors, choose one with --var; the file holds: {}",
                             list()
                         )));
                     }
@@ -95,14 +102,15 @@ pub(crate) fn parse(
     };
     if !numeric(chosen) {
         return Err(whole(format!(
-            "variable {} is of type {:?}, expected a numeric vector (double, single or an integer class)",
-            chosen.name, chosen.kind
+            "variable {} is of type {}, expected a numeric vector (double, single or an integer class)",
+            clip(chosen.name),
+            quote(chosen.kind)
         )));
     }
     if !is_vector(chosen) {
         return Err(whole(format!(
             "variable {} is a {} matrix, expected a 1xN or Nx1 vector",
-            chosen.name,
+            clip(chosen.name),
             dims_text(&chosen.dims)
         )));
     }
@@ -111,7 +119,7 @@ pub(crate) fn parse(
     if n == 0 {
         return Err(whole(format!(
             "variable {} is empty ({})",
-            chosen.name,
+            clip(chosen.name),
             dims_text(&chosen.dims)
         )));
     }
@@ -119,7 +127,7 @@ pub(crate) fn parse(
     for &(line, text) in &chosen.values {
         for token in text.split_whitespace() {
             let v = super::text::parse_value(token, base)
-                .map_err(|d| fail(line, format!("{}: {d}", chosen.name)))?;
+                .map_err(|d| fail(line, format!("{}: {d}", clip(chosen.name))))?;
             rows.push(v);
         }
     }
@@ -137,16 +145,6 @@ pub(crate) fn parse(
     let layout = super::MatLayout::found(chosen.name, class, dims.0, dims.1);
     let names: Vec<String> = vars.iter().map(|v| v.name.to_string()).collect();
     Ok((rows, super::MatSource::among(layout, chosen.name, &names)))
-}
-
-fn dims_text(dims: &[u64]) -> String {
-    if dims.is_empty() {
-        return "-".into();
-    }
-    dims.iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join("x")
 }
 
 /// The integer classes and single, as Octave names them before ` matrix`/` scalar`.
@@ -222,7 +220,7 @@ impl<'a> Cursor<'a> {
             .ok_or_else(|| {
                 (
                     self.line,
-                    format!("expected `# {key}:`, found {:?}", clip(line)),
+                    format!("expected `# {key}:`, found {}", quote(line)),
                 )
             })
     }
@@ -231,7 +229,7 @@ impl<'a> Cursor<'a> {
     fn count(&mut self, key: &str) -> Result<u64, Fault> {
         let v = self.header(key)?;
         v.parse()
-            .map_err(|_| (self.line, format!("# {key}: {v:?} is not a count")))
+            .map_err(|_| (self.line, format!("# {key}: {} is not a count", quote(v))))
     }
 
     /// `# ndims: D` and the line of D dimensions that follows it.
@@ -250,7 +248,7 @@ impl<'a> Cursor<'a> {
             .map_err(|_| {
                 (
                     self.line,
-                    format!("dimensions line {:?} is not counts", clip(line)),
+                    format!("dimensions line {} is not counts", quote(line)),
                 )
             })?;
         if dims.len() as u64 != d {
@@ -272,6 +270,7 @@ impl<'a> Cursor<'a> {
 
     /// Takes `count` whitespace-separated values, from as many lines as they fill; returns
     /// the lines they were on.
+    /// `name` is the variable's name as messages show it ([`clip`]).
     fn values(&mut self, count: u64, name: &str) -> Result<Vec<(u64, &'a str)>, Fault> {
         let mut lines = Vec::new();
         let mut got = 0u64;
@@ -306,6 +305,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips `len` bytes of a string's text and the newline after it.
+    /// `name` is the variable's name as messages show it ([`clip`]).
     fn skip_bytes(&mut self, len: u64, name: &str) -> Result<(), Fault> {
         let left = (self.text.len() - self.at) as u64;
         if len > left {
@@ -337,11 +337,6 @@ fn parse_header(line: &str) -> Option<(&str, &str)> {
     Some((key.trim(), value.trim()))
 }
 
-/// The start of a line, for messages.
-fn clip(line: &str) -> String {
-    line.chars().take(40).collect()
-}
-
 /// Nesting allowed for cells and structs: deeper files are refused rather than recursed
 /// into without bound.
 const MAX_DEPTH: u32 = 64;
@@ -356,6 +351,7 @@ fn value<'a>(
     kind: &'a str,
     depth: u32,
 ) -> Result<Numbers<'a>, Fault> {
+    let name = &clip(name);
     if depth > MAX_DEPTH {
         return Err((
             c.line,
@@ -413,7 +409,8 @@ fn value<'a>(
             return Err((
                 c.line,
                 format!(
-                    "{name} is of type {other:?}, which this reader cannot read past; save the vector alone (save -text FILE Q) or with -v7"
+                    "{name} is of type {}, which this reader cannot read past; save the vector alone (save -text FILE Q) or with -v7",
+                    quote(other)
                 ),
             ));
         }
@@ -439,7 +436,7 @@ fn variables(text: &str) -> Result<Vec<Variable<'_>>, Fault> {
             }
             return Err((
                 c.line,
-                format!("a value outside any variable: {:?}", clip(line)),
+                format!("a value outside any variable: {}", quote(line)),
             ));
         };
         if key != "name" {

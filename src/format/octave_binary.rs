@@ -6,7 +6,8 @@
 //! file that holds one before the variable asked for is refused by that type's name.
 
 use super::IndexBase;
-use super::{ErrorKind, FormatError};
+use super::{ErrorKind, FormatError, clip, quote};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The magic of little- and big-endian files.
@@ -156,29 +157,34 @@ pub(crate) fn parse(
             "float format {float_format}: only IEEE little- and big-endian are read"
         )));
     }
+    // Every name, in order, and indexed: a file may hold 200,000 variables.
     let mut seen: Vec<String> = Vec::new();
+    let mut index: HashSet<String> = HashSet::new();
     let mut vectors = Vec::new();
     while c.at < bytes.len() {
         let name = String::from_utf8_lossy(c.string("a name").map_err(fail)?).into_owned();
+        // As messages show it.
+        let shown = clip(&name);
         c.string("a doc string").map_err(fail)?;
         c.u8("the global flag").map_err(fail)?;
         let code = c.u8("the type").map_err(fail)?;
         if code != 255 {
             return Err(fail(format!(
-                "variable {name} has the old type code {code}: save with a current Octave"
+                "variable {shown} has the old type code {code}: save with a current Octave"
             )));
         }
         let kind = String::from_utf8_lossy(c.string("a type name").map_err(fail)?).into_owned();
-        if seen.contains(&name) {
+        if !index.insert(name.clone()) {
             return Err(fail(format!(
-                "two variables named {name}: which one is meant is ambiguous"
+                "two variables named {shown}: which one is meant is ambiguous"
             )));
         }
         seen.push(name.clone());
         let wanted = var.is_none_or(|v| v == name);
         let refuse = || {
             fail(format!(
-                "variable {name} is of type {kind:?}: this reader reads only numeric arrays (double, single, integer classes) of Octave's binary format; save with -v7 or -text"
+                "variable {shown} is of type {}, expected a numeric vector: this reader reads only numeric arrays (double, single, integer classes) of Octave's binary format; save with -v7 or -text",
+                quote(&kind)
             ))
         };
         let class = kind
@@ -191,11 +197,11 @@ pub(crate) fn parse(
                 let dims = if scalar {
                     vec![1, 1]
                 } else {
-                    c.dims().map_err(|e| fail(format!("{name}: {e}")))?
+                    c.dims().map_err(|e| fail(format!("{shown}: {e}")))?
                 };
                 let code = c.u8("the storage type").map_err(fail)?;
                 let Some(e) = stored_width(code) else {
-                    return Err(fail(format!("{name}: unknown storage type {code}")));
+                    return Err(fail(format!("{shown}: unknown storage type {code}")));
                 };
                 (dims, Some(e))
             }
@@ -204,7 +210,7 @@ pub(crate) fn parse(
                     let dims = if scalar {
                         vec![1, 1]
                     } else {
-                        c.dims().map_err(|e| fail(format!("{name}: {e}")))?
+                        c.dims().map_err(|e| fail(format!("{shown}: {e}")))?
                     };
                     (dims, Some(e))
                 }
@@ -221,7 +227,7 @@ pub(crate) fn parse(
             })
             .ok_or_else(|| {
                 fail(format!(
-                    "{name}: dimensions {dims:?} need more bytes than the file holds"
+                    "{shown}: dimensions {dims:?} need more bytes than the file holds"
                 ))
             })?;
         let is_vector = dims.iter().filter(|&&d| d != 1).count() <= 1;
@@ -229,22 +235,23 @@ pub(crate) fn parse(
             c.take(count * width as u64, "values").map_err(fail)?;
             if var == Some(name.as_str()) {
                 return Err(fail(format!(
-                    "variable {name} is a {dims:?} matrix, expected a 1xN or Nx1 vector"
+                    "variable {shown} is a {dims:?} matrix, expected a 1xN or Nx1 vector"
                 )));
             }
             continue;
         }
         if count == 0 {
-            return Err(fail(format!("variable {name} is empty")));
+            return Err(fail(format!("variable {shown} is empty")));
         }
         let mut rows = Vec::with_capacity(count as usize);
         for i in 1..=count {
             let v = c
                 .value(width, stored, base)
-                .map_err(|e| fail(format!("{name}({i}) {e}")))?;
+                .map_err(|e| fail(format!("{shown}({i}) {e}")))?;
             rows.push(
-                u32::try_from(v)
-                    .map_err(|_| fail(format!("{name}({i}) = {v} does not fit a column number")))?,
+                u32::try_from(v).map_err(|_| {
+                    fail(format!("{shown}({i}) = {v} does not fit a column number"))
+                })?,
             );
         }
         let class = match class {

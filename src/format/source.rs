@@ -4,6 +4,7 @@
 use memmap2::Mmap;
 use std::fs::File;
 use std::io;
+use std::sync::Arc;
 
 /// Whether input files may be memory-mapped, as ripgrep's `MmapChoice`.
 ///
@@ -162,6 +163,221 @@ impl FileBytes {
         #[cfg(not(unix))]
         let _ = (map, from, to);
     }
+}
+
+/// Bytes `at .. end` of a file as a reader, for a decoder that streams a compressed part of
+/// it (a zstd frame, a zlib element) and outlives the call that made it.
+pub(crate) struct Span {
+    bytes: Arc<FileBytes>,
+    at: u64,
+    end: u64,
+    scratch: Vec<u8>,
+}
+
+impl Span {
+    /// Bytes `range` of `bytes`.
+    pub(crate) fn new(bytes: Arc<FileBytes>, range: std::ops::Range<u64>) -> Span {
+        Span {
+            bytes,
+            at: range.start,
+            end: range.end,
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl io::Read for Span {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let len = (self.end - self.at).min(buf.len() as u64).min(1 << 16) as usize;
+        if len == 0 {
+            return Ok(0);
+        }
+        let got = self.bytes.get(self.at, len, &mut self.scratch)?;
+        buf[..len].copy_from_slice(got);
+        self.at += len as u64;
+        Ok(len)
+    }
+}
+
+/// Compressed streams of one file (a zstd frame, a zlib element) read in windows, each
+/// decoded once in the usual case, by decoders kept where they stopped. A stream can only
+/// be decoded from its start, and the readers of an input ask for windows in any order,
+/// from every thread (a batch of consecutive windows at once, or one run of windows per
+/// thread), so:
+/// - each stream is decoded by one thread at a time (its lock), which is no loss, since
+///   one stream is decoded sequentially whatever happens;
+/// - a window is decoded by the decoder stopped nearest before it, which decodes the
+///   windows in between on its way and keeps them (a bounded number, for all streams
+///   together) for the threads that will ask for them next;
+/// - decoders are kept at the end of the window they decoded, one per thread and a few more.
+///
+/// That is what lets a stream be decoded in bounded pieces (a 1 GiB zstd frame, a
+/// compressed MAT variable of 2^30 values) without being held whole, nor decoded again from
+/// its start for every window.
+pub(crate) struct Pieces<D> {
+    streams: Vec<std::sync::Mutex<Stream<D>>>,
+    /// Windows kept, in all streams.
+    kept: std::sync::atomic::AtomicUsize,
+}
+
+struct Stream<D> {
+    /// Decoders, each with the stream offset it has decoded up to.
+    decoders: Vec<(u64, D)>,
+    /// Windows decoded on the way to another, by their stream offset.
+    kept: std::collections::BTreeMap<u64, Vec<u8>>,
+}
+
+/// One window of a stream read through [`Pieces`].
+pub(crate) struct Window {
+    /// Which stream.
+    pub(crate) stream: usize,
+    /// Where windows start counting in the stream: every window starts `origin` plus a
+    /// multiple of `piece`.
+    pub(crate) origin: u64,
+    /// The window: `len` bytes from stream offset `at`.
+    pub(crate) at: u64,
+    pub(crate) len: usize,
+    /// The length of every window but the last.
+    pub(crate) piece: usize,
+    /// Whether the window is the stream's last: its decoder is then finished, not kept.
+    pub(crate) last: bool,
+}
+
+/// Why a window could not be read.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    /// The stream ends after this many bytes.
+    Short(u64),
+    /// The decoder's own error (corrupt data, a checksum mismatch) or a read error.
+    Io(io::Error),
+}
+
+impl From<io::Error> for Fault {
+    fn from(e: io::Error) -> Fault {
+        Fault::Io(e)
+    }
+}
+
+impl<D: io::Read> Pieces<D> {
+    /// Reading `streams` streams.
+    pub(crate) fn new(streams: usize) -> Pieces<D> {
+        Pieces {
+            streams: (0..streams)
+                .map(|_| {
+                    std::sync::Mutex::new(Stream {
+                        decoders: Vec::new(),
+                        kept: Default::default(),
+                    })
+                })
+                .collect(),
+            kept: Default::default(),
+        }
+    }
+
+    /// The most windows kept, and the most decoders kept per stream.
+    fn most() -> usize {
+        2 * rayon::current_num_threads() + 2
+    }
+
+    /// Reads window `w` into `out`. `open` starts a decoder at the stream's start;
+    /// `finish` checks a decoder that has read the stream's last window (that the stream
+    /// ends there, its checksum).
+    pub(crate) fn read(
+        &self,
+        w: &Window,
+        open: impl FnOnce() -> io::Result<D>,
+        finish: impl FnOnce(&mut D) -> Result<(), Fault>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Fault> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut stream = self.streams[w.stream]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(bytes) = stream.kept.remove(&w.at) {
+            self.kept.fetch_sub(1, Relaxed);
+            if bytes.len() == w.len {
+                *out = bytes;
+                return Ok(());
+            }
+        }
+        let nearest = (stream.decoders.iter().enumerate())
+            .filter(|(_, d)| d.0 <= w.at)
+            .max_by_key(|(_, d)| d.0)
+            .map(|(i, _)| i);
+        let (mut at, mut decoder) = match nearest {
+            Some(i) => stream.decoders.swap_remove(i),
+            None => {
+                let mut d = open()?;
+                let skipped = skip(&mut d, w.origin)?;
+                if skipped < w.origin {
+                    return Err(Fault::Short(skipped));
+                }
+                (w.origin, d)
+            }
+        };
+        while at < w.at {
+            let step = (w.piece as u64).min(w.at - at) as usize;
+            let mut bytes = vec![0; step];
+            fill(&mut decoder, &mut bytes).map_err(|got| got.at(at))?;
+            if step == w.piece && self.kept.load(Relaxed) < Self::most() {
+                self.kept.fetch_add(1, Relaxed);
+                if stream.kept.insert(at, bytes).is_some() {
+                    self.kept.fetch_sub(1, Relaxed);
+                }
+            }
+            at += step as u64;
+        }
+        out.clear();
+        out.resize(w.len, 0);
+        fill(&mut decoder, out).map_err(|got| got.at(at))?;
+        if w.last {
+            // Windows still kept here are no longer asked for (and read again if they are).
+            self.kept.fetch_sub(stream.kept.len(), Relaxed);
+            stream.kept.clear();
+            return finish(&mut decoder);
+        }
+        stream.decoders.push((at + w.len as u64, decoder));
+        if stream.decoders.len() > Self::most() {
+            stream.decoders.remove(0);
+        }
+        Ok(())
+    }
+}
+
+/// How far [`fill`] got.
+enum Filled {
+    /// The stream ended after this many bytes of the buffer.
+    Short(u64),
+    Io(io::Error),
+}
+
+impl Filled {
+    /// As a [`Fault`] of a window read from stream offset `at`.
+    fn at(self, at: u64) -> Fault {
+        match self {
+            Filled::Short(got) => Fault::Short(at + got),
+            Filled::Io(e) => Fault::Io(e),
+        }
+    }
+}
+
+/// Fills `buf` from `r`.
+fn fill(r: &mut impl io::Read, buf: &mut [u8]) -> Result<(), Filled> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => return Err(Filled::Short(got as u64)),
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Filled::Io(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Reads and drops the next `len` bytes of `r`; the count actually there, if fewer.
+pub(crate) fn skip(r: &mut dyn io::Read, len: u64) -> io::Result<u64> {
+    io::copy(&mut io::Read::take(r, len), &mut io::sink())
 }
 
 #[cfg(unix)]

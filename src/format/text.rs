@@ -2,7 +2,7 @@
 //! spaces, tabs or commas (as MATLAB's `dlmwrite`/`writematrix` and NumPy's `savetxt`
 //! write them); lines starting with `#` are comments. Meant for small boards.
 
-use super::{AtomicFile, ErrorKind, FormatError, IndexBase};
+use super::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, quote};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -64,24 +64,25 @@ pub(crate) fn parse_value(token: &str, base: IndexBase) -> Result<u32, String> {
             Ok(v) => base.signed(v),
             Err(_) => match token.parse::<f64>() {
                 Ok(f) => base.float(f),
-                Err(_) => return Err(format!("{token:?} is not a number")),
+                Err(_) => return Err(format!("{} is not a number", quote(token))),
             },
         }
-        .map_err(|e| format!("value {token} {e}"))?;
-        return u32::try_from(v).map_err(|_| format!("value {token} exceeds 4294967294"));
+        .map_err(|e| format!("value {} {e}", clip(token)))?;
+        return u32::try_from(v).map_err(|_| format!("value {} exceeds 4294967294", clip(token)));
     }
     if let Ok(v) = token.parse::<u64>() {
-        return u32::try_from(v).map_err(|_| format!("value {token} exceeds 4294967295"));
+        return u32::try_from(v).map_err(|_| format!("value {} exceeds 4294967295", clip(token)));
     }
     match token.parse::<f64>() {
         Ok(f) if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => {
             Ok(f as u32)
         }
-        Ok(f) if f < 0.0 => Err(format!("negative value {token}")),
+        Ok(f) if f < 0.0 => Err(format!("negative value {}", clip(token))),
         Ok(_) => Err(format!(
-            "value {token} is not a whole number in 0..=4294967295"
+            "value {} is not a whole number in 0..=4294967295",
+            clip(token)
         )),
-        Err(_) => Err(format!("{token:?} is not a number")),
+        Err(_) => Err(format!("{} is not a number", quote(token))),
     }
 }
 

@@ -1,33 +1,19 @@
 //! Every input in tests/data/bad (each once crashed a reader, aborted, or made a few bytes
 //! allocate gigabytes) through the binary, as `expect.tsv` there says: the documented exit
 //! code, one line naming the file and the problem, no output file left, and peak memory
-//! bounded: each child's own peak, read when it is reaped (`wait4`), so that children of
-//! other tests running at the same time do not count.
+//! bounded: each child's own peak (see `run_bounded`), so that neither this test process
+//! nor children of other tests running at the same time count.
 
-use crate::common::{data, listing};
+use crate::common::{data, listing, run_bounded};
 
 /// Runs the binary with `args`: exit code, standard output and error, and the child's
 /// own peak resident memory in KiB.
 fn run_measured(args: &[String]) -> (Option<i32>, String, String, i64) {
-    let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
-    // Reaped by wait4 below, which also reads its resource use.
-    #[allow(clippy::zombie_processes)]
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(args)
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: wait4 reaps our own child and fills the structures it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    let read =
-        |p: &std::path::Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
-    (code, read(&out), read(&err), usage.ru_maxrss)
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Generous: every case ends in well under a second.
+    let r = run_bounded(&args, &[], std::time::Duration::from_secs(120));
+    assert!(!r.killed, "{args:?} still ran after 120 s");
+    (r.code, r.stdout, r.stderr, r.peak_kib)
 }
 
 #[test]

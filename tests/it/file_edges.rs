@@ -825,8 +825,8 @@ fn count_from_a_board_with_a_value_above_n_is_invalid() {
 
 /// Under a memory limit (`ulimit -v`), a file that needs more memory than allowed is
 /// answered with one line and exit 2, naming the file, not by an abort (SIGABRT) that
-/// leaves temporary files: a 41-byte CSPLib file with the largest n, and a MAT v7
-/// file whose zlib stream inflates to 2^26 rows.
+/// leaves temporary files: a 41-byte CSPLib file with the largest n, and verifying a MAT
+/// v7 file whose zlib stream inflates to 2^26 rows (converting it streams its rows).
 #[test]
 fn a_memory_limit_is_an_error_not_an_abort() {
     use std::io::Write;
@@ -876,14 +876,9 @@ fn a_memory_limit_is_an_error_not_an_abort() {
     mat.extend_from_slice(&compressed);
     let bomb = d.join("bomb.mat");
     std::fs::write(&bomb, &mat).unwrap();
-    for args in [
-        vec!["verify", s(&csplib)],
-        vec!["info", s(&csplib)],
-        vec!["verify", s(&bomb)],
-        vec!["convert", s(&bomb), "out.nqb"],
-    ] {
+    let limited = |args: &[&str]| {
         let mut cmd = process();
-        cmd.current_dir(d).args(&args);
+        cmd.current_dir(d).args(args);
         // SAFETY: setrlimit in the child before exec; async-signal-safe.
         unsafe {
             cmd.pre_exec(|| {
@@ -895,7 +890,14 @@ fn a_memory_limit_is_an_error_not_an_abort() {
                 Ok(())
             });
         }
-        let o = cmd.output().unwrap();
+        cmd.output().unwrap()
+    };
+    for args in [
+        vec!["verify", s(&csplib)],
+        vec!["info", s(&csplib)],
+        vec!["verify", s(&bomb)],
+    ] {
+        let o = limited(&args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
@@ -905,6 +907,18 @@ fn a_memory_limit_is_an_error_not_an_abort() {
         );
     }
     assert_eq!(listing(d), ["bomb.mat", "max.param"], "nothing left behind");
+    // Converting the MAT file needs its rows a window at a time, not whole (256 MiB as
+    // u32): it fits the limit.
+    let o = limited(&["convert", s(&bomb), "out.nqbz"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (code, out, err) = crate::common::run(&["info", s(&d.join("out.nqbz"))]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("67108864"), "{out}");
 }
 
 /// Binary output is not written to a terminal (as zstd refuses): standard output here is

@@ -21,5 +21,6 @@ mod mat_answers;
 mod messages;
 mod npy_cli;
 mod progress_cli;
+mod reader_bounds;
 mod signals;
 mod verify_cli;

@@ -41,7 +41,10 @@ fn bad_numpy_files_get_one_line_errors() {
         ("bad-matrix.npy", "shape [2, 8], expected a vector"),
         ("bad-fraction.npy", "row 2: value 5.5 is not an integer"),
         ("bad-negative.npy", "row 2: value -5 is negative"),
-        ("bad-bool.npy", "is not an integer or floating type"),
+        (
+            "bad-bool.npy",
+            "dtype |b1 is bool: a logical array, expected a numeric vector",
+        ),
         ("bad-empty.npy", "no values"),
         ("bad-truncated.npy", "but n = 8 needs 32"),
     ] {

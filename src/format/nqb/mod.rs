@@ -7,7 +7,7 @@
 //!   alone and every other frame a fixed number of rows, so `zstd -d` gives back the raw
 //!   file and frames decode in parallel.
 
-use super::source::{FileBytes, MmapChoice};
+use super::source::{Fault, FileBytes, MmapChoice, Pieces, Span, Window, skip};
 use super::{AtomicFile, ErrorKind, FormatError};
 use crate::board::MAX_N;
 use rayon::prelude::*;
@@ -15,6 +15,7 @@ use std::fs::File;
 use std::hash::Hasher;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use twox_hash::XxHash3_64;
 
 /// XXH3-64 of `bytes` (SIMD chosen at run time: AVX2, NEON or SSE2).
@@ -46,7 +47,9 @@ pub const CHECKSUM_BLOCK_ROWS: u64 = 1 << 18;
 pub const DEFAULT_FRAME_ROWS: u64 = 1 << 20;
 /// Largest frame the zstd seekable format allows, in rows (1 GiB of payload).
 const MAX_FRAME_ROWS: u64 = 1 << 28;
-/// Output reserved up front when decoding a frame; more only as the frame really decodes.
+/// The largest frame decoded whole into one buffer (16 Mi rows); larger ones are decoded
+/// in pieces of at most [`DEFAULT_FRAME_ROWS`] rows, so that memory does not grow with the
+/// frame size the file chose (up to 1 GiB per frame, per thread).
 const DECODE_RESERVE: usize = 64 << 20;
 /// Most bytes one compressed byte of a zstd frame can stand for.
 const MAX_ZSTD_RATIO: u64 = 1 << 15;

@@ -8,14 +8,25 @@ pub struct NqbFile {
     path: PathBuf,
     header: Header,
     encoding: Encoding,
-    bytes: FileBytes,
+    bytes: Arc<FileBytes>,
     layout: Layout,
 }
 
 enum Layout {
     Raw,
-    Zstd(Vec<FrameEntry>),
+    /// The row frames, read in segments of `piece_rows` (a divisor of the frame's rows):
+    /// the whole frame when it is small enough to decode at once, else pieces of at most
+    /// [`DEFAULT_FRAME_ROWS`], each frame a stream of `pieces`. A frame of 2^28 rows (1 GiB,
+    /// spec-legal, 32 KiB of zstd) was once decoded whole by every thread: 1.7 GB each.
+    Zstd {
+        frames: Vec<FrameEntry>,
+        piece_rows: u64,
+        pieces: Pieces<FrameDecoder>,
+    },
 }
+
+/// A streaming decoder of one row frame.
+type FrameDecoder = zstd::stream::read::Decoder<'static, std::io::BufReader<Span>>;
 
 /// Where one row frame of a compressed file lies.
 #[derive(Debug, Clone, Copy)]
@@ -30,7 +41,7 @@ impl NqbFile {
     pub fn open(path: &Path, file: &File, mmap: MmapChoice) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
         let read = |e| fail(ErrorKind::Read(e));
-        let bytes = FileBytes::open(file, mmap, path).map_err(read)?;
+        let bytes = Arc::new(FileBytes::open(file, mmap, path).map_err(read)?);
         let head = bytes
             .to_vec(0, bytes.len().min(HEADER_LEN as u64) as usize)
             .map_err(read)?;
@@ -57,7 +68,7 @@ impl NqbFile {
         })
     }
 
-    fn open_zstd(path: &Path, bytes: FileBytes) -> Result<NqbFile, FormatError> {
+    fn open_zstd(path: &Path, bytes: Arc<FileBytes>) -> Result<NqbFile, FormatError> {
         let fail = |p| FormatError::new(path, p);
         let (table, frames_end) = seek_table(&bytes).map_err(fail)?;
         let frames = table.num_frames();
@@ -147,12 +158,25 @@ impl NqbFile {
             }
             entries.push(e);
         }
+        let piece_rows = if 4 * frame_rows > DECODE_RESERVE as u64 {
+            // The largest power of two up to DEFAULT_FRAME_ROWS that divides the frame
+            // (frames are multiples of CHECKSUM_BLOCK_ROWS, so pieces are too).
+            1 << frame_rows
+                .trailing_zeros()
+                .min(DEFAULT_FRAME_ROWS.trailing_zeros())
+        } else {
+            frame_rows
+        };
         Ok(NqbFile {
             path: path.to_path_buf(),
             header,
             encoding: Encoding::Zstd { frame_rows },
             bytes,
-            layout: Layout::Zstd(entries),
+            layout: Layout::Zstd {
+                pieces: Pieces::new(entries.len()),
+                frames: entries,
+                piece_rows,
+            },
         })
     }
 
@@ -184,10 +208,23 @@ impl NqbFile {
 
     /// Rows per segment, the unit of parallel work; every segment but the last has this many.
     pub fn segment_rows(&self) -> u64 {
-        match self.encoding {
-            Encoding::Raw => DEFAULT_FRAME_ROWS,
-            Encoding::Zstd { frame_rows } => frame_rows,
+        match &self.layout {
+            Layout::Raw => DEFAULT_FRAME_ROWS,
+            Layout::Zstd { piece_rows, .. } => *piece_rows,
         }
+    }
+
+    /// For a compressed file, the frame that holds segment `i`: (its number among the row
+    /// frames, its first row, its rows, and whether `i` is its last segment).
+    fn frame_of(&self, i: u64) -> (u64, u64, u64, bool) {
+        let Encoding::Zstd { frame_rows } = self.encoding else {
+            unreachable!("only compressed files have frames")
+        };
+        let f = i * self.segment_rows() / frame_rows;
+        let first = f * frame_rows;
+        let rows = frame_rows.min(self.header.n - first);
+        let last = (i + 1) * self.segment_rows() >= first + rows;
+        (f, first, rows, last)
     }
 
     /// The payload bytes of segment `i` (rows `i * segment_rows ..`): for raw files borrowed
@@ -205,20 +242,59 @@ impl NqbFile {
                 .bytes
                 .get(HEADER_LEN as u64 + 4 * first, 4 * rows as usize, scratch)
                 .map_err(|e| FormatError::new(&self.path, ErrorKind::Read(e))),
-            Layout::Zstd(frames) => {
-                let e = frames[i as usize];
-                decompress(&self.bytes, e, 4 * rows as usize, scratch).map_err(|detail| {
+            Layout::Zstd {
+                frames,
+                pieces,
+                piece_rows,
+            } => {
+                let (f, frame_first, frame_rows, last) = self.frame_of(i);
+                let e = frames[f as usize];
+                let fail = |detail| {
                     FormatError::new(
                         &self.path,
                         ErrorKind::CorruptFrame {
-                            frame: i + 1,
-                            first_row: first + 1,
-                            last_row: first + rows,
+                            frame: f + 1,
+                            first_row: frame_first + 1,
+                            last_row: frame_first + frame_rows,
                             offset: e.offset,
                             detail,
                         },
                     )
-                })?;
+                };
+                if rows == frame_rows {
+                    decompress(&self.bytes, e, 4 * rows as usize, scratch).map_err(fail)?;
+                    return Ok(scratch);
+                }
+                let frame_len = 4 * frame_rows;
+                let window = Window {
+                    stream: f as usize,
+                    origin: 0,
+                    at: 4 * (first - frame_first),
+                    len: 4 * rows as usize,
+                    piece: 4 * *piece_rows as usize,
+                    last,
+                };
+                let open = || {
+                    let span = Span::new(self.bytes.clone(), e.offset..e.offset + e.len);
+                    Ok(zstd::stream::read::Decoder::new(span)?.single_frame())
+                };
+                // Reading on past the last piece reaches the frame's end, which checks
+                // its content checksum, and must find nothing more.
+                let finish = |d: &mut FrameDecoder| match skip(d, 1)? {
+                    0 => Ok(()),
+                    _ => Err(Fault::Io(std::io::Error::other(format!(
+                        "decodes to more than {frame_len} bytes"
+                    )))),
+                };
+                pieces
+                    .read(&window, open, finish, scratch)
+                    .map_err(|f| match f {
+                        Fault::Short(got) => {
+                            format!("decodes to {got} bytes, expected {frame_len}")
+                        }
+                        Fault::Io(e) => e.to_string(),
+                    })
+                    .map_err(fail)?;
                 Ok(scratch)
             }
         }
@@ -235,7 +311,11 @@ impl NqbFile {
                 let rows = seg.min(self.header.n - first);
                 (HEADER_LEN as u64 + 4 * first, 4 * rows)
             }
-            Layout::Zstd(frames) => (frames[i as usize].offset, frames[i as usize].len),
+            Layout::Zstd { frames, .. } => match self.frame_of(i) {
+                // Its other pieces may still be decoding.
+                (_, _, _, false) => return,
+                (f, ..) => (frames[f as usize].offset, frames[f as usize].len),
+            },
         };
         self.bytes.release(start, len);
     }
@@ -279,49 +359,38 @@ fn seek_table(bytes: &FileBytes) -> Result<(zeekstd::SeekTable, u64), ErrorKind>
     Ok((table, file_len - tail_len))
 }
 
-/// Decodes one zstd frame that must hold exactly `len` bytes into `out`. Beyond
-/// `DECODE_RESERVE`, memory grows with what the frame really decodes to, not with the
-/// length the seek table claims.
+/// Decodes one zstd frame that must hold exactly `len` bytes (at most `DECODE_RESERVE`:
+/// larger frames are read in pieces, see [`Layout::Zstd`]) into `out`, in one call into a buffer
+/// of the frame's size: no window copied out piece by piece, no output zero-filled first.
+/// A frame that decodes to more is an error.
 fn decompress(
     bytes: &FileBytes,
     e: FrameEntry,
     len: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), String> {
-    use std::io::Read;
     thread_local! {
         // One decoding context per thread, kept: a fresh one per frame costs its own
         // allocations, a good part of decoding a 4 MB frame.
         static DECODER: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
             const { std::cell::RefCell::new(None) };
     }
+    debug_assert!(len <= DECODE_RESERVE, "larger frames are read in pieces");
     let mut compressed = Vec::new();
     let src = bytes
         .get(e.offset, e.len as usize, &mut compressed)
         .map_err(|e| e.to_string())?;
     out.clear();
-    if len <= DECODE_RESERVE {
-        // One call into a buffer of the frame's size: no window copied out piece by
-        // piece, no output zero-filled first. A frame that decodes to more is an error.
-        out.reserve(len);
-        DECODER.with_borrow_mut(|decoder| {
-            let decoder = match decoder {
-                Some(d) => d,
-                None => decoder.insert(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?),
-            };
-            decoder
-                .decompress_to_buffer(src, out)
-                .map_err(|e| e.to_string())
-        })?;
-    } else {
-        out.reserve(DECODE_RESERVE);
-        zstd::stream::read::Decoder::with_buffer(src)
-            .map_err(|e| e.to_string())?
-            .single_frame()
-            .take(len as u64 + 1)
-            .read_to_end(out)
-            .map_err(|e| e.to_string())?;
-    }
+    out.reserve(len);
+    DECODER.with_borrow_mut(|decoder| {
+        let decoder = match decoder {
+            Some(d) => d,
+            None => decoder.insert(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?),
+        };
+        decoder
+            .decompress_to_buffer(src, out)
+            .map_err(|e| e.to_string())
+    })?;
     let got = out.len();
     if got != len {
         return Err(format!("decodes to {got} bytes, expected {len}"));

@@ -129,3 +129,68 @@ pub fn pty() -> (std::fs::File, std::fs::File) {
         )
     }
 }
+
+/// How a child run by [`run_bounded`] ended.
+pub struct Bounded {
+    /// Its exit code; `None` when a signal ended it (or it was killed for taking too long).
+    pub code: Option<i32>,
+    /// Standard output and error.
+    pub stdout: String,
+    pub stderr: String,
+    /// The child's own peak resident memory in KiB (see [`run_bounded`]).
+    pub peak_kib: i64,
+    /// Whether it was still running after the allowed time and was killed.
+    pub killed: bool,
+}
+
+/// The peak resident memory (`VmHWM`, KiB) of process `pid`, if it still runs.
+fn peak_of(pid: u32) -> Option<i64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs the binary with `args` (and environment `vars`), killing it if it still runs after
+/// `limit`: a generous bound that catches a hang (a quadratic reader), never a timing.
+///
+/// Its peak memory is its own: `VmHWM` read every few milliseconds while it runs. Not
+/// `wait4`'s `ru_maxrss`, which also holds the peak of the memory it was started from:
+/// exec records the old address space's peak, and a child spawned by vfork shares this
+/// test process's, which other tests' inputs made 320 MB.
+pub fn run_bounded(args: &[&str], vars: &[(&str, &str)], limit: std::time::Duration) -> Bounded {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .envs(vars.iter().copied())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    // `spawn` returns once the child has exec'd: what /proc shows is the binary's own.
+    let started = std::time::Instant::now();
+    let mut peak = 0;
+    let mut killed = false;
+    let status = loop {
+        if let Some(p) = peak_of(child.id()) {
+            peak = peak.max(p);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit && !killed {
+            child.kill().unwrap();
+            killed = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let read =
+        |p: &std::path::Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+    Bounded {
+        code: status.code(),
+        stdout: read(&out),
+        stderr: read(&err),
+        peak_kib: peak,
+        killed,
+    }
+}
