@@ -47,8 +47,22 @@ fn main() {
         Err(e) => {
             // Not eprintln!: a terminal that hung up must not turn an error into a panic.
             use std::io::Write as _;
-            let _ = writeln!(std::io::stderr().lock(), "nqueens: {e}");
-            e.exit_code()
+            // An input that shrank under its map is the cause of whatever a reader then
+            // found wrong in it (a corrupt frame, a short stream): say that.
+            match nqueens::format::fault::first_faulted_input() {
+                Some(input) => {
+                    let shrank = nqueens::format::FormatError::new(
+                        &input,
+                        nqueens::format::ErrorKind::Shrank,
+                    );
+                    let _ = writeln!(std::io::stderr().lock(), "nqueens: {shrank}");
+                    cli::exit::ERROR
+                }
+                None => {
+                    let _ = writeln!(std::io::stderr().lock(), "nqueens: {e}");
+                    e.exit_code()
+                }
+            }
         }
     };
     std::process::exit(code);

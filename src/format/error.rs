@@ -42,6 +42,11 @@ pub enum ErrorKind {
         "the file shrank while being read (another process truncated it): nothing was concluded from it; run again on a file that stays put"
     )]
     Shrank,
+    /// A named pipe output that no process opened for reading.
+    #[error(
+        "a named pipe that no process reads from (waited {0} s for a reader); nothing was written"
+    )]
+    NoReader(u64),
     /// A named pipe that no process opened for writing.
     #[error("a named pipe that no process writes into (waited {0} s for a writer)")]
     NoWriter(u64),

@@ -97,8 +97,9 @@ fn await_writer(file: &File) -> std::io::Result<Option<Vec<u8>>> {
     }
 }
 
+/// Clears `O_NONBLOCK` on an open file.
 #[cfg(unix)]
-fn set_blocking(file: &File) -> std::io::Result<()> {
+pub(crate) fn set_blocking(file: &File) -> std::io::Result<()> {
     use std::os::unix::io::AsRawFd;
     let fd = file.as_raw_fd();
     // SAFETY: fcntl on an open descriptor, reading then writing its status flags.

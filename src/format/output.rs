@@ -352,10 +352,8 @@ impl AtomicFile {
                 let mut out = borrowed_descriptor(fd).map_err(err)?;
                 std::io::copy(staged, &mut out).map_err(err)?;
             } else {
-                let mut out = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&self.dest.target)
-                    .map_err(err)?;
+                let mut out = open_for_writing(&self.dest.target)
+                    .map_err(|e| FormatError::new(&self.dest.given, e))?;
                 std::io::copy(staged, &mut out).map_err(err)?;
             }
             return Ok(());
@@ -391,6 +389,44 @@ impl Write for AtomicFile {
     fn flush(&mut self) -> std::io::Result<()> {
         self.file().flush()
     }
+}
+
+/// Opens a device or a named pipe to write into it. A named pipe that no process reads
+/// would block the open forever: it is tried without blocking until a reader comes, for
+/// at most [`super::WRITER_WAIT`], then refused.
+fn open_for_writing(target: &Path) -> Result<File, ErrorKind> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let fifo = std::fs::metadata(target).is_ok_and(|m| m.file_type().is_fifo());
+        if fifo {
+            let deadline = std::time::Instant::now() + super::WRITER_WAIT;
+            loop {
+                match std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(target)
+                {
+                    Ok(file) => {
+                        super::open::set_blocking(&file).map_err(ErrorKind::Write)?;
+                        return Ok(file);
+                    }
+                    // No reader yet.
+                    Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                        if std::time::Instant::now() >= deadline {
+                            return Err(ErrorKind::NoReader(super::WRITER_WAIT.as_secs()));
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                    }
+                    Err(e) => return Err(ErrorKind::Write(e)),
+                }
+            }
+        }
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(target)
+        .map_err(ErrorKind::Write)
 }
 
 /// A new descriptor for this process's descriptor `fd` (closed when dropped; `fd` stays).

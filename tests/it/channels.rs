@@ -670,3 +670,83 @@ fn a_resealed_shard_with_a_wrong_count_is_refused() {
         "{err}"
     );
 }
+
+/// Every output given a named pipe that no process reads ends with exit 2 and one line
+/// naming it, within seconds (it once blocked forever); given `/dev/stdout` redirected
+/// with `>>` into a file, it is written into that file after what it held, never renamed
+/// over it.
+#[test]
+fn every_write_channel_handles_a_pipe_without_reader_and_stdout_by_name() {
+    let all = channels();
+    let fills = Fills::new();
+    let pipe = fills.dir.path().join("no-reader");
+    let c = std::ffi::CString::new(pipe.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let writes: Vec<(&str, &str, String, bool)> = TEMPLATES
+        .iter()
+        .flat_map(|(command, line)| {
+            keys(command, line, &all)
+                .into_iter()
+                .filter(|(_, how, _)| *how == Use::Write)
+                .map(|(key, _, stdio)| (*command, *line, key, stdio))
+        })
+        .collect();
+    assert!(writes.len() >= 10, "only {} cases", writes.len());
+    // Each waits 5 s for a reader: side by side.
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for (command, line, key, _) in &writes {
+            let (fills, pipe, failures) = (&fills, &pipe, &failures);
+            scope.spawn(move || {
+                let args = fills.fill(command, line, &[(key, pipe)]);
+                let (code, err) =
+                    run_limited(&args, Stdio::null(), Stdio::null(), Duration::from_secs(30));
+                let shown = pipe.to_str().unwrap();
+                if code != Some(2) || err.lines().count() != 1 || !err.contains(shown) {
+                    failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{args:?}: exit {code:?}: {err}"));
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    for (command, line, key, stdio) in &writes {
+        if !stdio {
+            continue;
+        }
+        let log = fills.dir.path().join("log.txt");
+        std::fs::write(&log, "first line\n").unwrap();
+        let append = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let args = fills.fill(command, line, &[(key, Path::new("/dev/stdout"))]);
+        let (code, err) = run_limited(
+            &args,
+            Stdio::null(),
+            Stdio::from(append),
+            Duration::from_secs(30),
+        );
+        let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+        if code != Some(0) || !text.starts_with("first line\n") || text.len() <= 11 {
+            failures.push(format!(
+                "{args:?} >> log: exit {code:?}: {err}; log {:?}",
+                &text[..text.len().min(60)]
+            ));
+        }
+        // Leave no output behind for the next case.
+        for (key, how, _) in keys(command, line, &all) {
+            if how == Use::Write {
+                let p = fills.default(command, &key, how);
+                let _ = std::fs::remove_file(&p);
+                let _ = std::fs::remove_file(p.with_extension("cnf"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
