@@ -482,6 +482,9 @@ pub struct OutputPath<'a> {
 enum FileId {
     Stdout,
     Inode(u64, u64),
+    /// A file not created yet: its directory's device and inode (one directory reached
+    /// through a bind mount or another spelling is the same) and its name.
+    New(u64, u64, std::ffi::OsString),
     Path(PathBuf),
 }
 
@@ -500,6 +503,11 @@ fn file_id(p: &Path) -> Option<FileId> {
                 Some(d) if !d.as_os_str().is_empty() => d,
                 _ => Path::new("."),
             };
+            #[cfg(unix)]
+            if let Ok(m) = std::fs::metadata(dir) {
+                use std::os::unix::fs::MetadataExt;
+                return Some(FileId::New(m.dev(), m.ino(), name.to_os_string()));
+            }
             // A directory that does not exist either: compare the paths as given, made
             // absolute, which still catches the same name typed twice.
             let dir = std::fs::canonicalize(dir)

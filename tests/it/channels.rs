@@ -750,3 +750,32 @@ fn every_write_channel_handles_a_pipe_without_reader_and_stdout_by_name() {
         failures.join("\n")
     );
 }
+
+/// Two outputs naming one new file through a bind mount of its directory: the same file
+/// (the directory's device and inode), refused.
+#[test]
+#[ignore = "bind-mounts a directory: needs root (tools/test.sh runs it as root)"]
+fn two_outputs_through_a_bind_mount_are_one_file() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, mnt) = (d.path().join("src"), d.path().join("mnt"));
+    std::fs::create_dir(&src).unwrap();
+    std::fs::create_dir(&mnt).unwrap();
+    let ok = Command::new("mount")
+        .args(["--bind", src.to_str().unwrap(), mnt.to_str().unwrap()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mount --bind failed: this test needs root");
+    let input = src.join("in.txt");
+    std::fs::write(&input, "0 0 0 0 0 0 0 0\n").unwrap();
+    let (code, _, err) = run(&[
+        "complete",
+        input.to_str().unwrap(),
+        "-o",
+        src.join("o.txt").to_str().unwrap(),
+        "--trace",
+        mnt.join("o.txt").to_str().unwrap(),
+    ]);
+    let _ = Command::new("umount").arg(&mnt).status();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("names the same file as"), "{err}");
+}
