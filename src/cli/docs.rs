@@ -40,8 +40,27 @@ pub fn man(args: ManArgs) -> Result<i32, Error> {
             what: format!("man --dir {}", dir.display()),
             source,
         };
+        if std::fs::metadata(&dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(Error::Usage(format!(
+                "man --dir {}: not a directory",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(&dir).map_err(err)?;
-        clap_mangen::generate_to(cmd, &dir).map_err(err)?;
+        // Every page rendered first, then each written like any output (beside its place,
+        // renamed when complete, named in its own error), as clap_mangen's generate_to
+        // would not.
+        let mut pages = Vec::new();
+        let mut cmd = cmd;
+        cmd.build();
+        render_pages(cmd, &mut pages).map_err(err)?;
+        for (name, roff) in pages {
+            let path = dir.join(name);
+            let mut page = nqueens::format::AtomicFile::create(&path)?;
+            page.write_all(&roff)
+                .map_err(|e| nqueens::format::FormatError::new(&path, nqueens::format::ErrorKind::Write(e)))?;
+            page.commit()?;
+        }
         return Ok(exit::OK);
     }
     let mut out = Vec::new();
@@ -49,6 +68,18 @@ pub fn man(args: ManArgs) -> Result<i32, Error> {
         .render(&mut out)
         .map_err(Error::Stdout)?;
     write_stdout(&out)
+}
+
+/// The pages of `cmd` and its subcommands (file name, roff), as clap_mangen names them.
+fn render_pages(cmd: clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+        render_pages(sub, pages)?;
+    }
+    let man = clap_mangen::Man::new(cmd);
+    let mut roff = Vec::new();
+    man.render(&mut roff)?;
+    pages.push((man.get_filename(), roff));
+    Ok(())
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<i32, Error> {
