@@ -227,7 +227,7 @@ impl Files {
                 .iter()
                 .find(|p| is_stdio(p) || own_descriptor(p).is_some())
         {
-            self.refused.push(format!("{flag} {}: {why}", p.display()));
+            self.refused.push(format!("{}: {flag}: {why}", p.display()));
         }
         let last = values.len().saturating_sub(1);
         for (i, path) in values.into_iter().enumerate() {
@@ -239,14 +239,14 @@ impl Files {
                         let device = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
                         if device {
                             self.refused.push(format!(
-                                "{flag} {}: not a regular file: the {} is written beside it (with the extension .{ext}); name a file",
+                                "{}: {flag}: not a regular file: the {} is written beside it (with the extension .{ext}); name a file",
                                 path.display(),
                                 ext.to_uppercase()
                             ));
                         }
                         if beside == path {
                             self.refused.push(format!(
-                                "{flag} {}: the {} goes beside it with the extension .{ext}; name it otherwise (e.g. .json)",
+                                "{}: {flag}: the {} goes beside it with the extension .{ext}; name it otherwise (e.g. .json)",
                                 path.display(),
                                 ext.to_uppercase()
                             ));

@@ -57,8 +57,9 @@ pub fn man(args: ManArgs) -> Result<i32, Error> {
         for (name, roff) in pages {
             let path = dir.join(name);
             let mut page = nqueens::format::AtomicFile::create(&path)?;
-            page.write_all(&roff)
-                .map_err(|e| nqueens::format::FormatError::new(&path, nqueens::format::ErrorKind::Write(e)))?;
+            page.write_all(&roff).map_err(|e| {
+                nqueens::format::FormatError::new(&path, nqueens::format::ErrorKind::Write(e))
+            })?;
             page.commit()?;
         }
         return Ok(exit::OK);

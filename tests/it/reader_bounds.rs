@@ -804,7 +804,9 @@ fn quoted_input_is_cut_short() {
         }
         refused(&args, &p, needle);
     }
-    // A SAT solver's model: a literal and a status line.
+    // A SAT solver's model: a literal and a status line (half a megabyte: a model of this
+    // instance is read only up to about a megabyte, see `convert --model`).
+    let long = |c: &str| c.repeat(1 << 19);
     let base = data("grigoryan-n100-k47.txt");
     for (name, text, needle) in [
         (
