@@ -884,13 +884,29 @@ const MAX_MERGE_FILE_BYTES: u64 = 256 << 20;
 fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
     let mut records = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    // Files that hold no record: shards whose job failed before printing, most likely.
+    let mut empty = Vec::new();
     for path in files {
         super::alloc::working_on(path);
         let before = records.len();
         read_records(path, &mut records, &mut seen)?;
         if records.len() == before {
-            return Err(Error::NoCountRecord(path.clone()));
+            empty.push(path.clone());
         }
+    }
+    if let Some(first) = empty.first() {
+        // Said together with what the other files leave missing (and how to count it).
+        return Err(match nqueens::publish::merge::merge(records) {
+            Err(e @ nqueens::publish::merge::MergeError::Shards { .. }) => Error::FailedShards {
+                files: empty
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                then: e,
+            },
+            _ => Error::NoCountRecord(first.clone()),
+        });
     }
     let merged = nqueens::publish::merge::merge(records)?;
     for r in merged {

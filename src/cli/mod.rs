@@ -331,6 +331,15 @@ pub enum Error {
     /// so this one is not printed (exit 2 only).
     #[error("(standard error): is the input {} (the same file): refusing to write into an input", .0.display())]
     StderrIsInput(std::path::PathBuf),
+    /// Files given to `count merge` that hold no record, with the shards the others leave
+    /// missing.
+    #[error("count merge: {files}: no result of `count --json` (failed shards?); {then}")]
+    FailedShards {
+        /// The files, listed.
+        files: String,
+        /// What the other files leave missing.
+        then: nqueens::publish::merge::MergeError,
+    },
     /// A file given to `count merge` that holds no record.
     #[error("{}: holds no result of `count --json` (an empty file, or only blank lines)", .0.display())]
     NoCountRecord(std::path::PathBuf),

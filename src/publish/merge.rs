@@ -211,6 +211,50 @@ fn how(r: &CountRecord) -> String {
     )
 }
 
+/// The command that counts the `missing` shards again (the first few of `total`), as
+/// `count merge` tells a user whose cluster run lost some.
+fn rerun_command(r: &CountRecord, missing: &[u64], total: u64) -> String {
+    let mut args = format!("nqueens count {}", r.n);
+    if r.piece != crate::count::Piece::Queen {
+        args += &format!(" --piece {}", name(&r.piece));
+    }
+    if r.kind != crate::count::Kind::Regular {
+        args += &format!(" --kind {}", name(&r.kind));
+    }
+    if !r.placed.is_empty() {
+        let squares: Vec<String> = r.placed.iter().map(|[a, b]| format!("{a}:{b}")).collect();
+        args += &format!(" --place {}", squares.join(","));
+    }
+    if r.distinct.is_some() {
+        args += " --distinct";
+    }
+    if r.orders.is_some() {
+        args += " --orders";
+    }
+    let of = r.shard[1];
+    let list: Vec<String> = missing.iter().map(u64::to_string).collect();
+    let more = if total > missing.len() as u64 {
+        " (and the rest of the missing ones)"
+    } else {
+        ""
+    };
+    match list.as_slice() {
+        [one] => format!("rerun: {args} --shard {one}/{of} --json > part-{one}.json"),
+        _ => format!(
+            "rerun: for I in {}; do {args} --shard $I/{of} --json > part-$I.json; done{more}",
+            list.join(" ")
+        ),
+    }
+}
+
+/// How the command line spells a piece or a kind (its serde name).
+fn name(v: &impl serde::Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
     let (n, of) = (parts[0].n, parts[0].shard[1]);
     let mut seen: Vec<u64> = parts.iter().map(|r| r.shard[0]).collect();
@@ -246,7 +290,9 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
         twice.dedup();
         let mut wrong = Vec::new();
         if !missing.is_empty() {
+            let rerun = rerun_command(&parts[0], &missing, missing_total);
             wrong.push(format!("missing {}", listed(missing, missing_total)));
+            wrong.push(rerun);
         }
         if !twice.is_empty() {
             let total = twice.len() as u64;
@@ -378,7 +424,7 @@ mod tests {
         let err = merge(vec![shard(0, 4, "1"), shard(0, 4, "1"), shard(3, 4, "1")]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "n = 12: need each shard I/4, I = 0 to S - 1, exactly once: missing 1/4, 2/4; given more than once 0/4"
+            "n = 12: need each shard I/4, I = 0 to S - 1, exactly once: missing 1/4, 2/4; rerun: for I in 1 2; do nqueens count 12 --shard $I/4 --json > part-$I.json; done; given more than once 0/4"
         );
 
         let mut other = shard(1, 2, "1");

@@ -1,6 +1,6 @@
 //! `nqueens count` through the binary.
 
-use crate::common::run;
+use crate::common::{listing, nqueens, run};
 use serde_json::Value;
 
 fn json_lines(out: &str) -> Vec<Value> {
@@ -377,4 +377,61 @@ fn a_count_that_cannot_finish_is_refused() {
             && err.contains("--first"),
         "{err}"
     );
+}
+
+/// A cluster run that lost shards: `count merge` names the missing ones and the files that
+/// held nothing, and the command it prints counts exactly those again.
+#[test]
+fn merge_names_missing_and_failed_shards_and_the_command_that_reruns_them() {
+    let d = tempfile::tempdir().unwrap();
+    for i in [0, 1, 4] {
+        let (code, out, _) = run(&["count", "10", "--shard", &format!("{i}/5"), "--json"]);
+        assert_eq!(code, 0);
+        std::fs::write(d.path().join(format!("part-{i}.json")), out).unwrap();
+    }
+    // Shard 3's job died before printing; shard 2's left nothing at all.
+    std::fs::write(d.path().join("part-3.json"), "").unwrap();
+    let merge = || {
+        let mut files: Vec<String> = listing(d.path())
+            .into_iter()
+            .map(|f| d.path().join(f).to_str().unwrap().to_string())
+            .collect();
+        files.sort();
+        let mut args = vec!["count".to_string(), "merge".to_string()];
+        args.extend(files);
+        nqueens().args(&args).output().unwrap()
+    };
+    let out = merge();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("part-3.json: no result") && err.contains("missing 2/5, 3/5"),
+        "{err}"
+    );
+    let rerun = err.split("rerun: ").nth(1).unwrap().trim().to_string();
+    assert_eq!(
+        rerun,
+        "for I in 2 3; do nqueens count 10 --shard $I/5 --json > part-$I.json; done"
+    );
+    // Run as printed, with this build's nqueens on PATH.
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let status = std::process::Command::new("sh")
+        .args(["-c", &rerun])
+        .current_dir(d.path())
+        .env("PATH", path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = merge();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("placements: 724"));
 }
