@@ -176,11 +176,16 @@ impl ItemCount {
         (!stopped.load(Ordering::Relaxed)).then_some(sum)
     }
 
-    /// The value of item `i` alone (to time it: see [`super::estimate`]).
+    /// The value of item `i` alone (to time it: see [`super::estimate`]), with the
+    /// scratch space of this thread kept from item to item as [`ItemCount::run`] keeps it,
+    /// so that an item costs here what it costs in the count.
     pub fn count_item(&self, i: usize) -> u64 {
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<halves::Scratch> = Default::default();
+        }
         match &self.work {
             Work::Halves(work) => {
-                work.count(i, kernel::Kernel::best(), &mut halves::Scratch::default())
+                SCRATCH.with_borrow_mut(|scratch| work.count(i, kernel::Kernel::best(), scratch))
             }
             Work::Constellations(items) => items[i].count(),
         }

@@ -50,24 +50,34 @@ fn placements(text: &str) -> String {
     v["placements"].as_str().unwrap().to_string()
 }
 
-#[test]
-fn the_slurm_array_and_its_dependent_merge_give_the_whole_count() {
-    let d = tempfile::tempdir().unwrap();
-    std::fs::write(d.path().join("count.sbatch"), recipe("slurm-array")).unwrap();
-    // A stand-in for sbatch: `--parsable FILE` runs every task of the array the script
-    // asks for and prints a job id; `--dependency=afterok:ID --wrap CMD` runs CMD if ID is
-    // that job.
-    let bin = d.path().join("bin");
+/// A stand-in for sbatch in `dir/bin`: `--parsable [--array=A-B --mem=.. --time=..
+/// --export=ALL,V=..] FILE` runs every task of the array (the option's, else the script's)
+/// with the variables exported, and prints a job id; `--dependency=afterok:ID --wrap CMD`
+/// runs CMD if ID is that job.
+fn write_sbatch_stand_in(dir: &Path) {
+    let bin = dir.join("bin");
     std::fs::create_dir(&bin).unwrap();
     std::fs::write(
         bin.join("sbatch"),
         r#"#!/bin/bash
 set -e
 if [ "$1" = --parsable ]; then
-  range=$(sed -n 's/^#SBATCH --array=//p' "$2")
-  cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$2")
+  shift
+  script="${@: -1}"
+  range=$(sed -n 's/^#SBATCH --array=//p' "$script")
+  cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$script")
+  exports=()
+  for a in "$@"; do
+    case "$a" in
+      --array=*) range=${a#--array=} ;;
+      --export=ALL,*) IFS=, read -ra exports <<< "${a#--export=ALL,}" ;;
+      --mem=*[0-9]M|--time=*:00:00) ;;
+      "$script") ;;
+      *) echo "sbatch stand-in: unexpected option $a" >&2; exit 2 ;;
+    esac
+  done
   for i in $(seq "${range%-*}" "${range#*-}"); do
-    SLURM_ARRAY_TASK_ID=$i SLURM_CPUS_PER_TASK=$cpus bash "$2"
+    env "${exports[@]}" SLURM_ARRAY_TASK_ID=$i SLURM_CPUS_PER_TASK=$cpus bash "$script"
   done
   echo 4242
 elif [ "$1" = --dependency=afterok:4242 ] && [ "$2" = --wrap ]; then
@@ -83,6 +93,13 @@ fi
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+#[test]
+fn the_slurm_array_and_its_dependent_merge_give_the_whole_count() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("count.sbatch"), recipe("slurm-array")).unwrap();
+    write_sbatch_stand_in(d.path());
     // The README's array has 16 tasks; N = 11 counts quickly.
     let (code, out, err) = shell(d.path(), &recipe("slurm-submit"), &[("N", "11")]);
     assert_eq!(code, 0, "{out}{err}");
@@ -101,6 +118,44 @@ fi
     assert_eq!(code, 0, "{err}");
     let part = std::fs::read_to_string(d.path().join("part-3.json")).unwrap();
     assert!(part.contains("\"shard\":[3,16]"), "{part}");
+}
+
+/// The array sized from `count --estimate`: as many tasks as its shard count, and the
+/// merge of their results is the whole count.
+#[test]
+fn the_slurm_array_sized_from_an_estimate_gives_the_whole_count() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("count.sbatch"), recipe("slurm-array")).unwrap();
+    write_sbatch_stand_in(d.path());
+    // Shards of a few microseconds each: several tasks.
+    let (code, out, err) = shell(
+        d.path(),
+        &recipe("slurm-sized"),
+        &[("N", "12"), ("HOURS", "0.0000003")],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let estimate: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("estimate.json")).unwrap())
+            .unwrap();
+    let shards = estimate["shards"].as_u64().unwrap();
+    assert!(shards > 1, "{estimate}");
+    let parts = std::fs::read_dir(d.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("part-")
+        })
+        .count() as u64;
+    assert_eq!(parts, shards);
+    let total = std::fs::read_to_string(d.path().join("total.json")).unwrap();
+    assert_eq!(
+        placements(&total),
+        "14200",
+        "Q(12) from {shards} shards: {total}"
+    );
 }
 
 #[test]
