@@ -8,7 +8,8 @@
 //!   few disturb get cells by chains of column exchanges (`chains`), or else are rerouted
 //!   by a bounded exact search.
 //! - Few free rows (at most `EXACT_FIRST`): the exact search (`crate::exact`) of the
-//!   input's residual, on every core, decides the question outright.
+//!   input's residual decides the question outright: a short search on one thread, then
+//!   if that has not decided it, on every core.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1
 //!   pairs free rows with free columns in blocks (`pairing`) down to level 2, phase 2
 //!   places queens on random free cells (`scatter`) down to level 3, and the exact search
