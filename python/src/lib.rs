@@ -401,10 +401,34 @@ fn pool(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
 /// How often the caller's thread looks for signals while the library works.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
+/// Waits for `done` with the GIL released, checking for signals every [`SIGNAL_POLL`]:
+/// `Err` with the exception of a signal handler that raised (Ctrl-C: `KeyboardInterrupt`).
+fn wait_for(py: Python<'_>, done: std::sync::mpsc::Receiver<()>) -> PyResult<()> {
+    let mut rx = done;
+    loop {
+        let (got, back) = py.detach(move || (rx.recv_timeout(SIGNAL_POLL), rx));
+        rx = back;
+        match got {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            // Done, or the worker panicked (then joining it says so).
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// Runs `f` in `pool` when there is one.
+fn in_pool<T: Send>(pool: Option<&rayon::ThreadPool>, f: impl FnOnce() -> T + Send) -> T {
+    match pool {
+        Some(p) => p.install(f),
+        None => f(),
+    }
+}
+
 /// Runs `work` on a worker thread (in a pool of `threads` when given) with the GIL
-/// released, while this thread checks for signals every [`SIGNAL_POLL`]: a signal whose
-/// handler raises (Ctrl-C: `KeyboardInterrupt`) raises the flag `work` is given, waits for
-/// `work` to return (the engines poll the flag), and raises that exception.
+/// released, while this thread checks for signals: a signal whose handler raises (Ctrl-C:
+/// `KeyboardInterrupt`) raises the flag `work` is given, waits for `work` to return (the
+/// engines poll the flag, and `work` may borrow the caller's arrays), and raises that
+/// exception.
 fn run_stoppable<T: Send>(
     py: Python<'_>,
     threads: Option<usize>,
@@ -416,40 +440,56 @@ fn run_stoppable<T: Send>(
         let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
         let worker_flag = flag.clone();
         let pool = pool.as_ref();
-        let handle = std::thread::Builder::new()
-            .name("nqueens".into())
-            // The command line's engines run on a main thread's stack; so do these.
-            .stack_size(16 << 20)
+        let handle = worker()
             .spawn_scoped(s, move || {
-                let out = match pool {
-                    Some(p) => p.install(|| work(worker_flag)),
-                    None => work(worker_flag),
-                };
+                let out = in_pool(pool, || work(worker_flag));
                 let _ = tx.send(());
                 out
             })
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
-        let mut rx = rx;
-        loop {
-            let (got, back) = py.detach(move || (rx.recv_timeout(SIGNAL_POLL), rx));
-            rx = back;
-            match got {
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        flag.store(true, Ordering::SeqCst);
-                        let _ = py.detach(move || handle.join());
-                        return Err(e);
-                    }
-                }
-                // Done, or the worker panicked (then joining says so).
-                _ => break,
-            }
+        let waited = wait_for(py, rx);
+        if waited.is_err() {
+            flag.store(true, Ordering::SeqCst);
         }
-        match py.detach(move || handle.join()) {
-            Ok(out) => Ok(out),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        let out = py.detach(move || handle.join());
+        waited?;
+        out.map_err(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// [`run_stoppable`] for work that owns its data: on a signal it raises at once, leaving
+/// the work to stop by itself (a count finishes the work items under way, which take
+/// seconds each in the largest counts) and to free its threads then.
+fn run_detached<T: Send + 'static>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    work: impl FnOnce(Arc<AtomicBool>) -> T + Send + 'static,
+) -> PyResult<T> {
+    let pool = pool(threads)?;
+    let flag = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+    let worker_flag = flag.clone();
+    let handle = worker()
+        .spawn(move || {
+            let out = in_pool(pool.as_ref(), || work(worker_flag));
+            let _ = tx.send(());
+            out
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+    if let Err(e) = wait_for(py, rx) {
+        flag.store(true, Ordering::SeqCst);
+        return Err(e);
+    }
+    py.detach(move || handle.join())
+        .map_err(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The worker thread of a call.
+fn worker() -> std::thread::Builder {
+    std::thread::Builder::new()
+        .name("nqueens".into())
+        // The command line's engines run on a main thread's stack; so do these.
+        .stack_size(16 << 20)
 }
 
 /// A seed given, or a fresh one.
@@ -825,7 +865,7 @@ fn count<'py>(
         placed.push((r as u32 - 1, c as u32 - 1));
     }
     let problem = Problem::new(n, rules, placed).map_err(count_error)?;
-    let tally = run_stoppable(py, threads, |flag| {
+    let tally = run_detached(py, threads, move |flag| {
         let stop = nqueens::stop::Stop::new(None, Some(flag));
         count_until(&problem, distinct, Shard::WHOLE, &stop)
     })?
