@@ -122,6 +122,34 @@ pub fn write_constructed_solution(n: u64, out: &mut RowWriter) -> Result<(), Gen
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_solution(source: Source, n: u64, out: &mut RowWriter) -> Result<(), GenerateError> {
+    solution_batches(source, n, |rows| Ok(out.write_rows(rows)?))
+}
+
+/// `source`'s solution of size `n` in memory (`rows[i - 1]` = column of row i), computed
+/// in parallel: what [`write_solution`] writes.
+///
+/// ```
+/// use nqueens::generate::{Source, solution_rows};
+/// let rows = solution_rows(Source::Construction, 8)?;
+/// assert!(nqueens::verify::verify_rows(&rows, Default::default())?.is_solution());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn solution_rows(source: Source, n: u64) -> Result<Vec<u32>, GenerateError> {
+    source.check(n)?;
+    let mut all = Vec::with_capacity(n as usize);
+    solution_batches(source, n, |rows| {
+        all.extend_from_slice(rows);
+        Ok(())
+    })?;
+    Ok(all)
+}
+
+/// `source`'s solution of size `n`, a batch of rows at a time, in row order.
+fn solution_batches(
+    source: Source,
+    n: u64,
+    mut f: impl FnMut(&[u32]) -> Result<(), GenerateError>,
+) -> Result<(), GenerateError> {
     source.check(n)?;
     let mut first = 0;
     let mut rows = Vec::new();
@@ -132,7 +160,7 @@ pub fn write_solution(source: Source, n: u64, out: &mut RowWriter) -> Result<(),
             .into_par_iter()
             .map(|i| source.column(n, first + 1 + i as u64) as u32)
             .collect_into_vec(&mut rows);
-        out.write_rows(&rows)?;
+        f(&rows)?;
         first += count;
     }
     Ok(())
@@ -244,9 +272,49 @@ pub fn write_composition(
     seed: u64,
     out: &mut RowWriter,
 ) -> Result<Made, GenerateError> {
-    let write =
-        |_: u64, rows: &mut [u32]| -> Result<(), GenerateError> { Ok(out.write_rows(rows)?) };
+    composition_segments(source, clearing, moves, seed, |rows| {
+        Ok(out.write_rows(rows)?)
+    })
+}
+
+/// The composition [`write_composition`] writes, in memory (`rows[i - 1]` = column of
+/// row i, 0 = empty): the same rows for the same arguments.
+///
+/// ```
+/// use nqueens::format::Input;
+/// use nqueens::generate::{Clearing, Source, composition_rows, solution_rows};
+/// let solution = solution_rows(Source::Construction, 100)?;
+/// let source = Input::from_rows("solution".as_ref(), "memory", &solution)?;
+/// let clearing = Clearing::Random { have: 100, keep: Some(60) };
+/// let (rows, made) = composition_rows(&source, clearing, 0, 7)?;
+/// assert_eq!((made.kept, made.cleared), (60, 40));
+/// assert_eq!(rows.iter().filter(|&&c| c != 0).count(), 60);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn composition_rows(
+    source: &Input,
+    clearing: Clearing,
+    moves: u64,
+    seed: u64,
+) -> Result<(Vec<u32>, Made), GenerateError> {
+    let mut all = Vec::with_capacity(source.n() as usize);
+    let made = composition_segments(source, clearing, moves, seed, |rows| {
+        all.extend_from_slice(rows);
+        Ok(())
+    })?;
+    Ok((all, made))
+}
+
+/// The body of [`write_composition`]: the composition's rows go to `sink` in row order.
+fn composition_segments(
+    source: &Input,
+    clearing: Clearing,
+    moves: u64,
+    seed: u64,
+    mut sink: impl FnMut(&[u32]) -> Result<(), GenerateError>,
+) -> Result<Made, GenerateError> {
     if moves == 0 {
+        let write = |_: u64, rows: &mut [u32]| sink(rows);
         let (kept, cleared) = cleared_rows(source, clearing, seed, write)?;
         return Ok(Made {
             kept,
@@ -288,7 +356,7 @@ pub fn write_composition(
         {
             rows[(r - first) as usize] = c as u32;
         }
-        Ok(out.write_rows(rows)?)
+        sink(rows)
     })?;
     Ok(Made {
         kept,

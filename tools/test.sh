@@ -3,7 +3,9 @@
 # (zstd, whose `zstd -d` must give back a raw NQB file; the SAT solver cadical, which solves
 # our CNF exports; GNU parallel, for the README's cluster recipes; the clients of the
 # differential test: GNU Octave, and scipy, h5py and NumPy for python3) when they are
-# missing, then runs `cargo test` with any arguments given.
+# missing, then runs `cargo test` with any arguments given, then the Python package's tests
+# (tools/test_python.sh: the bindings built with maturin in a virtual environment of their
+# own, pytest through the built module; a failure to build them fails this script).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -45,6 +47,8 @@ export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261126}"
 # Tests that need root (they mount a small tmpfs to fill a disk) are marked #[ignore]; run
 # as root, as .ci/run is, they run too, and fail rather than skip if they cannot mount.
 if [ "$(id -u)" -eq 0 ] && ! printf '%s\n' "$@" | grep -qx -- '--'; then
-  exec cargo test "$@" -- --include-ignored
+  cargo test "$@" -- --include-ignored
+else
+  cargo test "$@"
 fi
-exec cargo test "$@"
+tools/test_python.sh

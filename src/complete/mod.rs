@@ -8,7 +8,8 @@
 //!   few disturb get cells by chains of column exchanges (`chains`), or else are rerouted
 //!   by a bounded exact search.
 //! - Few free rows (at most `EXACT_FIRST`): the exact search (`crate::exact`) of the
-//!   input's residual, on every core, decides the question outright.
+//!   input's residual decides the question outright: a short search on one thread, then
+//!   if that has not decided it, on every core.
 //! - Otherwise, randomized placement brings the board down to a small residual: phase 1
 //!   pairs free rows with free columns in blocks (`pairing`) down to level 2, phase 2
 //!   places queens on random free cells (`scatter`) down to level 3, and the exact search
@@ -126,7 +127,7 @@ pub(crate) fn complete(
 
 /// Completes a composition held in memory (`rows[i - 1]` = column of row i, 0 = empty):
 /// the answer, the rows as the engine left them (a solution when solved), and statistics.
-/// `None` when the rows are not a valid composition.
+/// `None` when the rows are not a valid composition ([`complete_board`] says why).
 ///
 /// ```
 /// use nqueens::complete::{Answer, Options, complete_rows};
@@ -141,15 +142,59 @@ pub(crate) fn complete(
 /// assert!(report.is_solution());
 /// ```
 pub fn complete_rows(rows: &[u32], opts: &Options) -> Option<(Answer, Vec<u32>, Stats)> {
-    let input = Input::from_rows(std::path::Path::new("(memory)"), "memory", rows).ok()?;
-    let store = RowStore::anonymous(rows.len() as u64).ok()?;
-    match prepare(&input, store).ok()? {
-        Prepared::Invalid(_) => None,
-        Prepared::Ready(state, stats, _) => {
-            let c = complete(&input, state, stats, opts).ok()?;
-            Some((c.answer, c.state.rows.to_vec(), c.stats))
-        }
+    match complete_board(rows, opts).ok()? {
+        Board::Invalid(_) => None,
+        Board::Ran {
+            answer,
+            rows,
+            stats,
+        } => Some((answer, rows, *stats)),
     }
+}
+
+/// What [`complete_board`] ends with.
+#[derive(Debug)]
+pub enum Board {
+    /// The rows are not a valid composition: the verifier's report says why.
+    Invalid(crate::verify::Report),
+    /// The engine ran.
+    Ran {
+        /// Its answer.
+        answer: Answer,
+        /// The rows as the engine left them: a solution when solved, the input's rows
+        /// when infeasible.
+        rows: Vec<u32>,
+        /// What it did.
+        stats: Box<Stats>,
+    },
+}
+
+/// [`complete_rows`], with the verifier's report when the rows are not a valid
+/// composition; errs only for more rows than a board has.
+///
+/// ```
+/// use nqueens::complete::{Board, Options, complete_board};
+/// let Board::Invalid(report) = complete_board(&[1, 2, 0, 0], &Options::new(1))? else {
+///     panic!("two queens on a diagonal");
+/// };
+/// assert_eq!(report.first_problem().unwrap(), "rows 1 and 2 share a D1 diagonal (columns 1 and 2)");
+/// # Ok::<(), nqueens::format::FormatError>(())
+/// ```
+pub fn complete_board(rows: &[u32], opts: &Options) -> Result<Board, FormatError> {
+    let input = Input::from_rows(std::path::Path::new("(memory)"), "memory", rows)?;
+    let store = RowStore::anonymous(rows.len() as u64)
+        .map_err(|e| FormatError::new(input.path(), crate::format::ErrorKind::Write(e)))?;
+    Ok(match prepare(&input, store)? {
+        Prepared::Invalid(report) => Board::Invalid(report),
+        Prepared::Ready(state, stats, _) => {
+            let c = complete(&input, state, stats, opts)?;
+            Board::Ran {
+                answer: c.answer,
+                rows: c.state.rows.to_vec(),
+                stats: Box::new(c.stats),
+            }
+        }
+    })
 }
 
 #[cfg(test)]

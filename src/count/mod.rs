@@ -83,10 +83,12 @@ pub use row_search::MAX_ROW_N;
 pub use rules::{Kind, Piece, Rules};
 pub use squares::MAX_SQUARES_N;
 
+use crate::stop::Stop;
 use num_bigint::BigUint;
 use rayon::prelude::*;
 use row_search::{Lines, RowBoard, RowState, with_lines};
 use squares::SquareBoard;
+use std::sync::atomic::{AtomicBool, Ordering};
 use symmetry::Symmetry;
 
 /// The largest board for regular bishops (their count is a polynomial programme).
@@ -269,7 +271,75 @@ impl Problem {
 /// # Ok::<(), nqueens::count::CountError>(())
 /// ```
 pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, CountError> {
+    let never = Stop::never();
+    count_until(problem, distinct, shard, &never).map(|t| t.expect("never stopped"))
+}
+
+/// [`count`], ended early by `stop` (a deadline, or a flag raised by Ctrl-C): `Ok(None)`
+/// when it stopped the count first. It is polled before each work item, so a count stops
+/// within the time of the items under way (milliseconds on the long counts).
+///
+/// ```
+/// use nqueens::count::{Kind, Piece, Problem, Rules, Shard, count_until};
+/// use nqueens::stop::Stop;
+/// use std::sync::{Arc, atomic::AtomicBool};
+/// let queens = Problem::new(10, Rules::new(Piece::Queen, Kind::Regular), vec![])?;
+/// let flag = Arc::new(AtomicBool::new(false));
+/// let stop = Stop::new(None, Some(flag.clone()));
+/// assert_eq!(count_until(&queens, false, Shard::WHOLE, &stop)?.unwrap().count.to_string(), "724");
+/// stop.raise(); // as a Ctrl-C handler would
+/// assert!(count_until(&queens, false, Shard::WHOLE, &stop)?.is_none());
+/// # Ok::<(), nqueens::count::CountError>(())
+/// ```
+pub fn count_until(
+    problem: &Problem,
+    distinct: bool,
+    shard: Shard,
+    stop: &Stop,
+) -> Result<Option<Tally>, CountError> {
     let p = problem;
+    let halt = Halt::new(stop);
+    let tally = count_items(p, distinct, shard, &halt)?;
+    Ok((!halt.stopped()).then_some(tally))
+}
+
+/// A [`Stop`] polled before each work item, remembering whether it ended the count (then
+/// the items left were skipped and the sum is not the count).
+struct Halt<'a> {
+    stop: &'a Stop,
+    hit: AtomicBool,
+}
+
+impl<'a> Halt<'a> {
+    fn new(stop: &'a Stop) -> Halt<'a> {
+        Halt {
+            stop,
+            hit: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether to count the next item.
+    fn go(&self) -> bool {
+        if self.hit.load(Ordering::Relaxed) || self.stop.now() {
+            self.hit.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Whether the stop came.
+    fn stopped(&self) -> bool {
+        self.hit.load(Ordering::Relaxed)
+    }
+}
+
+/// The body of [`count_until`]: every engine counts the items `halt` lets through.
+fn count_items(
+    p: &Problem,
+    distinct: bool,
+    shard: Shard,
+    halt: &Halt,
+) -> Result<Tally, CountError> {
     if let Some(conflict) = p.conflict() {
         return Ok(Tally {
             count: BigUint::ZERO,
@@ -280,8 +350,9 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
         });
     }
     if let Some(items) = resumable::ItemCount::new(p, distinct, shard) {
-        let total = items.run(&resumable::Hooks::none()).expect("never stopped");
-        return Ok(items.tally(total as u128));
+        let total = items.run(&resumable::Hooks::until(halt.stop));
+        halt.hit.fetch_or(total.is_none(), Ordering::Relaxed);
+        return Ok(items.tally(total.unwrap_or(0) as u128));
     }
     let (piece, kind) = (p.rules.piece, p.rules.kind);
     match (piece, kind, distinct) {
@@ -303,7 +374,7 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
                 MAX_SQUARES_N,
                 "super and awesome bishops, and bishops up to symmetry",
             )?;
-            Ok(squares(p, distinct, shard))
+            Ok(squares(p, distinct, shard, halt))
         }
         // Burnside's distinct count is not a sum over items, so a sharded `--distinct`
         // takes Takaken's search, whose class counts are.
@@ -317,7 +388,7 @@ pub fn count(problem: &Problem, distinct: bool, shard: Shard) -> Result<Tally, C
                 items
                     .par_iter()
                     .enumerate()
-                    .filter(|(i, _)| shard.takes(*i))
+                    .filter(|(i, _)| shard.takes(*i) && halt.go())
                     .map(|(_, item)| {
                         let r = takaken::run(item);
                         meter.item_done();
@@ -348,11 +419,11 @@ placement (--first)"
         (Piece::Queen, Kind::Regular, false)
             if p.n > MAX_ROW_N && p.n as usize - p.placed.len() <= crate::exact::MAX_FREE =>
         {
-            Ok(free_rows_only(p, shard))
+            Ok(free_rows_only(p, shard, halt))
         }
         _ => {
             p.too_large(MAX_ROW_N, "queens and rooks")?;
-            Ok(with_lines!(p.rules, one_per_line(p, distinct, shard)))
+            Ok(with_lines!(p.rules, one_per_line(p, distinct, shard, halt)))
         }
     }
 }
@@ -368,15 +439,17 @@ fn tally(count: BigUint, distinct: Option<BigUint>, method: Method, items: usize
 }
 
 /// Regular queens on a large board with few free rows: the exact engine over the residual.
-fn free_rows_only(p: &Problem, shard: Shard) -> Tally {
+fn free_rows_only(p: &Problem, shard: Shard, halt: &Halt) -> Tally {
     let queens: Vec<(u64, u64)> = p
         .placed
         .iter()
         .map(|&(r, c)| (r as u64 + 1, c as u64 + 1))
         .collect();
     let res = crate::exact::Residual::from_queens(p.n as u64, &queens);
-    let done = crate::exact::count(&res, &|i| shard.takes(i), &crate::stop::Stop::never());
-    let count = done.completions.expect("never stopped");
+    let done = crate::exact::count(&res, &|i| shard.takes(i), halt.stop);
+    halt.hit
+        .fetch_or(done.completions.is_none(), Ordering::Relaxed);
+    let count = done.completions.unwrap_or(0);
     tally(BigUint::from(count), None, Method::Residual, done.items)
 }
 
@@ -394,14 +467,14 @@ fn bishop_colours(p: &Problem, shard: Shard) -> Tally {
     tally(count, None, Method::BishopColours, need + 1)
 }
 
-fn squares(p: &Problem, distinct: bool, shard: Shard) -> Tally {
+fn squares(p: &Problem, distinct: bool, shard: Shard, halt: &Halt) -> Tally {
     let board = SquareBoard::new(p.n, p.rules, &p.placed);
     let items = board.items();
     let group: Vec<Symmetry> = Symmetry::all().collect();
     let (count, classes) = items
         .par_iter()
         .enumerate()
-        .filter(|(i, _)| shard.takes(*i))
+        .filter(|(i, _)| shard.takes(*i) && halt.go())
         .map(|(_, &(first, cand, need))| {
             if !distinct {
                 return (board.count(cand, need) as u128, 0u128);
@@ -434,7 +507,7 @@ fn squares(p: &Problem, distinct: bool, shard: Shard) -> Tally {
 /// mirror line are searched and count twice (for odd n, a middle first piece is followed by a
 /// left second one); distinct placements are those least among all their images, and the
 /// least image of every placement is among those searched.
-fn one_per_line<L: Lines>(p: &Problem, distinct: bool, shard: Shard) -> Tally {
+fn one_per_line<L: Lines>(p: &Problem, distinct: bool, shard: Shard, halt: &Halt) -> Tally {
     let board = RowBoard::new(p.n, p.rules, &p.placed);
     let mirror = p.placed.is_empty() && p.n > 1;
     let mut items = prefixes::<L>(&board, if mirror { 2 } else { 0 });
@@ -450,7 +523,7 @@ fn one_per_line<L: Lines>(p: &Problem, distinct: bool, shard: Shard) -> Tally {
     let (count, least) = items
         .par_iter()
         .enumerate()
-        .filter(|(i, _)| shard.takes(*i))
+        .filter(|(i, _)| shard.takes(*i) && halt.go())
         .map(|(_, (state, path))| {
             if !distinct {
                 return (weight * state.count(&board) as u128, 0);

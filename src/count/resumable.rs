@@ -43,6 +43,17 @@ fn ignore(_: usize, _: u64) {}
 static NEVER: std::sync::LazyLock<crate::stop::Stop> =
     std::sync::LazyLock::new(crate::stop::Stop::never);
 
+impl<'a> Hooks<'a> {
+    /// Count everything, report nothing, stop when `stop` says so.
+    pub fn until(stop: &'a crate::stop::Stop) -> Hooks<'a> {
+        Hooks {
+            skip: &never,
+            counted: &ignore,
+            stop,
+        }
+    }
+}
+
 impl Hooks<'static> {
     /// Count everything, report nothing.
     pub fn none() -> Hooks<'static> {

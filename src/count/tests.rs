@@ -155,7 +155,10 @@ fn engines_agree_where_they_overlap() {
     // Rooks: factorial against the row engine (distinct forces the row engine).
     for n in 1..=8u32 {
         let p = Problem::new(n, Rules::new(Piece::Rook, Kind::Regular), vec![(0, n / 2)]).unwrap();
-        let rows = with_lines!(p.rules, one_per_line(&p, true, Shard::WHOLE));
+        let rows = with_lines!(
+            p.rules,
+            one_per_line(&p, true, Shard::WHOLE, &Halt::new(&Stop::never()))
+        );
         assert_eq!(count(&p, false, Shard::WHOLE).unwrap().count, rows.count);
     }
     // Bishops: colour programme against the square engine.
@@ -167,7 +170,7 @@ fn engines_agree_where_they_overlap() {
             }
             assert_eq!(
                 bishop_colours(&p, Shard::WHOLE).count,
-                squares(&p, false, Shard::WHOLE).count
+                squares(&p, false, Shard::WHOLE, &Halt::new(&Stop::never())).count
             );
         }
     }
