@@ -390,12 +390,6 @@ def compare(ref, got):
 # to the readers where it was found. A mismatch is known when the model predicts exactly
 # what nqueens did; any other mismatch fails the run. `--strict` fails on known ones too.
 
-def _logical_as_uint8(v):
-    if v.cls in ("logical", "bool") and v.raw is not None:
-        return v.copy(cls="uint8", numeric=True, values=v.raw)
-    return v
-
-
 def _nd_as_vector(v):
     if v.numeric and not v.note and v.nd_vector():
         return v.copy(dims=(1, math.prod(v.dims)))
@@ -405,12 +399,6 @@ def _nd_as_vector(v):
 def _empty_as_its_dimensions(v):
     if v.raw is not None and v.cls in NUMERIC and min(v.dims or (0,)) == 0:
         return v.copy(dims=(len(v.raw), 1), values=v.raw)
-    return v
-
-
-def _typed_as_numeric(v):
-    if v.cls in ("logical", "bool", "char"):
-        return v.copy(numeric=True, note="", values=None, cls=v.cls + " counted as numeric")
     return v
 
 
@@ -444,14 +432,6 @@ KNOWN = [
      {"mat73", "hdf5"}, None,
      lambda case, got: got.kind == "refused" and re.search(
          r"invalid data layout version: 5|version 2 B-tree chunk index", got.detail)),
-    ("logical-as-numeric",
-     "MAT v5: a logical array (uint8 with the logical flag) is taken for a uint8 vector: "
-     "read as a board, or counted among the numeric vectors",
-     {"mat5"}, _logical_as_uint8, None),
-    ("octave-hdf5-types-counted",
-     "Octave -hdf5: bool and char variables are counted among the numeric vectors (refused "
-     "as ambiguous) though refused by their type when chosen",
-     {"octave-hdf5"}, _typed_as_numeric, None),
     ("nd-as-vector",
      "a 1x1xN array is read as a vector (the docs ask for 1xN or Nx1)",
      {"octave-text", "octave-binary", "octave-hdf5"}, _nd_as_vector, None),
