@@ -390,12 +390,6 @@ def compare(ref, got):
 # to the readers where it was found. A mismatch is known when the model predicts exactly
 # what nqueens did; any other mismatch fails the run. `--strict` fails on known ones too.
 
-def _nd_as_vector(v):
-    if v.numeric and not v.note and v.nd_vector():
-        return v.copy(dims=(1, math.prod(v.dims)))
-    return v
-
-
 def _empty_as_its_dimensions(v):
     if v.raw is not None and v.cls in NUMERIC and min(v.dims or (0,)) == 0:
         return v.copy(dims=(len(v.raw), 1), values=v.raw)
@@ -406,25 +400,6 @@ def _group_dropped(v):
     return None if v.group else v
 
 
-def _matrix_dropped(v):
-    return None if v.numeric and not v.vector() and not v.nd_vector() else v
-
-
-def _another_variable_refused(case, got):
-    """Refused for the values of a variable other than the one the docs choose: the
-    reader decodes and checks every vector of the file first."""
-    if got.kind != "refused" or case["var"] is not None:
-        return False
-    for v in case["variables"]:
-        named = re.search(rf"(\b{re.escape(v.name)}\(\d+\)|variable {re.escape(v.name)} is empty)",
-                          got.detail)
-        if named and not board_of(v, case["zero"]).boards:
-            chosen = judge(case["variables"], None, case["zero"])
-            if chosen.boards and not chosen.why.startswith(v.name + " "):
-                return True
-    return False
-
-
 KNOWN = [
     ("hdf5-2-layouts",
      "HDF5 2.x structures written with libver='latest' (data layout message version 5, a "
@@ -432,9 +407,6 @@ KNOWN = [
      {"mat73", "hdf5"}, None,
      lambda case, got: got.kind == "refused" and re.search(
          r"invalid data layout version: 5|version 2 B-tree chunk index", got.detail)),
-    ("nd-as-vector",
-     "a 1x1xN array is read as a vector (the docs ask for 1xN or Nx1)",
-     {"octave-text", "octave-binary", "octave-hdf5"}, _nd_as_vector, None),
     ("empty-as-dims",
      "an empty array (v7.3's MATLAB_empty, Octave -hdf5's OCTAVE_EMPTY_MATRIX: the dataset "
      "holds its dimensions) is taken for the vector of its dimensions: read as that board "
@@ -444,13 +416,6 @@ KNOWN = [
      "a v7.3 struct or sparse array (an HDF5 group) is not seen as a variable: one named Q "
      "is passed over and another vector read",
      {"mat73"}, _group_dropped, None),
-    ("binary-q-matrix-skipped",
-     "Octave binary: a matrix named Q is passed over without --var and another vector read",
-     {"octave-binary"}, _matrix_dropped, None),
-    ("checks-every-variable",
-     "without --var every vector is decoded and checked: a bad or empty variable that is "
-     "not the one chosen refuses the file",
-     {"mat4", "octave-binary"}, None, _another_variable_refused),
 ]
 
 

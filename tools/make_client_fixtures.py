@@ -92,15 +92,15 @@ def main():
     # checks-every-variable: a bad variable beside the one chosen refuses the file.
     scipy.io.savemat(path("mat4-q-beside-empty.mat"),
                      {"Q": q, "e": np.zeros((1, 0))}, format="4")
-    scipy.io.savemat(path("mat4-vector-beside-negative.mat"),
-                     {"x": q, "y": np.array([[-1.0, 5.0]])}, format="4")
+    scipy.io.savemat(path("mat4-q-beside-negative.mat"),
+                     {"Q": q, "y": np.array([[-1.0, 5.0]])}, format="4")
 
     # Octave: nd-as-vector, binary-q-matrix-skipped, checks-every-variable,
     # octave-hdf5-types-counted, empty-as-dims.
     octave("Q = reshape([2 4 1 3], 1, 1, []); save('-text', 'octave-text-1x1x4.txt', 'Q');"
            "save('-binary', 'octave-binary-1x1x4.bin', 'Q');"
            "Q = [1 2; 3 4]; x = [2 4 1 3]; save('-binary', 'octave-binary-matrix-q.bin', 'Q', 'x');"
-           "clear Q; x = [2 4 1 3]; y = [-1 5]; save('-binary', 'octave-binary-vector-beside-negative.bin', 'x', 'y');"
+           "Q = [2 4 1 3]; y = [-1 5]; save('-binary', 'octave-binary-q-beside-negative.bin', 'Q', 'y');"
            "s = 'ab'; save('-hdf5', 'octave-hdf5-char-beside-vector.h5', 's', 'x');"
            "e = []; save('-hdf5', 'octave-hdf5-empty-beside-vector.h5', 'e', 'x');")
     for f in sorted(os.listdir(OUT)):
