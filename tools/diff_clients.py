@@ -390,16 +390,6 @@ def compare(ref, got):
 # to the readers where it was found. A mismatch is known when the model predicts exactly
 # what nqueens did; any other mismatch fails the run. `--strict` fails on known ones too.
 
-def _empty_as_its_dimensions(v):
-    if v.raw is not None and v.cls in NUMERIC and min(v.dims or (0,)) == 0:
-        return v.copy(dims=(len(v.raw), 1), values=v.raw)
-    return v
-
-
-def _group_dropped(v):
-    return None if v.group else v
-
-
 KNOWN = [
     ("hdf5-2-layouts",
      "HDF5 2.x structures written with libver='latest' (data layout message version 5, a "
@@ -407,15 +397,6 @@ KNOWN = [
      {"mat73", "hdf5"}, None,
      lambda case, got: got.kind == "refused" and re.search(
          r"invalid data layout version: 5|version 2 B-tree chunk index", got.detail)),
-    ("empty-as-dims",
-     "an empty array (v7.3's MATLAB_empty, Octave -hdf5's OCTAVE_EMPTY_MATRIX: the dataset "
-     "holds its dimensions) is taken for the vector of its dimensions: read as that board "
-     "(v7.3), or counted among the numeric vectors (both)",
-     {"mat73", "octave-hdf5"}, _empty_as_its_dimensions, None),
-    ("v73-group-q-skipped",
-     "a v7.3 struct or sparse array (an HDF5 group) is not seen as a variable: one named Q "
-     "is passed over and another vector read",
-     {"mat73"}, _group_dropped, None),
 ]
 
 

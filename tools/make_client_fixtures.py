@@ -61,6 +61,12 @@ def main():
         d.attrs["MATLAB_empty"] = np.uint8(1)
     v73("v73-empty-q.mat", empty_q)
 
+    def empty_beside_vector(f):
+        d = var(f, "e", np.array([1, 0], dtype="<u8"), "double")
+        d.attrs["MATLAB_empty"] = np.uint8(1)
+        var(f, "x", row(SOLUTION), "double")
+    v73("v73-empty-beside-vector.mat", empty_beside_vector)
+
     # v73-group-q-skipped: a struct or sparse Q (an HDF5 group) passed over.
     def struct_q(f):
         g = f.create_group("Q")

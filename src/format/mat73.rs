@@ -566,8 +566,8 @@ impl Mat73File {
         }
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(hdf5_error(&e)))?;
         let vars = Variables::of(&file).map_err(fail)?;
-        let var = vars.choose(var).map_err(fail)?;
-        let (_, ds, octave) = vars.get(&var).expect("chosen among them");
+        let var = vars.choose(&file, var).map_err(fail)?;
+        let Var { ds, octave, .. } = vars.get(&var).expect("chosen among them");
         if octave.is_some() {
             octave_numeric(&file, &var).map_err(fail)?;
         }
@@ -605,7 +605,7 @@ impl Mat73File {
         let others = vars
             .vars
             .iter()
-            .map(|v| &v.0)
+            .map(|v| &v.name)
             .chain(&vars.groups)
             .filter(|n| **n != var)
             .cloned()
@@ -1028,22 +1028,64 @@ fn hdf5_error(e: &dyn std::fmt::Display) -> String {
 /// enumerating the group, so a lookup per variable made a file of 4,000 variables take
 /// 20 s (and one of 20,000 more than 5 minutes).
 struct Variables {
-    /// Every variable that holds values, in the file's order, with its dataset and, for an
-    /// Octave group, Octave's name of its type (`matrix`, `bool matrix`, ...).
-    vars: Vec<(String, hdf5_pure::Dataset, Option<String>)>,
+    /// Every variable that holds values, in the file's order.
+    vars: Vec<Var>,
     /// Where each name is in `vars`.
     index: std::collections::HashMap<String, usize>,
     /// Groups that are not Octave variables: MATLAB structs, cells, sparse or objects.
     groups: Vec<String>,
 }
 
+/// A variable that holds values: a dataset, or an Octave group's `value`.
+struct Var {
+    name: String,
+    ds: hdf5_pure::Dataset,
+    /// For an Octave group, Octave's name of its type (`matrix`, `bool matrix`, ...).
+    octave: Option<String>,
+    /// For an Octave group, whether it is marked `OCTAVE_EMPTY_MATRIX` (its `value` then
+    /// holds the dimensions, not elements).
+    empty: bool,
+}
+
+impl Var {
+    /// Whether it may be chosen without a name: a real numeric vector (or an HDF5 scalar,
+    /// refused once chosen) with elements. An empty array is never one: MATLAB's
+    /// (`MATLAB_empty`) and Octave's (`OCTAVE_EMPTY_MATRIX`) datasets hold its dimensions.
+    fn candidate(&self) -> bool {
+        let numeric = match &self.octave {
+            // Octave's type, not its storage: a `bool matrix` is stored as numbers.
+            Some(kind) => !self.empty && super::octave::is_numeric(kind),
+            None => match self.ds.attrs() {
+                Ok(attrs) if attrs.contains_key("MATLAB_empty") => false,
+                Ok(attrs) => match attrs.get("MATLAB_class") {
+                    Some(
+                        hdf5_pure::AttrValue::AsciiString(c) | hdf5_pure::AttrValue::String(c),
+                    ) => NUMERIC.contains(&c.as_str()),
+                    Some(_) => false,
+                    None => self.ds.dtype().is_ok_and(|t| is_real(&t)),
+                },
+                Err(_) => false,
+            },
+        };
+        numeric
+            && self.ds.shape().is_ok_and(|s| {
+                s.len() <= 2 && s.iter().filter(|&&x| x != 1).count() <= 1 && !s.contains(&0)
+            })
+    }
+}
+
 impl Variables {
     fn of(file: &hdf5_pure::File) -> Result<Variables, String> {
         let root = file.root();
-        let mut vars: Vec<(String, hdf5_pure::Dataset, Option<String>)> = root
+        let mut vars: Vec<Var> = root
             .iter_datasets()
             .map_err(|e| hdf5_error(&e))?
-            .map(|(name, ds)| (name, ds, None))
+            .map(|(name, ds)| Var {
+                name,
+                ds,
+                octave: None,
+                empty: false,
+            })
             .collect();
         let mut groups = Vec::new();
         // A group's own lookup enumerates that group alone: two members for Octave's.
@@ -1051,7 +1093,15 @@ impl Variables {
             match group.dataset("value") {
                 Ok(ds) => {
                     let kind = octave_type(&group).unwrap_or_default();
-                    vars.push((name, ds, Some(kind)))
+                    let empty = group
+                        .attrs()
+                        .is_ok_and(|a| a.contains_key("OCTAVE_EMPTY_MATRIX"));
+                    vars.push(Var {
+                        name,
+                        ds,
+                        octave: Some(kind),
+                        empty,
+                    })
                 }
                 Err(_) => groups.push(name),
             }
@@ -1059,7 +1109,7 @@ impl Variables {
         let index = vars
             .iter()
             .enumerate()
-            .map(|(i, v)| (v.0.clone(), i))
+            .map(|(i, v)| (v.name.clone(), i))
             .collect();
         Ok(Variables {
             vars,
@@ -1068,15 +1118,17 @@ impl Variables {
         })
     }
 
-    /// The variable `name`: its dataset and, for an Octave group, its Octave type.
-    fn get(&self, name: &str) -> Option<&(String, hdf5_pure::Dataset, Option<String>)> {
+    /// The variable `name`.
+    fn get(&self, name: &str) -> Option<&Var> {
         self.index.get(name).map(|&i| &self.vars[i])
     }
 
     /// The path of the dataset holding `name`'s values.
     fn dataset_of(&self, name: &str) -> String {
         match self.get(name) {
-            Some((_, _, Some(_))) => format!("{name}/value"),
+            Some(Var {
+                octave: Some(_), ..
+            }) => format!("{name}/value"),
             _ => name.to_string(),
         }
     }
@@ -1089,53 +1141,73 @@ impl Variables {
         super::listing(
             self.vars
                 .iter()
-                .map(|(name, ds, octave)| describe(name, ds, octave.as_deref())),
+                .map(|v| describe(&v.name, &v.ds, v.octave.as_deref())),
         )
     }
 
     /// The variable to read: `var` when given, else `Q`, else the only numeric vector
-    /// (never a logical array), else the only variable (so that what is wrong with it is
-    /// said).
-    fn choose(&self, var: Option<&str>) -> Result<String, String> {
+    /// (never a logical array, an empty one, or another type Octave stores as numbers),
+    /// else the only variable (so that what is wrong with it is said). A group (a struct,
+    /// cell, sparse array or object) chosen by name is refused, never passed over: the
+    /// file's `Q` is what the user holds.
+    fn choose(&self, file: &hdf5_pure::File, var: Option<&str>) -> Result<String, String> {
+        let group = |v: &str| {
+            self.groups.iter().any(|g| g == v).then(|| {
+                format!(
+                    "variable {} is {}, expected a numeric vector",
+                    clip(v),
+                    group_kind(file, v)
+                )
+            })
+        };
         match var {
             Some(v) if self.get(v).is_some() => Ok(v.to_string()),
-            Some(v) if self.groups.iter().any(|g| g == v) => Err(format!(
-                "variable {} is a struct, cell, sparse or object array (an HDF5 group), expected a numeric vector",
-                clip(v)
-            )),
-            Some(v) => Err(format!(
-                "no variable named {}; the file holds: {}",
-                clip(v),
-                self.listing("no numeric variables")
-            )),
+            Some(v) => Err(group(v).unwrap_or_else(|| {
+                format!(
+                    "no variable named {}; the file holds: {}",
+                    clip(v),
+                    self.listing("no numeric variables")
+                )
+            })),
             // A workspace saved whole: the composition is conventionally `Q`.
             None if self.get("Q").is_some() => Ok("Q".to_string()),
             None => {
-                let is_vector = |(_, d, octave): &(String, hdf5_pure::Dataset, Option<String>)| {
-                    let numeric = match (octave, class_of(d)) {
-                        // Octave's type, not its storage: a `bool matrix` is stored as
-                        // numbers.
-                        (Some(kind), _) => super::octave::is_numeric(kind),
-                        (None, Some(c)) => NUMERIC.contains(&c.as_str()),
-                        (None, None) => d.dtype().is_ok_and(|t| is_real(&t)),
-                    };
-                    numeric
-                        && d.shape()
-                            .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
-                };
-                let mut vectors = self.vars.iter().filter(|v| is_vector(v));
+                if let Some(refusal) = group("Q") {
+                    return Err(refusal);
+                }
+                let mut vectors = self.vars.iter().filter(|v| v.candidate());
                 match (vectors.next(), vectors.next(), self.vars.as_slice()) {
-                    (Some(one), None, _) => Ok(one.0.clone()),
-                    (None, _, [only]) => Ok(only.0.clone()),
+                    (Some(one), None, _) => Ok(one.name.clone()),
+                    (None, _, [only]) => Ok(only.name.clone()),
                     _ => Err(format!(
                         "{} numeric vectors, choose one with --var; the file holds: {}",
-                        self.vars.iter().filter(|v| is_vector(v)).count(),
+                        self.vars.iter().filter(|v| v.candidate()).count(),
                         self.listing("no variables")
                     )),
                 }
             }
         }
     }
+}
+
+/// What the root group `name` is, by its MATLAB attributes: `a struct array (an HDF5
+/// group)`, `a sparse double array (...)`, ...; `an HDF5 group` when it has no MATLAB
+/// class.
+fn group_kind(file: &hdf5_pure::File, name: &str) -> String {
+    let attrs = file
+        .group(name)
+        .and_then(|g| g.attrs())
+        .unwrap_or_default();
+    let class = match attrs.get("MATLAB_class") {
+        Some(hdf5_pure::AttrValue::AsciiString(c) | hdf5_pure::AttrValue::String(c)) => clip(c),
+        _ => return "an HDF5 group".into(),
+    };
+    let sparse = if attrs.contains_key("MATLAB_sparse") {
+        "sparse "
+    } else {
+        ""
+    };
+    format!("a {sparse}{class} array (an HDF5 group)")
 }
 
 /// Octave's name of the type of the variable saved as `group` (`save -hdf5`): its
@@ -1231,6 +1303,13 @@ fn numeric_vector(
                 clip(&class)
             }
         ));
+    }
+    if ds
+        .attrs()
+        .is_ok_and(|a| a.contains_key("MATLAB_empty"))
+    {
+        // MATLAB's empty array: the dataset holds its dimensions, not elements.
+        return Err(format!("variable {var} is empty (MATLAB saved an empty array)"));
     }
     let dtype = ds.dtype().map_err(|e| format!("{var}: {e}"))?;
     if let DType::Enum(names) = &dtype
