@@ -389,14 +389,10 @@ def compare(ref, got):
 # into what the buggy reader takes it for (or, for refusals, the message it gives), limited
 # to the readers where it was found. A mismatch is known when the model predicts exactly
 # what nqueens did; any other mismatch fails the run. `--strict` fails on known ones too.
+# An entry: (id, what is wrong, {readers}, transform(Var) -> Var or None (dropped), or
+# None with predicate(case, got) -> bool instead). None is open now (RELIABILITY.md).
 
 KNOWN = [
-    ("hdf5-2-layouts",
-     "HDF5 2.x structures written with libver='latest' (data layout message version 5, a "
-     "version 2 B-tree chunk index) are refused",
-     {"mat73", "hdf5"}, None,
-     lambda case, got: got.kind == "refused" and re.search(
-         r"invalid data layout version: 5|version 2 B-tree chunk index", got.detail)),
 ]
 
 

@@ -94,6 +94,21 @@ def main():
     with h5py.File(path("hdf5-latest-resizable-2d.h5"), "w", libver="latest") as f:
         f.create_dataset("Q", data=np.array(SOLUTION, dtype="<u4").reshape(-1, 1),
                          chunks=(2, 1), maxshape=(None, None))
+    # The same structures found by hand elsewhere: an extensible array index of version 5,
+    # a link in dense storage (more than 8 variables), a MAT v7.3 file (a user block).
+    with h5py.File(path("hdf5-latest-extensible.h5"), "w", libver="latest") as f:
+        f.create_dataset("Q", data=np.array(SOLUTION, dtype="<f8"), chunks=(1,),
+                         maxshape=(None,), compression="gzip", shuffle=True, fletcher32=True)
+    with h5py.File(path("hdf5-latest-dense-links.h5"), "w", libver="latest") as f:
+        for k in range(9):
+            f.create_dataset(f"m{k}", data=np.zeros((2, 2)))
+        f.create_dataset("Q", data=np.array(SOLUTION, dtype="<i2"), chunks=(3,),
+                         compression="gzip")
+
+    def latest(f):
+        d = f.create_dataset("Q", data=row(SOLUTION), chunks=(3, 1), compression="gzip")
+        d.attrs["MATLAB_class"] = np.bytes_("double")
+    v73("v73-latest.mat", latest, libver="latest")
 
     # checks-every-variable: a bad variable beside the one chosen refuses the file.
     scipy.io.savemat(path("mat4-q-beside-empty.mat"),

@@ -142,8 +142,8 @@ pub(crate) fn parse(
             data: data_at..at,
         });
     }
-    let chosen = super::choose_variable(&names, &index, var, |i| vars[i].candidate())
-        .map_err(fail)?;
+    let chosen =
+        super::choose_variable(&names, &index, var, |i| vars[i].candidate()).map_err(fail)?;
     let (v, name) = (&vars[chosen], &names[chosen]);
     let (h, shown) = (&v.h, clip(name));
     if let Some(what) = v.refusal() {

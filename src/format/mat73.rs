@@ -93,14 +93,15 @@ thread_local! {
 }
 
 impl Stored {
-    /// Locates the elements of `ds` (`n` of them along dimension `axis`), or `None` when
-    /// the crate must read them: compact data, or row vectors whose chunks are wider than
-    /// the vector.
+    /// Locates the elements of `ds` (`n` of them along dimension `axis`, stored as
+    /// `storage` says), or `None` when the crate must read them: compact data, or row
+    /// vectors whose chunks are wider than the vector or whose filters are not read here.
     fn locate(
         path: &Path,
         ds: &hdf5_pure::Dataset,
         n: u64,
         axis: usize,
+        storage: Storage,
     ) -> Result<Option<Stored>, String> {
         let e = |e: hdf5_pure::Error| e.to_string();
         let (size, big_endian) = match ds.datatype().map_err(e)? {
@@ -120,13 +121,25 @@ impl Stored {
                 ));
             }
         };
-        let layout = match ds.layout().map_err(e)? {
-            hdf5_pure::Layout::Compact { .. } => return Ok(None),
-            hdf5_pure::Layout::Contiguous {
+        let layout = match storage {
+            Storage::Compact(_) => return Ok(None),
+            Storage::Contiguous {
                 address: Some(a), ..
             } => StoredLayout::Contiguous(a),
-            hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
-                let len = chunk_shape
+            Storage::Contiguous { address: None, .. } => {
+                return Err("no data stored".into());
+            }
+            Storage::Chunked {
+                shape,
+                chunks: stored,
+                by_hand,
+            } => {
+                // The crate reads what is not read here, except the layouts it cannot.
+                let by_crate = |why: String| match &by_hand {
+                    None => Ok(None),
+                    Some(what) => Err(format!("{why} in a {what}: not read")),
+                };
+                let len = shape
                     .get(axis)
                     .copied()
                     .filter(|&l| l > 0)
@@ -134,20 +147,19 @@ impl Stored {
                 // A chunk's elements along the vector are its first `len` only when the
                 // chunk spans no more than the vector across it (row-major chunks); a
                 // single element is first in its chunk whatever the chunk's shape.
-                if axis == 0 && n > 1 && chunk_shape.get(1).is_some_and(|&w| w != 1) {
-                    return Ok(None);
+                if axis == 0 && n > 1 && shape.get(1).is_some_and(|&w| w != 1) {
+                    return by_crate("chunks wider than the vector".into());
                 }
-                let elements = product(&chunk_shape).ok_or("bad chunk shape")?;
+                let elements = product(&shape).ok_or("bad chunk shape")?;
                 let mut chunks = vec![None; n.div_ceil(len) as usize];
-                for c in ds.chunks().map_err(e)? {
-                    let at = c.offset.get(axis).copied().unwrap_or(0);
-                    if at % len != 0 || at >= n {
+                for c in stored {
+                    if c.first % len != 0 || c.first >= n {
                         return Err(format!(
                             "chunk at element {} is off the chunk grid",
-                            at.saturating_add(1)
+                            c.first.saturating_add(1)
                         ));
                     }
-                    chunks[(at / len) as usize] = Some((c.address, c.storage_size, c.filter_mask));
+                    chunks[(c.first / len) as usize] = Some((c.address, c.size, c.mask));
                 }
                 let filters = ds.filters();
                 if let Some(f) = filters
@@ -156,7 +168,7 @@ impl Stored {
                 {
                     // Row vectors: the crate may know it.
                     if axis == 0 {
-                        return Ok(None);
+                        return by_crate(format!("HDF5 filter {f}"));
                     }
                     return Err(format!(
                         "HDF5 filter {f} is not supported for column vectors"
@@ -170,12 +182,6 @@ impl Stored {
                     last: Default::default(),
                     digests: (0..n.div_ceil(len)).map(|_| Default::default()).collect(),
                 }
-            }
-            other => {
-                return Err(format!(
-                    "storage {} is not supported",
-                    clip(&format!("{other:?}"))
-                ));
             }
         };
         let raw = std::fs::File::open(path).map_err(|e| e.to_string())?;
@@ -397,6 +403,7 @@ fn stored_size_covers(
     ds: &hdf5_pure::Dataset,
     shape: &[u64],
     n: u64,
+    storage: &Storage,
 ) -> Result<(), String> {
     let e = |e: hdf5_pure::Error| e.to_string();
     if let Some(max) = ds.maxshape().map_err(e)? {
@@ -414,18 +421,17 @@ fn stored_size_covers(
     let elem = ds.element_size().map_err(e)?;
     let need = n.saturating_mul(elem);
     let file_len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    match ds.layout().map_err(e)? {
-        hdf5_pure::Layout::Compact { size } if size >= need => Ok(()),
-        hdf5_pure::Layout::Contiguous {
+    match storage {
+        &Storage::Compact(size) if size >= need => Ok(()),
+        &Storage::Contiguous {
             address: Some(a),
             size,
         } if size >= need && a.saturating_add(need) <= file_len => Ok(()),
-        hdf5_pure::Layout::Contiguous { address: None, .. } => {
+        Storage::Contiguous { address: None, .. } => {
             Err(format!("{n} elements declared but no data stored"))
         }
-        hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
-            let per = product(&chunk_shape).unwrap_or(u64::MAX);
-            let chunks = ds.chunks().map_err(e)?;
+        Storage::Chunked { shape, chunks, .. } => {
+            let per = product(shape).unwrap_or(u64::MAX);
             let stored = chunks.len() as u64;
             if per == 0 || stored.saturating_mul(per) < n {
                 return Err(format!(
@@ -440,11 +446,11 @@ fn stored_size_covers(
             }
             if let Some(c) = chunks
                 .iter()
-                .find(|c| c.address.saturating_add(c.storage_size) > file_len)
+                .find(|c| c.address.saturating_add(c.size) > file_len)
             {
                 return Err(format!(
                     "a chunk of {} bytes at offset {} runs past the end of the file ({file_len} bytes)",
-                    c.storage_size, c.address
+                    c.size, c.address
                 ));
             }
             // A chunk is read whole before it is decoded: its stored size must be one its
@@ -452,23 +458,107 @@ fn stored_size_covers(
             // 64 KiB stored and its framing, Fletcher-32 4 bytes, shuffle none).
             let raw = per.saturating_mul(elem);
             let most = raw.saturating_add(raw / 64).saturating_add(1024);
-            if let Some(c) = chunks.iter().find(|c| c.storage_size > most) {
+            if let Some(c) = chunks.iter().find(|c| c.size > most) {
                 return Err(format!(
                     "a chunk of {} bytes at offset {}, more than its {per} elements of {elem} bytes can be stored in",
-                    c.storage_size, c.address
+                    c.size, c.address
                 ));
             }
             Ok(())
         }
-        hdf5_pure::Layout::Compact { size } | hdf5_pure::Layout::Contiguous { size, .. } => {
-            Err(format!(
-                "{n} elements of {elem} bytes declared but {size} bytes stored (the file has {file_len})"
-            ))
-        }
-        other => Err(format!(
-            "storage {} is not supported",
-            clip(&format!("{other:?}"))
+        &Storage::Compact(size) | &Storage::Contiguous { size, .. } => Err(format!(
+            "{n} elements of {elem} bytes declared but {size} bytes stored (the file has {file_len})"
         )),
+    }
+}
+
+/// Where a dataset's elements are: as the crate reports it, or, for the layouts it does
+/// not read (a data layout message of version 5, a version 2 B-tree chunk index), as
+/// [`super::hdf5_latest`] finds it in the file.
+enum Storage {
+    /// Inside the object header, this many bytes.
+    Compact(u64),
+    /// One run of bytes at this absolute offset (`None`: never written), this long.
+    Contiguous { address: Option<u64>, size: u64 },
+    /// Chunks of `shape`, those stored; `by_hand`: the layout, when found here (the crate
+    /// cannot read it either).
+    Chunked {
+        shape: Vec<u64>,
+        chunks: Vec<super::hdf5_latest::ChunkAt>,
+        by_hand: Option<String>,
+    },
+}
+
+impl Storage {
+    /// The storage of `ds`, the dataset at `dataset` (`Q`, `Q/value`) of the file at
+    /// `path`, a vector of `dims` (HDF5's order) along dimension `axis`.
+    fn of(
+        path: &Path,
+        ds: &hdf5_pure::Dataset,
+        dataset: &str,
+        dims: &[u64],
+        axis: usize,
+    ) -> Result<Storage, String> {
+        let e = |e: hdf5_pure::Error| e.to_string();
+        let by_hand = || -> Result<Storage, String> {
+            let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+            Ok(
+                match super::hdf5_latest::locate(&file, dataset, dims, axis)? {
+                    super::hdf5_latest::Storage::Contiguous { address, size } => {
+                        Storage::Contiguous { address, size }
+                    }
+                    super::hdf5_latest::Storage::Chunked {
+                        shape,
+                        chunks,
+                        what,
+                    } => Storage::Chunked {
+                        shape,
+                        chunks,
+                        by_hand: Some(what),
+                    },
+                },
+            )
+        };
+        let layout = match ds.layout() {
+            Err(hdf5_pure::Error::Format(hdf5_pure::FormatError::InvalidLayoutVersion(5))) => {
+                return by_hand();
+            }
+            other => other.map_err(e)?,
+        };
+        Ok(match layout {
+            hdf5_pure::Layout::Compact { size } => Storage::Compact(size),
+            hdf5_pure::Layout::Contiguous { address, size } => {
+                Storage::Contiguous { address, size }
+            }
+            hdf5_pure::Layout::Chunked {
+                index: hdf5_pure::ChunkIndex::BTreeV2,
+                ..
+            } => return by_hand(),
+            hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
+                let chunks = ds
+                    .chunks()
+                    .map_err(e)?
+                    .into_iter()
+                    .map(|c| super::hdf5_latest::ChunkAt {
+                        first: c.offset.get(axis).copied().unwrap_or(0),
+                        address: c.address,
+                        size: c.storage_size,
+                        mask: c.filter_mask,
+                    })
+                    .collect();
+                Storage::Chunked {
+                    shape: chunk_shape,
+                    chunks,
+                    by_hand: None,
+                }
+            }
+            other => {
+                return Err(format!(
+                    "storage {} is not supported",
+                    clip(&format!("{other:?}"))
+                ));
+            }
+        })
     }
 }
 
@@ -577,8 +667,11 @@ impl Mat73File {
         if n > crate::board::MAX_N {
             return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
-        stored_size_covers(path, ds, &shape, n).map_err(|e| fail(format!("{shown}: {e}")))?;
         let axis = if shape[0] == n { 0 } else { 1 };
+        let storage = Storage::of(path, ds, &vars.dataset_of(&var), &shape, axis)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
+        stored_size_covers(path, ds, &shape, n, &storage)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
         // Plain HDF5 and Octave datasets carry no class: their element type names one.
         let class = class_of(ds)
             .and_then(|c| super::MatClass::from_name(&c))
@@ -600,8 +693,8 @@ impl Mat73File {
         } else {
             super::MatLayout::found(&var, class, n, 1)
         };
-        let stored =
-            Stored::locate(path, ds, n, axis).map_err(|e| fail(format!("{shown}: {e}")))?;
+        let stored = Stored::locate(path, ds, n, axis, storage)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
         let others = vars
             .vars
             .iter()
@@ -1194,10 +1287,7 @@ impl Variables {
 /// group)`, `a sparse double array (...)`, ...; `an HDF5 group` when it has no MATLAB
 /// class.
 fn group_kind(file: &hdf5_pure::File, name: &str) -> String {
-    let attrs = file
-        .group(name)
-        .and_then(|g| g.attrs())
-        .unwrap_or_default();
+    let attrs = file.group(name).and_then(|g| g.attrs()).unwrap_or_default();
     let class = match attrs.get("MATLAB_class") {
         Some(hdf5_pure::AttrValue::AsciiString(c) | hdf5_pure::AttrValue::String(c)) => clip(c),
         _ => return "an HDF5 group".into(),
@@ -1304,12 +1394,11 @@ fn numeric_vector(
             }
         ));
     }
-    if ds
-        .attrs()
-        .is_ok_and(|a| a.contains_key("MATLAB_empty"))
-    {
+    if ds.attrs().is_ok_and(|a| a.contains_key("MATLAB_empty")) {
         // MATLAB's empty array: the dataset holds its dimensions, not elements.
-        return Err(format!("variable {var} is empty (MATLAB saved an empty array)"));
+        return Err(format!(
+            "variable {var} is empty (MATLAB saved an empty array)"
+        ));
     }
     let dtype = ds.dtype().map_err(|e| format!("{var}: {e}"))?;
     if let DType::Enum(names) = &dtype

@@ -5,6 +5,7 @@
 pub mod csplib;
 mod error;
 pub mod fault;
+mod hdf5_latest;
 mod hdf5_v1;
 mod input;
 pub(crate) mod le;
@@ -106,13 +107,10 @@ fn choose_variable(
 ) -> Result<usize, String> {
     let holds = || listing(names.iter().map(|n| clip(n)));
     if let Some(v) = var {
-        return index.get(v).copied().ok_or_else(|| {
-            format!(
-                "no variable named {}; the file holds: {}",
-                clip(v),
-                holds()
-            )
-        });
+        return index
+            .get(v)
+            .copied()
+            .ok_or_else(|| format!("no variable named {}; the file holds: {}", clip(v), holds()));
     }
     // A workspace saved whole: the composition is conventionally `Q`.
     if let Some(&q) = index.get("Q") {

@@ -523,8 +523,16 @@ mod tests {
         let nd = "# name: a\n# type: int8 matrix\n# ndims: 3\n 1 1 2\n 1\n 2\n";
         assert_eq!(p(&format!("{e}{x}"), None).unwrap(), vec![2, 4, 1, 3]);
         assert_eq!(p(&format!("{nd}{x}"), None).unwrap(), vec![2, 4, 1, 3]);
-        assert!(p(e, None).unwrap_err().contains("variable e is empty (1x0)"));
+        assert!(
+            p(e, None)
+                .unwrap_err()
+                .contains("variable e is empty (1x0)")
+        );
         assert!(p(nd, None).unwrap_err().contains("1x1x2 matrix"));
-        assert!(p(&format!("{e}{nd}"), None).unwrap_err().contains("no numeric vector"));
+        assert!(
+            p(&format!("{e}{nd}"), None)
+                .unwrap_err()
+                .contains("no numeric vector")
+        );
     }
 }
