@@ -389,88 +389,10 @@ def compare(ref, got):
 # into what the buggy reader takes it for (or, for refusals, the message it gives), limited
 # to the readers where it was found. A mismatch is known when the model predicts exactly
 # what nqueens did; any other mismatch fails the run. `--strict` fails on known ones too.
-
-def _logical_as_uint8(v):
-    if v.cls in ("logical", "bool") and v.raw is not None:
-        return v.copy(cls="uint8", numeric=True, values=v.raw)
-    return v
-
-
-def _nd_as_vector(v):
-    if v.numeric and not v.note and v.nd_vector():
-        return v.copy(dims=(1, math.prod(v.dims)))
-    return v
-
-
-def _empty_as_its_dimensions(v):
-    if v.raw is not None and v.cls in NUMERIC and min(v.dims or (0,)) == 0:
-        return v.copy(dims=(len(v.raw), 1), values=v.raw)
-    return v
-
-
-def _typed_as_numeric(v):
-    if v.cls in ("logical", "bool", "char"):
-        return v.copy(numeric=True, note="", values=None, cls=v.cls + " counted as numeric")
-    return v
-
-
-def _group_dropped(v):
-    return None if v.group else v
-
-
-def _matrix_dropped(v):
-    return None if v.numeric and not v.vector() and not v.nd_vector() else v
-
-
-def _another_variable_refused(case, got):
-    """Refused for the values of a variable other than the one the docs choose: the
-    reader decodes and checks every vector of the file first."""
-    if got.kind != "refused" or case["var"] is not None:
-        return False
-    for v in case["variables"]:
-        named = re.search(rf"(\b{re.escape(v.name)}\(\d+\)|variable {re.escape(v.name)} is empty)",
-                          got.detail)
-        if named and not board_of(v, case["zero"]).boards:
-            chosen = judge(case["variables"], None, case["zero"])
-            if chosen.boards and not chosen.why.startswith(v.name + " "):
-                return True
-    return False
-
+# An entry: (id, what is wrong, {readers}, transform(Var) -> Var or None (dropped), or
+# None with predicate(case, got) -> bool instead). None is open now (RELIABILITY.md).
 
 KNOWN = [
-    ("hdf5-2-layouts",
-     "HDF5 2.x structures written with libver='latest' (data layout message version 5, a "
-     "version 2 B-tree chunk index) are refused",
-     {"mat73", "hdf5"}, None,
-     lambda case, got: got.kind == "refused" and re.search(
-         r"invalid data layout version: 5|version 2 B-tree chunk index", got.detail)),
-    ("logical-as-numeric",
-     "MAT v5: a logical array (uint8 with the logical flag) is taken for a uint8 vector: "
-     "read as a board, or counted among the numeric vectors",
-     {"mat5"}, _logical_as_uint8, None),
-    ("octave-hdf5-types-counted",
-     "Octave -hdf5: bool and char variables are counted among the numeric vectors (refused "
-     "as ambiguous) though refused by their type when chosen",
-     {"octave-hdf5"}, _typed_as_numeric, None),
-    ("nd-as-vector",
-     "a 1x1xN array is read as a vector (the docs ask for 1xN or Nx1)",
-     {"octave-text", "octave-binary", "octave-hdf5"}, _nd_as_vector, None),
-    ("empty-as-dims",
-     "an empty array (v7.3's MATLAB_empty, Octave -hdf5's OCTAVE_EMPTY_MATRIX: the dataset "
-     "holds its dimensions) is taken for the vector of its dimensions: read as that board "
-     "(v7.3), or counted among the numeric vectors (both)",
-     {"mat73", "octave-hdf5"}, _empty_as_its_dimensions, None),
-    ("v73-group-q-skipped",
-     "a v7.3 struct or sparse array (an HDF5 group) is not seen as a variable: one named Q "
-     "is passed over and another vector read",
-     {"mat73"}, _group_dropped, None),
-    ("binary-q-matrix-skipped",
-     "Octave binary: a matrix named Q is passed over without --var and another vector read",
-     {"octave-binary"}, _matrix_dropped, None),
-    ("checks-every-variable",
-     "without --var every vector is decoded and checked: a bad or empty variable that is "
-     "not the one chosen refuses the file",
-     {"mat4", "octave-binary"}, None, _another_variable_refused),
 ]
 
 

@@ -61,6 +61,12 @@ def main():
         d.attrs["MATLAB_empty"] = np.uint8(1)
     v73("v73-empty-q.mat", empty_q)
 
+    def empty_beside_vector(f):
+        d = var(f, "e", np.array([1, 0], dtype="<u8"), "double")
+        d.attrs["MATLAB_empty"] = np.uint8(1)
+        var(f, "x", row(SOLUTION), "double")
+    v73("v73-empty-beside-vector.mat", empty_beside_vector)
+
     # v73-group-q-skipped: a struct or sparse Q (an HDF5 group) passed over.
     def struct_q(f):
         g = f.create_group("Q")
@@ -88,19 +94,34 @@ def main():
     with h5py.File(path("hdf5-latest-resizable-2d.h5"), "w", libver="latest") as f:
         f.create_dataset("Q", data=np.array(SOLUTION, dtype="<u4").reshape(-1, 1),
                          chunks=(2, 1), maxshape=(None, None))
+    # The same structures found by hand elsewhere: an extensible array index of version 5,
+    # a link in dense storage (more than 8 variables), a MAT v7.3 file (a user block).
+    with h5py.File(path("hdf5-latest-extensible.h5"), "w", libver="latest") as f:
+        f.create_dataset("Q", data=np.array(SOLUTION, dtype="<f8"), chunks=(1,),
+                         maxshape=(None,), compression="gzip", shuffle=True, fletcher32=True)
+    with h5py.File(path("hdf5-latest-dense-links.h5"), "w", libver="latest") as f:
+        for k in range(9):
+            f.create_dataset(f"m{k}", data=np.zeros((2, 2)))
+        f.create_dataset("Q", data=np.array(SOLUTION, dtype="<i2"), chunks=(3,),
+                         compression="gzip")
+
+    def latest(f):
+        d = f.create_dataset("Q", data=row(SOLUTION), chunks=(3, 1), compression="gzip")
+        d.attrs["MATLAB_class"] = np.bytes_("double")
+    v73("v73-latest.mat", latest, libver="latest")
 
     # checks-every-variable: a bad variable beside the one chosen refuses the file.
     scipy.io.savemat(path("mat4-q-beside-empty.mat"),
                      {"Q": q, "e": np.zeros((1, 0))}, format="4")
-    scipy.io.savemat(path("mat4-vector-beside-negative.mat"),
-                     {"x": q, "y": np.array([[-1.0, 5.0]])}, format="4")
+    scipy.io.savemat(path("mat4-q-beside-negative.mat"),
+                     {"Q": q, "y": np.array([[-1.0, 5.0]])}, format="4")
 
     # Octave: nd-as-vector, binary-q-matrix-skipped, checks-every-variable,
     # octave-hdf5-types-counted, empty-as-dims.
     octave("Q = reshape([2 4 1 3], 1, 1, []); save('-text', 'octave-text-1x1x4.txt', 'Q');"
            "save('-binary', 'octave-binary-1x1x4.bin', 'Q');"
            "Q = [1 2; 3 4]; x = [2 4 1 3]; save('-binary', 'octave-binary-matrix-q.bin', 'Q', 'x');"
-           "clear Q; x = [2 4 1 3]; y = [-1 5]; save('-binary', 'octave-binary-vector-beside-negative.bin', 'x', 'y');"
+           "Q = [2 4 1 3]; y = [-1 5]; save('-binary', 'octave-binary-q-beside-negative.bin', 'Q', 'y');"
            "s = 'ab'; save('-hdf5', 'octave-hdf5-char-beside-vector.h5', 's', 'x');"
            "e = []; save('-hdf5', 'octave-hdf5-empty-beside-vector.h5', 'e', 'x');")
     for f in sorted(os.listdir(OUT)):

@@ -7,7 +7,7 @@
 
 use super::IndexBase;
 use super::{ErrorKind, FormatError, clip};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// One variable's header.
@@ -68,7 +68,34 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
     *last == 0 && !text.is_empty() && text.iter().all(|b| b.is_ascii_graphic())
 }
 
+/// One variable as its header places it: the header, and where its values lie.
+struct Variable {
+    h: Header,
+    data: std::ops::Range<usize>,
+}
+
+impl Variable {
+    /// Why it is not a numeric vector (text, sparse, complex, matrix), if it is not.
+    fn refusal(&self) -> Option<&'static str> {
+        let h = &self.h;
+        match (h.kind, h.complex) {
+            (1, _) => Some("text"),
+            (2, _) => Some("sparse"),
+            (_, true) => Some("complex"),
+            _ if h.rows != 1 && h.cols != 1 => Some("matrix"),
+            _ => None,
+        }
+    }
+
+    /// Whether it may be chosen without a name: a real numeric vector with elements.
+    fn candidate(&self) -> bool {
+        self.refusal().is_none() && self.h.rows > 0 && self.h.cols > 0
+    }
+}
+
 /// The rows and layout of variable `var` (default `Q`, else the only numeric vector).
+/// Every variable's header is read and its extent checked; only the chosen variable's
+/// values are, so that a bad variable beside it does not refuse the file.
 pub(crate) fn parse(
     path: &Path,
     bytes: &[u8],
@@ -79,8 +106,8 @@ pub(crate) fn parse(
     let mut at = 0usize;
     // Every name, in order, and indexed: a file may hold 200,000 variables.
     let mut names: Vec<String> = Vec::new();
-    let mut index: HashSet<String> = HashSet::new();
-    let mut vectors = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut vars = Vec::new();
     while at < bytes.len() {
         let h = header(&bytes[at..])
             .ok_or_else(|| fail(format!("no variable header at offset {at}")))?;
@@ -91,17 +118,11 @@ pub(crate) fn parse(
         let name = String::from_utf8_lossy(name.strip_suffix(&[0]).unwrap_or(name)).into_owned();
         // As messages show it.
         let shown = clip(&name);
-        let width: u64 = match h.precision {
-            0 => 8,
-            1 | 2 => 4,
-            3 | 4 => 2,
-            _ => 1,
-        };
         let count = h.rows.checked_mul(h.cols);
         let parts = if h.complex { 2 } else { 1 };
         let data_at = name_at + h.name_len as usize;
         let data_len = count
-            .and_then(|c| c.checked_mul(width * parts))
+            .and_then(|c| c.checked_mul(width(&h) * parts))
             .filter(|&l| l <= (bytes.len() - data_at.min(bytes.len())) as u64)
             .ok_or_else(|| {
                 fail(format!(
@@ -109,80 +130,80 @@ pub(crate) fn parse(
                     h.rows, h.cols
                 ))
             })?;
-        if !index.insert(name.clone()) {
+        if index.insert(name.clone(), names.len()).is_some() {
             return Err(fail(format!(
                 "two variables named {shown}: which one is meant is ambiguous"
             )));
         }
-        names.push(name.clone());
+        names.push(name);
         at = data_at + data_len as usize;
-        let wanted = var.is_none_or(|v| v == name);
-        let refusal = match (h.kind, h.complex) {
-            (1, _) => Some("text"),
-            (2, _) => Some("sparse"),
-            (_, true) => Some("complex"),
-            _ if h.rows != 1 && h.cols != 1 => Some("matrix"),
-            _ => None,
-        };
-        if let Some(what) = refusal {
-            if var == Some(name.as_str()) || (var.is_none() && name == "Q") {
-                return Err(fail(format!(
-                    "variable {shown} is a {what} array ({} x {}), expected a numeric 1xN or Nx1 vector",
-                    h.rows, h.cols
-                )));
-            }
-            continue;
-        }
-        if !wanted {
-            continue;
-        }
-        let n = count.expect("checked");
-        if n == 0 {
-            return Err(fail(format!(
-                "variable {shown} is empty ({} x {})",
-                h.rows, h.cols
-            )));
-        }
-        let data = &bytes[data_at..at];
-        let mut rows = Vec::with_capacity(n as usize);
-        for (i, b) in data.chunks_exact(width as usize).enumerate() {
-            let mut w = [0u8; 8];
-            w[..b.len()].copy_from_slice(b);
-            if h.big {
-                w[..b.len()].reverse();
-            }
-            let raw = u64::from_le_bytes(w);
-            let v = match h.precision {
-                0 => base.float(f64::from_bits(raw)),
-                1 => base.float(f32::from_bits(raw as u32) as f64),
-                2 => base.signed(raw as u32 as i32 as i64),
-                3 => base.signed(raw as u16 as i16 as i64),
-                _ => base.unsigned(raw),
-            }
-            .map_err(|e| fail(format!("{shown}({}) {e}", i + 1)))?;
-            rows.push(u32::try_from(v).map_err(|_| {
-                fail(format!(
-                    "{shown}({}) = {v} does not fit a column number",
-                    i + 1
-                ))
-            })?);
-        }
-        // MAT v4 stores a precision, not a class: doubles load as double, the rest as
-        // the class of their width.
-        let class = match h.precision {
-            0 => super::MatClass::Double,
-            1 => super::MatClass::Single,
-            2 => super::MatClass::Int32,
-            3 => super::MatClass::Int16,
-            4 => super::MatClass::UInt16,
-            _ => super::MatClass::UInt8,
-        };
-        vectors.push(super::FoundVector::new(
-            name,
-            rows,
-            class,
-            &[h.rows, h.cols],
-        ));
+        vars.push(Variable {
+            h,
+            data: data_at..at,
+        });
     }
-    super::choose_vector(vectors, &names, var).map_err(fail)
+    let chosen =
+        super::choose_variable(&names, &index, var, |i| vars[i].candidate()).map_err(fail)?;
+    let (v, name) = (&vars[chosen], &names[chosen]);
+    let (h, shown) = (&v.h, clip(name));
+    if let Some(what) = v.refusal() {
+        return Err(fail(format!(
+            "variable {shown} is a {what} array ({} x {}), expected a numeric 1xN or Nx1 vector",
+            h.rows, h.cols
+        )));
+    }
+    if h.rows == 0 || h.cols == 0 {
+        return Err(fail(format!(
+            "variable {shown} is empty ({} x {})",
+            h.rows, h.cols
+        )));
+    }
+    let mut rows = Vec::with_capacity(v.data.len() / width(h) as usize);
+    for (i, b) in bytes[v.data.clone()]
+        .chunks_exact(width(h) as usize)
+        .enumerate()
+    {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        if h.big {
+            w[..b.len()].reverse();
+        }
+        let raw = u64::from_le_bytes(w);
+        let v = match h.precision {
+            0 => base.float(f64::from_bits(raw)),
+            1 => base.float(f32::from_bits(raw as u32) as f64),
+            2 => base.signed(raw as u32 as i32 as i64),
+            3 => base.signed(raw as u16 as i16 as i64),
+            _ => base.unsigned(raw),
+        }
+        .map_err(|e| fail(format!("{shown}({}) {e}", i + 1)))?;
+        rows.push(u32::try_from(v).map_err(|_| {
+            fail(format!(
+                "{shown}({}) = {v} does not fit a column number",
+                i + 1
+            ))
+        })?);
+    }
+    // MAT v4 stores a precision, not a class: doubles load as double, the rest as
+    // the class of their width.
+    let class = match h.precision {
+        0 => super::MatClass::Double,
+        1 => super::MatClass::Single,
+        2 => super::MatClass::Int32,
+        3 => super::MatClass::Int16,
+        4 => super::MatClass::UInt16,
+        _ => super::MatClass::UInt8,
+    };
+    let layout = super::MatLayout::found(name, class, h.rows, h.cols);
+    Ok((rows, super::MatSource::among(layout, name, &names)))
+}
+
+/// Bytes per stored value.
+fn width(h: &Header) -> u64 {
+    match h.precision {
+        0 => 8,
+        1 | 2 => 4,
+        3 | 4 => 2,
+        _ => 1,
+    }
 }

@@ -451,7 +451,7 @@ fn variables(bytes: &[u8]) -> Result<Vec<Variable>, String> {
 }
 
 /// The variable to read among `vars`: `var` when given, else `Q`, else the only numeric
-/// vector (never a logical array), else the only variable (so that what is wrong with it
+/// vector with elements (never a logical or an empty array), else the only variable (so that what is wrong with it
 /// is said). The names are indexed once: a file may hold 200,000 variables.
 fn choose(vars: &[Variable], var: Option<&str>) -> Result<usize, String> {
     let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(vars.len());
@@ -478,7 +478,9 @@ fn choose(vars: &[Variable], var: Option<&str>) -> Result<usize, String> {
     if let Some(&q) = by_name.get("Q") {
         return Ok(q);
     }
-    let mut vectors = (0..vars.len()).filter(|&i| vars[i].numeric() && vars[i].vector());
+    // An empty array (1x0) is no candidate: refused when chosen, never counted.
+    let mut vectors = (0..vars.len())
+        .filter(|&i| vars[i].numeric() && vars[i].vector() && !vars[i].dims.contains(&0));
     match (vectors.next(), vectors.next()) {
         (Some(one), None) => Ok(one),
         (None, _) if vars.len() == 1 => Ok(0),

@@ -93,14 +93,15 @@ thread_local! {
 }
 
 impl Stored {
-    /// Locates the elements of `ds` (`n` of them along dimension `axis`), or `None` when
-    /// the crate must read them: compact data, or row vectors whose chunks are wider than
-    /// the vector.
+    /// Locates the elements of `ds` (`n` of them along dimension `axis`, stored as
+    /// `storage` says), or `None` when the crate must read them: compact data, or row
+    /// vectors whose chunks are wider than the vector or whose filters are not read here.
     fn locate(
         path: &Path,
         ds: &hdf5_pure::Dataset,
         n: u64,
         axis: usize,
+        storage: Storage,
     ) -> Result<Option<Stored>, String> {
         let e = |e: hdf5_pure::Error| e.to_string();
         let (size, big_endian) = match ds.datatype().map_err(e)? {
@@ -120,13 +121,25 @@ impl Stored {
                 ));
             }
         };
-        let layout = match ds.layout().map_err(e)? {
-            hdf5_pure::Layout::Compact { .. } => return Ok(None),
-            hdf5_pure::Layout::Contiguous {
+        let layout = match storage {
+            Storage::Compact(_) => return Ok(None),
+            Storage::Contiguous {
                 address: Some(a), ..
             } => StoredLayout::Contiguous(a),
-            hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
-                let len = chunk_shape
+            Storage::Contiguous { address: None, .. } => {
+                return Err("no data stored".into());
+            }
+            Storage::Chunked {
+                shape,
+                chunks: stored,
+                by_hand,
+            } => {
+                // The crate reads what is not read here, except the layouts it cannot.
+                let by_crate = |why: String| match &by_hand {
+                    None => Ok(None),
+                    Some(what) => Err(format!("{why} in a {what}: not read")),
+                };
+                let len = shape
                     .get(axis)
                     .copied()
                     .filter(|&l| l > 0)
@@ -134,20 +147,19 @@ impl Stored {
                 // A chunk's elements along the vector are its first `len` only when the
                 // chunk spans no more than the vector across it (row-major chunks); a
                 // single element is first in its chunk whatever the chunk's shape.
-                if axis == 0 && n > 1 && chunk_shape.get(1).is_some_and(|&w| w != 1) {
-                    return Ok(None);
+                if axis == 0 && n > 1 && shape.get(1).is_some_and(|&w| w != 1) {
+                    return by_crate("chunks wider than the vector".into());
                 }
-                let elements = product(&chunk_shape).ok_or("bad chunk shape")?;
+                let elements = product(&shape).ok_or("bad chunk shape")?;
                 let mut chunks = vec![None; n.div_ceil(len) as usize];
-                for c in ds.chunks().map_err(e)? {
-                    let at = c.offset.get(axis).copied().unwrap_or(0);
-                    if at % len != 0 || at >= n {
+                for c in stored {
+                    if c.first % len != 0 || c.first >= n {
                         return Err(format!(
                             "chunk at element {} is off the chunk grid",
-                            at.saturating_add(1)
+                            c.first.saturating_add(1)
                         ));
                     }
-                    chunks[(at / len) as usize] = Some((c.address, c.storage_size, c.filter_mask));
+                    chunks[(c.first / len) as usize] = Some((c.address, c.size, c.mask));
                 }
                 let filters = ds.filters();
                 if let Some(f) = filters
@@ -156,7 +168,7 @@ impl Stored {
                 {
                     // Row vectors: the crate may know it.
                     if axis == 0 {
-                        return Ok(None);
+                        return by_crate(format!("HDF5 filter {f}"));
                     }
                     return Err(format!(
                         "HDF5 filter {f} is not supported for column vectors"
@@ -170,12 +182,6 @@ impl Stored {
                     last: Default::default(),
                     digests: (0..n.div_ceil(len)).map(|_| Default::default()).collect(),
                 }
-            }
-            other => {
-                return Err(format!(
-                    "storage {} is not supported",
-                    clip(&format!("{other:?}"))
-                ));
             }
         };
         let raw = std::fs::File::open(path).map_err(|e| e.to_string())?;
@@ -397,6 +403,7 @@ fn stored_size_covers(
     ds: &hdf5_pure::Dataset,
     shape: &[u64],
     n: u64,
+    storage: &Storage,
 ) -> Result<(), String> {
     let e = |e: hdf5_pure::Error| e.to_string();
     if let Some(max) = ds.maxshape().map_err(e)? {
@@ -414,18 +421,17 @@ fn stored_size_covers(
     let elem = ds.element_size().map_err(e)?;
     let need = n.saturating_mul(elem);
     let file_len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    match ds.layout().map_err(e)? {
-        hdf5_pure::Layout::Compact { size } if size >= need => Ok(()),
-        hdf5_pure::Layout::Contiguous {
+    match storage {
+        &Storage::Compact(size) if size >= need => Ok(()),
+        &Storage::Contiguous {
             address: Some(a),
             size,
         } if size >= need && a.saturating_add(need) <= file_len => Ok(()),
-        hdf5_pure::Layout::Contiguous { address: None, .. } => {
+        Storage::Contiguous { address: None, .. } => {
             Err(format!("{n} elements declared but no data stored"))
         }
-        hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
-            let per = product(&chunk_shape).unwrap_or(u64::MAX);
-            let chunks = ds.chunks().map_err(e)?;
+        Storage::Chunked { shape, chunks, .. } => {
+            let per = product(shape).unwrap_or(u64::MAX);
             let stored = chunks.len() as u64;
             if per == 0 || stored.saturating_mul(per) < n {
                 return Err(format!(
@@ -440,11 +446,11 @@ fn stored_size_covers(
             }
             if let Some(c) = chunks
                 .iter()
-                .find(|c| c.address.saturating_add(c.storage_size) > file_len)
+                .find(|c| c.address.saturating_add(c.size) > file_len)
             {
                 return Err(format!(
                     "a chunk of {} bytes at offset {} runs past the end of the file ({file_len} bytes)",
-                    c.storage_size, c.address
+                    c.size, c.address
                 ));
             }
             // A chunk is read whole before it is decoded: its stored size must be one its
@@ -452,23 +458,107 @@ fn stored_size_covers(
             // 64 KiB stored and its framing, Fletcher-32 4 bytes, shuffle none).
             let raw = per.saturating_mul(elem);
             let most = raw.saturating_add(raw / 64).saturating_add(1024);
-            if let Some(c) = chunks.iter().find(|c| c.storage_size > most) {
+            if let Some(c) = chunks.iter().find(|c| c.size > most) {
                 return Err(format!(
                     "a chunk of {} bytes at offset {}, more than its {per} elements of {elem} bytes can be stored in",
-                    c.storage_size, c.address
+                    c.size, c.address
                 ));
             }
             Ok(())
         }
-        hdf5_pure::Layout::Compact { size } | hdf5_pure::Layout::Contiguous { size, .. } => {
-            Err(format!(
-                "{n} elements of {elem} bytes declared but {size} bytes stored (the file has {file_len})"
-            ))
-        }
-        other => Err(format!(
-            "storage {} is not supported",
-            clip(&format!("{other:?}"))
+        &Storage::Compact(size) | &Storage::Contiguous { size, .. } => Err(format!(
+            "{n} elements of {elem} bytes declared but {size} bytes stored (the file has {file_len})"
         )),
+    }
+}
+
+/// Where a dataset's elements are: as the crate reports it, or, for the layouts it does
+/// not read (a data layout message of version 5, a version 2 B-tree chunk index), as
+/// [`super::hdf5_latest`] finds it in the file.
+enum Storage {
+    /// Inside the object header, this many bytes.
+    Compact(u64),
+    /// One run of bytes at this absolute offset (`None`: never written), this long.
+    Contiguous { address: Option<u64>, size: u64 },
+    /// Chunks of `shape`, those stored; `by_hand`: the layout, when found here (the crate
+    /// cannot read it either).
+    Chunked {
+        shape: Vec<u64>,
+        chunks: Vec<super::hdf5_latest::ChunkAt>,
+        by_hand: Option<String>,
+    },
+}
+
+impl Storage {
+    /// The storage of `ds`, the dataset at `dataset` (`Q`, `Q/value`) of the file at
+    /// `path`, a vector of `dims` (HDF5's order) along dimension `axis`.
+    fn of(
+        path: &Path,
+        ds: &hdf5_pure::Dataset,
+        dataset: &str,
+        dims: &[u64],
+        axis: usize,
+    ) -> Result<Storage, String> {
+        let e = |e: hdf5_pure::Error| e.to_string();
+        let by_hand = || -> Result<Storage, String> {
+            let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+            Ok(
+                match super::hdf5_latest::locate(&file, dataset, dims, axis)? {
+                    super::hdf5_latest::Storage::Contiguous { address, size } => {
+                        Storage::Contiguous { address, size }
+                    }
+                    super::hdf5_latest::Storage::Chunked {
+                        shape,
+                        chunks,
+                        what,
+                    } => Storage::Chunked {
+                        shape,
+                        chunks,
+                        by_hand: Some(what),
+                    },
+                },
+            )
+        };
+        let layout = match ds.layout() {
+            Err(hdf5_pure::Error::Format(hdf5_pure::FormatError::InvalidLayoutVersion(5))) => {
+                return by_hand();
+            }
+            other => other.map_err(e)?,
+        };
+        Ok(match layout {
+            hdf5_pure::Layout::Compact { size } => Storage::Compact(size),
+            hdf5_pure::Layout::Contiguous { address, size } => {
+                Storage::Contiguous { address, size }
+            }
+            hdf5_pure::Layout::Chunked {
+                index: hdf5_pure::ChunkIndex::BTreeV2,
+                ..
+            } => return by_hand(),
+            hdf5_pure::Layout::Chunked { chunk_shape, .. } => {
+                let chunks = ds
+                    .chunks()
+                    .map_err(e)?
+                    .into_iter()
+                    .map(|c| super::hdf5_latest::ChunkAt {
+                        first: c.offset.get(axis).copied().unwrap_or(0),
+                        address: c.address,
+                        size: c.storage_size,
+                        mask: c.filter_mask,
+                    })
+                    .collect();
+                Storage::Chunked {
+                    shape: chunk_shape,
+                    chunks,
+                    by_hand: None,
+                }
+            }
+            other => {
+                return Err(format!(
+                    "storage {} is not supported",
+                    clip(&format!("{other:?}"))
+                ));
+            }
+        })
     }
 }
 
@@ -566,8 +656,8 @@ impl Mat73File {
         }
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(hdf5_error(&e)))?;
         let vars = Variables::of(&file).map_err(fail)?;
-        let var = vars.choose(var).map_err(fail)?;
-        let (_, ds, octave) = vars.get(&var).expect("chosen among them");
+        let var = vars.choose(&file, var).map_err(fail)?;
+        let Var { ds, octave, .. } = vars.get(&var).expect("chosen among them");
         if octave.is_some() {
             octave_numeric(&file, &var).map_err(fail)?;
         }
@@ -577,8 +667,11 @@ impl Mat73File {
         if n > crate::board::MAX_N {
             return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
-        stored_size_covers(path, ds, &shape, n).map_err(|e| fail(format!("{shown}: {e}")))?;
         let axis = if shape[0] == n { 0 } else { 1 };
+        let storage = Storage::of(path, ds, &vars.dataset_of(&var), &shape, axis)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
+        stored_size_covers(path, ds, &shape, n, &storage)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
         // Plain HDF5 and Octave datasets carry no class: their element type names one.
         let class = class_of(ds)
             .and_then(|c| super::MatClass::from_name(&c))
@@ -600,12 +693,12 @@ impl Mat73File {
         } else {
             super::MatLayout::found(&var, class, n, 1)
         };
-        let stored =
-            Stored::locate(path, ds, n, axis).map_err(|e| fail(format!("{shown}: {e}")))?;
+        let stored = Stored::locate(path, ds, n, axis, storage)
+            .map_err(|e| fail(format!("{shown}: {e}")))?;
         let others = vars
             .vars
             .iter()
-            .map(|v| &v.0)
+            .map(|v| &v.name)
             .chain(&vars.groups)
             .filter(|n| **n != var)
             .cloned()
@@ -1028,22 +1121,64 @@ fn hdf5_error(e: &dyn std::fmt::Display) -> String {
 /// enumerating the group, so a lookup per variable made a file of 4,000 variables take
 /// 20 s (and one of 20,000 more than 5 minutes).
 struct Variables {
-    /// Every variable that holds values, in the file's order, with its dataset and, for an
-    /// Octave group, Octave's name of its type (`matrix`, `bool matrix`, ...).
-    vars: Vec<(String, hdf5_pure::Dataset, Option<String>)>,
+    /// Every variable that holds values, in the file's order.
+    vars: Vec<Var>,
     /// Where each name is in `vars`.
     index: std::collections::HashMap<String, usize>,
     /// Groups that are not Octave variables: MATLAB structs, cells, sparse or objects.
     groups: Vec<String>,
 }
 
+/// A variable that holds values: a dataset, or an Octave group's `value`.
+struct Var {
+    name: String,
+    ds: hdf5_pure::Dataset,
+    /// For an Octave group, Octave's name of its type (`matrix`, `bool matrix`, ...).
+    octave: Option<String>,
+    /// For an Octave group, whether it is marked `OCTAVE_EMPTY_MATRIX` (its `value` then
+    /// holds the dimensions, not elements).
+    empty: bool,
+}
+
+impl Var {
+    /// Whether it may be chosen without a name: a real numeric vector (or an HDF5 scalar,
+    /// refused once chosen) with elements. An empty array is never one: MATLAB's
+    /// (`MATLAB_empty`) and Octave's (`OCTAVE_EMPTY_MATRIX`) datasets hold its dimensions.
+    fn candidate(&self) -> bool {
+        let numeric = match &self.octave {
+            // Octave's type, not its storage: a `bool matrix` is stored as numbers.
+            Some(kind) => !self.empty && super::octave::is_numeric(kind),
+            None => match self.ds.attrs() {
+                Ok(attrs) if attrs.contains_key("MATLAB_empty") => false,
+                Ok(attrs) => match attrs.get("MATLAB_class") {
+                    Some(
+                        hdf5_pure::AttrValue::AsciiString(c) | hdf5_pure::AttrValue::String(c),
+                    ) => NUMERIC.contains(&c.as_str()),
+                    Some(_) => false,
+                    None => self.ds.dtype().is_ok_and(|t| is_real(&t)),
+                },
+                Err(_) => false,
+            },
+        };
+        numeric
+            && self.ds.shape().is_ok_and(|s| {
+                s.len() <= 2 && s.iter().filter(|&&x| x != 1).count() <= 1 && !s.contains(&0)
+            })
+    }
+}
+
 impl Variables {
     fn of(file: &hdf5_pure::File) -> Result<Variables, String> {
         let root = file.root();
-        let mut vars: Vec<(String, hdf5_pure::Dataset, Option<String>)> = root
+        let mut vars: Vec<Var> = root
             .iter_datasets()
             .map_err(|e| hdf5_error(&e))?
-            .map(|(name, ds)| (name, ds, None))
+            .map(|(name, ds)| Var {
+                name,
+                ds,
+                octave: None,
+                empty: false,
+            })
             .collect();
         let mut groups = Vec::new();
         // A group's own lookup enumerates that group alone: two members for Octave's.
@@ -1051,7 +1186,15 @@ impl Variables {
             match group.dataset("value") {
                 Ok(ds) => {
                     let kind = octave_type(&group).unwrap_or_default();
-                    vars.push((name, ds, Some(kind)))
+                    let empty = group
+                        .attrs()
+                        .is_ok_and(|a| a.contains_key("OCTAVE_EMPTY_MATRIX"));
+                    vars.push(Var {
+                        name,
+                        ds,
+                        octave: Some(kind),
+                        empty,
+                    })
                 }
                 Err(_) => groups.push(name),
             }
@@ -1059,7 +1202,7 @@ impl Variables {
         let index = vars
             .iter()
             .enumerate()
-            .map(|(i, v)| (v.0.clone(), i))
+            .map(|(i, v)| (v.name.clone(), i))
             .collect();
         Ok(Variables {
             vars,
@@ -1068,15 +1211,17 @@ impl Variables {
         })
     }
 
-    /// The variable `name`: its dataset and, for an Octave group, its Octave type.
-    fn get(&self, name: &str) -> Option<&(String, hdf5_pure::Dataset, Option<String>)> {
+    /// The variable `name`.
+    fn get(&self, name: &str) -> Option<&Var> {
         self.index.get(name).map(|&i| &self.vars[i])
     }
 
     /// The path of the dataset holding `name`'s values.
     fn dataset_of(&self, name: &str) -> String {
         match self.get(name) {
-            Some((_, _, Some(_))) => format!("{name}/value"),
+            Some(Var {
+                octave: Some(_), ..
+            }) => format!("{name}/value"),
             _ => name.to_string(),
         }
     }
@@ -1089,53 +1234,70 @@ impl Variables {
         super::listing(
             self.vars
                 .iter()
-                .map(|(name, ds, octave)| describe(name, ds, octave.as_deref())),
+                .map(|v| describe(&v.name, &v.ds, v.octave.as_deref())),
         )
     }
 
     /// The variable to read: `var` when given, else `Q`, else the only numeric vector
-    /// (never a logical array), else the only variable (so that what is wrong with it is
-    /// said).
-    fn choose(&self, var: Option<&str>) -> Result<String, String> {
+    /// (never a logical array, an empty one, or another type Octave stores as numbers),
+    /// else the only variable (so that what is wrong with it is said). A group (a struct,
+    /// cell, sparse array or object) chosen by name is refused, never passed over: the
+    /// file's `Q` is what the user holds.
+    fn choose(&self, file: &hdf5_pure::File, var: Option<&str>) -> Result<String, String> {
+        let group = |v: &str| {
+            self.groups.iter().any(|g| g == v).then(|| {
+                format!(
+                    "variable {} is {}, expected a numeric vector",
+                    clip(v),
+                    group_kind(file, v)
+                )
+            })
+        };
         match var {
             Some(v) if self.get(v).is_some() => Ok(v.to_string()),
-            Some(v) if self.groups.iter().any(|g| g == v) => Err(format!(
-                "variable {} is a struct, cell, sparse or object array (an HDF5 group), expected a numeric vector",
-                clip(v)
-            )),
-            Some(v) => Err(format!(
-                "no variable named {}; the file holds: {}",
-                clip(v),
-                self.listing("no numeric variables")
-            )),
+            Some(v) => Err(group(v).unwrap_or_else(|| {
+                format!(
+                    "no variable named {}; the file holds: {}",
+                    clip(v),
+                    self.listing("no numeric variables")
+                )
+            })),
             // A workspace saved whole: the composition is conventionally `Q`.
             None if self.get("Q").is_some() => Ok("Q".to_string()),
             None => {
-                let is_vector = |(_, d, octave): &(String, hdf5_pure::Dataset, Option<String>)| {
-                    let numeric = match (octave, class_of(d)) {
-                        // Octave's type, not its storage: a `bool matrix` is stored as
-                        // numbers.
-                        (Some(kind), _) => super::octave::is_numeric(kind),
-                        (None, Some(c)) => NUMERIC.contains(&c.as_str()),
-                        (None, None) => d.dtype().is_ok_and(|t| is_real(&t)),
-                    };
-                    numeric
-                        && d.shape()
-                            .is_ok_and(|s| s.iter().filter(|&&x| x != 1).count() <= 1)
-                };
-                let mut vectors = self.vars.iter().filter(|v| is_vector(v));
+                if let Some(refusal) = group("Q") {
+                    return Err(refusal);
+                }
+                let mut vectors = self.vars.iter().filter(|v| v.candidate());
                 match (vectors.next(), vectors.next(), self.vars.as_slice()) {
-                    (Some(one), None, _) => Ok(one.0.clone()),
-                    (None, _, [only]) => Ok(only.0.clone()),
+                    (Some(one), None, _) => Ok(one.name.clone()),
+                    (None, _, [only]) => Ok(only.name.clone()),
                     _ => Err(format!(
                         "{} numeric vectors, choose one with --var; the file holds: {}",
-                        self.vars.iter().filter(|v| is_vector(v)).count(),
+                        self.vars.iter().filter(|v| v.candidate()).count(),
                         self.listing("no variables")
                     )),
                 }
             }
         }
     }
+}
+
+/// What the root group `name` is, by its MATLAB attributes: `a struct array (an HDF5
+/// group)`, `a sparse double array (...)`, ...; `an HDF5 group` when it has no MATLAB
+/// class.
+fn group_kind(file: &hdf5_pure::File, name: &str) -> String {
+    let attrs = file.group(name).and_then(|g| g.attrs()).unwrap_or_default();
+    let class = match attrs.get("MATLAB_class") {
+        Some(hdf5_pure::AttrValue::AsciiString(c) | hdf5_pure::AttrValue::String(c)) => clip(c),
+        _ => return "an HDF5 group".into(),
+    };
+    let sparse = if attrs.contains_key("MATLAB_sparse") {
+        "sparse "
+    } else {
+        ""
+    };
+    format!("a {sparse}{class} array (an HDF5 group)")
 }
 
 /// Octave's name of the type of the variable saved as `group` (`save -hdf5`): its
@@ -1230,6 +1392,12 @@ fn numeric_vector(
             } else {
                 clip(&class)
             }
+        ));
+    }
+    if ds.attrs().is_ok_and(|a| a.contains_key("MATLAB_empty")) {
+        // MATLAB's empty array: the dataset holds its dimensions, not elements.
+        return Err(format!(
+            "variable {var} is empty (MATLAB saved an empty array)"
         ));
     }
     let dtype = ds.dtype().map_err(|e| format!("{var}: {e}"))?;

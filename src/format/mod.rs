@@ -5,6 +5,7 @@
 pub mod csplib;
 mod error;
 pub mod fault;
+mod hdf5_latest;
 mod hdf5_v1;
 mod input;
 pub(crate) mod le;
@@ -92,55 +93,37 @@ impl IndexBase {
     }
 }
 
-/// A numeric vector a reader of a workspace file found.
-struct FoundVector {
-    name: String,
-    rows: Vec<u32>,
-    layout: MatLayout,
-}
-
-impl FoundVector {
-    /// The vector `name` of class `class` and MATLAB dimensions `rows_by_columns`.
-    fn new(name: String, values: Vec<u32>, class: MatClass, dims: &[u64]) -> FoundVector {
-        let (r, c) = (
-            dims.first().copied().unwrap_or(1),
-            dims.get(1).copied().unwrap_or(1),
-        );
-        FoundVector {
-            layout: MatLayout::found(&name, class, r, c),
-            name,
-            rows: values,
-        }
-    }
-}
-
-/// The variable a reader of a workspace file reads, among the numeric vectors it found
-/// and every variable's name (`names`): `var` when given, else `Q`, else the only vector;
-/// otherwise why none, as a message. Its rows and layout.
-fn choose_vector(
-    mut vectors: Vec<FoundVector>,
+/// The variable a reader of a workspace file reads, by its index in `names` (every
+/// variable's name, in the file's order, none twice; `index` maps each to its place):
+/// `var` when given, else `Q`, else the only variable `candidate` says is a real numeric
+/// vector with elements, else the only variable (so that what is wrong with it is said);
+/// otherwise why none, as a message. Only the chosen variable is then checked: a bad
+/// variable beside it does not refuse the file.
+fn choose_variable(
     names: &[String],
+    index: &std::collections::HashMap<String, usize>,
     var: Option<&str>,
-) -> Result<(Vec<u32>, MatSource), String> {
+    candidate: impl Fn(usize) -> bool,
+) -> Result<usize, String> {
     let holds = || listing(names.iter().map(|n| clip(n)));
-    let wanted = var.unwrap_or("Q");
-    let take = |v: FoundVector| (v.rows, MatSource::among(v.layout, &v.name, names));
-    // Moved out, not copied: a vector may hold a billion rows.
-    if let Some(i) = vectors.iter().position(|v| v.name == wanted) {
-        return Ok(take(vectors.swap_remove(i)));
-    }
     if let Some(v) = var {
-        return Err(format!(
-            "no variable named {}; the file holds: {}",
-            clip(v),
-            holds()
-        ));
+        return index
+            .get(v)
+            .copied()
+            .ok_or_else(|| format!("no variable named {}; the file holds: {}", clip(v), holds()));
     }
-    match vectors.len() {
-        1 => Ok(take(vectors.swap_remove(0))),
-        0 => Err(format!("no numeric vector; the file holds: {}", holds())),
-        more => Err(format!(
-            "{more} numeric vectors, choose one with --var; the file holds: {}",
+    // A workspace saved whole: the composition is conventionally `Q`.
+    if let Some(&q) = index.get("Q") {
+        return Ok(q);
+    }
+    let mut vectors = (0..names.len()).filter(|&i| candidate(i));
+    match (vectors.next(), vectors.next()) {
+        (Some(one), None) => Ok(one),
+        (None, _) if names.len() == 1 => Ok(0),
+        (None, _) => Err(format!("no numeric vector; the file holds: {}", holds())),
+        (Some(_), Some(_)) => Err(format!(
+            "{} numeric vectors, choose one with --var; the file holds: {}",
+            2 + vectors.count(),
             holds()
         )),
     }

@@ -48,7 +48,10 @@ pub(crate) fn parse(
     };
     let vars = variables(text).map_err(|(line, d)| fail(line, d))?;
     let numeric = |v: &Variable| is_numeric(v.kind);
-    let is_vector = |v: &Variable| v.dims.iter().filter(|&&d| d != 1).count() <= 1;
+    // 1xN or Nx1: not 1x1xN (the docs, and MATLAB's `isvector`, ask for two dimensions).
+    let is_vector = |v: &Variable| v.dims.len() == 2 && v.dims.contains(&1);
+    // What may be chosen without a name: a numeric vector with elements.
+    let candidate = |v: &Variable| numeric(v) && is_vector(v) && !v.dims.contains(&0);
     let list = || {
         listing(vars.iter().map(|v| {
             format!(
@@ -85,12 +88,18 @@ pub(crate) fn parse(
         None => match by_name.get("Q") {
             Some(q) => q,
             None => {
-                let mut vectors = vars.iter().filter(|v| numeric(v) && is_vector(v));
+                let mut vectors = vars.iter().filter(|v| candidate(v));
                 match (vectors.next(), vectors.next(), vars.as_slice()) {
                     (Some(one), None, _) => one,
                     (None, _, [only]) => only,
+                    (None, _, _) => {
+                        return Err(whole(format!(
+                            "no numeric vector; the file holds: {}",
+                            list()
+                        )));
+                    }
                     _ => {
-                        let count = vars.iter().filter(|v| numeric(v) && is_vector(v)).count();
+                        let count = vars.iter().filter(|v| candidate(v)).count();
                         return Err(whole(format!(
                             "{count} numeric vectors, choose one with --var; the file holds: {}",
                             list()
@@ -503,5 +512,27 @@ mod tests {
         assert!(p(text, None).unwrap_err().contains("type \"string\""));
         let m = "# name: Q\n# type: matrix\n# rows: 2\n# columns: 2\n 1 2\n 3 4\n";
         assert!(p(m, None).unwrap_err().contains("2x2 matrix"));
+    }
+
+    /// Empty and 1x1xN arrays are never candidates (1xN or Nx1, with elements), and a
+    /// 1x1xN array chosen is refused, not flattened.
+    #[test]
+    fn only_vectors_with_elements_are_candidates() {
+        let x = "# name: x\n# type: matrix\n# rows: 1\n# columns: 4\n 2 4 1 3\n";
+        let e = "# name: e\n# type: matrix\n# rows: 1\n# columns: 0\n";
+        let nd = "# name: a\n# type: int8 matrix\n# ndims: 3\n 1 1 2\n 1\n 2\n";
+        assert_eq!(p(&format!("{e}{x}"), None).unwrap(), vec![2, 4, 1, 3]);
+        assert_eq!(p(&format!("{nd}{x}"), None).unwrap(), vec![2, 4, 1, 3]);
+        assert!(
+            p(e, None)
+                .unwrap_err()
+                .contains("variable e is empty (1x0)")
+        );
+        assert!(p(nd, None).unwrap_err().contains("1x1x2 matrix"));
+        assert!(
+            p(&format!("{e}{nd}"), None)
+                .unwrap_err()
+                .contains("no numeric vector")
+        );
     }
 }

@@ -7,7 +7,7 @@
 
 use super::IndexBase;
 use super::{ErrorKind, FormatError, clip, quote};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The magic of little- and big-endian files.
@@ -136,8 +136,29 @@ fn integer_class(base: &str) -> Option<(usize, Stored)> {
     })
 }
 
-/// The rows of variable `var` (default `Q`, else the first numeric vector) of an Octave
-/// binary file.
+/// One numeric variable of the file: its class, dimensions and where its values lie.
+struct Variable {
+    class: super::MatClass,
+    dims: Vec<u64>,
+    width: usize,
+    stored: Stored,
+    /// File offset of the values.
+    at: usize,
+    count: u64,
+}
+
+impl Variable {
+    /// A 1xN or Nx1 array (not 1x1xN: the docs, and MATLAB's `isvector`, ask for two
+    /// dimensions).
+    fn vector(&self) -> bool {
+        self.dims.len() == 2 && self.dims.contains(&1)
+    }
+}
+
+/// The rows of variable `var` (default `Q`, else the only numeric vector) of an Octave
+/// binary file. Every variable is walked (a type whose layout this reader does not know
+/// refuses the file, since what follows it cannot be found); only the chosen variable's
+/// values are read and checked.
 pub(crate) fn parse(
     path: &Path,
     bytes: &[u8],
@@ -158,9 +179,9 @@ pub(crate) fn parse(
         )));
     }
     // Every name, in order, and indexed: a file may hold 200,000 variables.
-    let mut seen: Vec<String> = Vec::new();
-    let mut index: HashSet<String> = HashSet::new();
-    let mut vectors = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut vars: Vec<Variable> = Vec::new();
     while c.at < bytes.len() {
         let name = String::from_utf8_lossy(c.string("a name").map_err(fail)?).into_owned();
         // As messages show it.
@@ -174,50 +195,41 @@ pub(crate) fn parse(
             )));
         }
         let kind = String::from_utf8_lossy(c.string("a type name").map_err(fail)?).into_owned();
-        if !index.insert(name.clone()) {
+        if index.insert(name.clone(), names.len()).is_some() {
             return Err(fail(format!(
                 "two variables named {shown}: which one is meant is ambiguous"
             )));
         }
-        seen.push(name.clone());
-        let wanted = var.is_none_or(|v| v == name);
-        let refuse = || {
-            fail(format!(
-                "variable {shown} is of type {}, expected a numeric vector: this reader reads only numeric arrays (double, single, integer classes) of Octave's binary format; save with -v7 or -text",
-                quote(&kind)
-            ))
-        };
         let class = kind
             .strip_suffix(" matrix")
             .or_else(|| kind.strip_suffix(" scalar"))
             .unwrap_or(&kind);
         let scalar = kind.ends_with("scalar");
-        let (dims, element): (Vec<u64>, Option<(usize, Stored)>) = match class {
+        let mut dims = || -> Result<Vec<u64>, FormatError> {
+            if scalar {
+                return Ok(vec![1, 1]);
+            }
+            c.dims().map_err(|e| fail(format!("{shown}: {e}")))
+        };
+        let (dims, (width, stored)) = match class {
             "matrix" | "scalar" | "float" => {
-                let dims = if scalar {
-                    vec![1, 1]
-                } else {
-                    c.dims().map_err(|e| fail(format!("{shown}: {e}")))?
-                };
+                let dims = dims()?;
                 let code = c.u8("the storage type").map_err(fail)?;
                 let Some(e) = stored_width(code) else {
                     return Err(fail(format!("{shown}: unknown storage type {code}")));
                 };
-                (dims, Some(e))
+                (dims, e)
             }
             b => match integer_class(b) {
-                Some(e) => {
-                    let dims = if scalar {
-                        vec![1, 1]
-                    } else {
-                        c.dims().map_err(|e| fail(format!("{shown}: {e}")))?
-                    };
-                    (dims, Some(e))
+                Some(e) => (dims()?, e),
+                None => {
+                    return Err(fail(format!(
+                        "variable {shown} is of type {}, expected a numeric vector: this reader reads only numeric arrays (double, single, integer classes) of Octave's binary format; save with -v7 or -text",
+                        quote(&kind)
+                    )));
                 }
-                None => return Err(refuse()),
             },
         };
-        let (width, stored) = element.expect("numeric");
         let count = dims
             .iter()
             .try_fold(1u64, |p, &d| p.checked_mul(d))
@@ -230,35 +242,54 @@ pub(crate) fn parse(
                     "{shown}: dimensions {dims:?} need more bytes than the file holds"
                 ))
             })?;
-        let is_vector = dims.iter().filter(|&&d| d != 1).count() <= 1;
-        if !(wanted && is_vector) {
-            c.take(count * width as u64, "values").map_err(fail)?;
-            if var == Some(name.as_str()) {
-                return Err(fail(format!(
-                    "variable {shown} is a {dims:?} matrix, expected a 1xN or Nx1 vector"
-                )));
-            }
-            continue;
-        }
-        if count == 0 {
-            return Err(fail(format!("variable {shown} is empty")));
-        }
-        let mut rows = Vec::with_capacity(count as usize);
-        for i in 1..=count {
-            let v = c
-                .value(width, stored, base)
-                .map_err(|e| fail(format!("{shown}({i}) {e}")))?;
-            rows.push(
-                u32::try_from(v).map_err(|_| {
-                    fail(format!("{shown}({i}) = {v} does not fit a column number"))
-                })?,
-            );
-        }
-        let class = match class {
-            "matrix" | "scalar" => super::MatClass::Double,
-            other => super::MatClass::from_name(other).unwrap_or(super::MatClass::Double),
-        };
-        vectors.push(super::FoundVector::new(name, rows, class, &dims));
+        let at = c.at;
+        c.take(count * width as u64, "values").map_err(fail)?;
+        names.push(name);
+        vars.push(Variable {
+            class: match class {
+                "matrix" | "scalar" => super::MatClass::Double,
+                other => super::MatClass::from_name(other).unwrap_or(super::MatClass::Double),
+            },
+            dims,
+            width,
+            stored,
+            at,
+            count,
+        });
     }
-    super::choose_vector(vectors, &seen, var).map_err(fail)
+    let chosen = super::choose_variable(&names, &index, var, |i| {
+        vars[i].vector() && vars[i].count > 0
+    })
+    .map_err(fail)?;
+    let (v, name) = (&vars[chosen], &names[chosen]);
+    let shown = clip(name);
+    if !v.vector() {
+        return Err(fail(format!(
+            "variable {shown} is a {} matrix, expected a 1xN or Nx1 vector",
+            super::dims_text(&v.dims)
+        )));
+    }
+    if v.count == 0 {
+        return Err(fail(format!(
+            "variable {shown} is empty ({})",
+            super::dims_text(&v.dims)
+        )));
+    }
+    let mut c = Cursor {
+        bytes,
+        at: v.at,
+        big: c.big,
+    };
+    let mut rows = Vec::with_capacity(v.count as usize);
+    for i in 1..=v.count {
+        let x = c
+            .value(v.width, v.stored, base)
+            .map_err(|e| fail(format!("{shown}({i}) {e}")))?;
+        rows.push(
+            u32::try_from(x)
+                .map_err(|_| fail(format!("{shown}({i}) = {x} does not fit a column number")))?,
+        );
+    }
+    let layout = super::MatLayout::found(name, v.class, v.dims[0], v.dims[1]);
+    Ok((rows, super::MatSource::among(layout, name, &names)))
 }

@@ -97,7 +97,7 @@ fn files_the_clients_wrote_read_as_the_docs_say_or_as_their_open_bug() {
 /// tools/diff_clients.py on 300 random files per client with a fixed seed, through this
 /// build's binary (debug: overflow checks on). It needs python3 with scipy, h5py and NumPy,
 /// and GNU Octave: tools/test.sh installs them, and a missing one fails here, never skips.
-/// It fails on any mismatch its models of the open bugs do not explain.
+/// `--strict`: it fails on any mismatch, a known bug's too (none is open).
 #[test]
 fn random_files_the_clients_wrote_read_as_the_clients_read_them() {
     let keep = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff-mismatches");
@@ -105,7 +105,7 @@ fn random_files_the_clients_wrote_read_as_the_clients_read_them() {
     let run = std::process::Command::new("python3")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["tools/diff_clients.py", "--client", "all", "--count", "300"])
-        .args(["--seed", "43", "--bin"])
+        .args(["--seed", "43", "--strict", "--bin"])
         .arg(assert_cmd::cargo::cargo_bin("nqueens"))
         .arg("--keep")
         .arg(&keep)
