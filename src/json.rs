@@ -198,6 +198,11 @@ pub struct CompleteRecord {
     /// With `solved`: the output file as given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// With `solved` and at most 10,000 rows: the solution, the 1-based column of each row
+    /// from row 1 (also when it went to a file with `-o`), so that a caller needs no
+    /// second file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solution: Option<Vec<u32>>,
     /// With `solved` and a deflated MAT v7.3 input: the output is that file with this many
     /// chunks (those that held free rows) replaced, its other variables kept.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -293,11 +293,25 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         seed,
         seconds_output,
         total,
-        solution: _,
+        solution,
         hint: _,
         mat_note: _,
         patched,
     } = *run;
+    // Kept in memory without -o; read back from the file -o wrote (a regular file: a pipe
+    // or standard output cannot be read again) when it is small.
+    let solution = match (answer, solution, &args.output) {
+        (Answer::Solved, Some(rows), _) => Some(rows.to_vec()),
+        (Answer::Solved, None, Some(out))
+            if stats.n <= nqueens::complete::KEPT_ROWS
+                && std::fs::metadata(out).is_ok_and(|m| m.is_file()) =>
+        {
+            nqueens::format::Input::open(out)
+                .and_then(|i| i.to_vec())
+                .ok()
+        }
+        _ => None,
+    };
     CompleteRecord {
         versions: Versions::current(),
         input: args.input.display().to_string(),
@@ -328,6 +342,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
             _ => None,
         },
         patched_chunks: patched,
+        solution,
     }
 }
 

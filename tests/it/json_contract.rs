@@ -306,3 +306,49 @@ fn count_objects_follow_their_schemas() {
     assert_eq!(code, 2);
     assert!(err.contains("nqueens 0.0.1"), "{err}");
 }
+
+/// `complete --json` carries the solution of a small board, with or without `-o` (read back
+/// from the file written, in any format), and it is the file's.
+#[test]
+fn complete_json_carries_the_solution_of_a_small_board() {
+    let d = tempfile::tempdir().unwrap();
+    let input = data("grigoryan-n100-k47.txt");
+    let (code, out, err) = run(&["complete", input.to_str().unwrap(), "--json", "--seed", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let v = &conforms("complete.schema.json", &out)[0];
+    let shown: Vec<u64> = v["solution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert_eq!(shown.len(), 100);
+    for ext in ["txt", "npy", "nqb"] {
+        let o = d.path().join(format!("s.{ext}"));
+        let (code, out, err) = run(&[
+            "complete",
+            input.to_str().unwrap(),
+            "--json",
+            "--seed",
+            "1",
+            "-o",
+            o.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v = &conforms("complete.schema.json", &out)[0];
+        let (code, text, _) = run(&["convert", o.to_str().unwrap(), "-", "--to", "text"]);
+        assert_eq!(code, 0);
+        let written: Vec<u64> = text
+            .split_whitespace()
+            .map(|t| t.parse().unwrap())
+            .collect();
+        let carried: Vec<u64> = v["solution"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        assert_eq!(carried, written, "{ext}");
+        assert_eq!(carried, shown, "the same seed, the same solution ({ext})");
+    }
+}
