@@ -262,6 +262,10 @@ fn report(run: &Finished, args: &Args) -> Result<(), Error> {
     }
     wln!(w, "{headline}")?;
     if args.quiet {
+        // Quiet hides statistics, not the advice that explains an answer.
+        if let Some(hint) = &run.hint {
+            errln!("nqueens: {}: {hint}", args.input.display());
+        }
         return Ok(());
     }
     if let Some(hint) = &run.hint {

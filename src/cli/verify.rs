@@ -68,8 +68,17 @@ pub fn run(args: Args) -> Result<i32, Error> {
         if !args.quiet {
             print_result(path, &result, args.json)
         } else {
-            if let Err(e) = &result {
-                errln!("nqueens: {e}");
+            match &result {
+                Err(e) => errln!("nqueens: {e}"),
+                // Quiet hides reports, not the advice that explains a wrong verdict.
+                Ok(r) if r.looks_zero_based => {
+                    errln!(
+                        "nqueens: {}: {}",
+                        path.display(),
+                        super::report::zero_based_hint(r.n)
+                    )
+                }
+                Ok(_) => {}
             }
             Ok(())
         }

@@ -38,6 +38,17 @@ pub(crate) use output::{Destination, Scratch, reserve};
 pub use source::MmapChoice;
 pub use writer::{OutputFormat, RowWriter};
 
+/// A negative value read as 1-based: -1 is how 0-based code marks an empty row, so it gets
+/// the way to read such a file.
+fn negative(v: i64) -> String {
+    if v == -1 {
+        "= -1 is negative: 0-based columns with -1 for an empty row? read them with --zero-based"
+            .into()
+    } else {
+        format!("= {v} is negative")
+    }
+}
+
 /// How a file numbers its columns: 1..n with 0 for an empty row (this project's convention,
 /// MATLAB's and the seed paper's), or 0..n-1 with -1 for an empty row (as NumPy code often
 /// holds them). Every reader of numbers turns the file's values into 1-based ones.
@@ -64,7 +75,7 @@ impl IndexBase {
     /// A stored signed value as a 1-based row value.
     pub(crate) fn signed(self, v: i64) -> Result<u64, String> {
         match self {
-            IndexBase::One => u64::try_from(v).map_err(|_| format!("= {v} is negative")),
+            IndexBase::One => u64::try_from(v).map_err(|_| negative(v)),
             IndexBase::Zero if v == -1 => Ok(0),
             IndexBase::Zero => u64::try_from(v)
                 .map(|v| v + 1)
@@ -82,6 +93,7 @@ impl IndexBase {
         }
         if v < 0.0 {
             return Err(match self {
+                IndexBase::One if v == -1.0 => negative(-1),
                 IndexBase::One => format!("= {v} is negative"),
                 IndexBase::Zero => format!("= {v} is negative (0-based: -1 marks an empty row)"),
             });

@@ -77,6 +77,10 @@ pub(crate) fn parse_value(token: &str, base: IndexBase) -> Result<u32, String> {
         Ok(f) if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => {
             Ok(f as u32)
         }
+        Ok(-1.0) => Err(
+            "negative value -1: 0-based columns with -1 for an empty row? read them with --zero-based"
+                .into(),
+        ),
         Ok(f) if f < 0.0 => Err(format!("negative value {}", clip(token))),
         Ok(_) => Err(format!(
             "value {} is not a whole number in 0..=4294967295",

@@ -189,3 +189,35 @@ fn a_file_truncated_while_mapped_is_named_and_verify_goes_on() {
     }
     assert!(hit > 0, "the file was never truncated while mapped");
 }
+
+/// A vector that looks 0-based gets the way to read it on every command, `-q` or not (on
+/// standard error then), and a -1 (0-based code's empty row) says `--zero-based`.
+#[test]
+fn a_zero_based_vector_gets_its_hint_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    let zb = d.path().join("zb.txt");
+    std::fs::write(&zb, "1\n3\n0\n2\n").unwrap();
+    let z = zb.to_str().unwrap();
+    for args in [vec!["verify", "-q", z], vec!["complete", "-q", z]] {
+        let (_, _, err) = run(&args);
+        assert!(
+            err.contains("--zero-based") && err.contains(z),
+            "{args:?}: {err}"
+        );
+    }
+    let minus = d.path().join("minus.txt");
+    std::fs::write(&minus, "1\n-1\n0\n2\n").unwrap();
+    for args in [
+        vec!["verify", minus.to_str().unwrap()],
+        vec!["complete", "-q", minus.to_str().unwrap()],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(
+            err.contains("read them with --zero-based"),
+            "{args:?}: {err}"
+        );
+    }
+    let (code, out, err) = run(&["verify", "--zero-based", minus.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+}
