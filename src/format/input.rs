@@ -425,6 +425,7 @@ impl Input {
         match self {
             Input::Nqb(f) => format!("NQB {}", f.encoding()),
             Input::Memory { format, .. } => format.to_string(),
+            Input::Mat73(f) if f.is_plain_hdf5() => "HDF5".to_string(),
             Input::Mat73(_) => MAT73.to_string(),
             Input::Mat5(_) => MAT5.to_string(),
             Input::Npy(f) => format!("{NPY} {}", f.dtype()),

@@ -43,6 +43,9 @@ pub struct Mat73File {
     layout: super::MatLayout,
     /// The file's other variables.
     others: Vec<String>,
+    /// A plain HDF5 file (h5py, Octave's `-hdf5`), not a MAT v7.3 file (HDF5 behind
+    /// MATLAB's 512-byte header).
+    plain: bool,
 }
 
 /// The bytes of a vector's elements, located once at open.
@@ -714,7 +717,13 @@ impl Mat73File {
             base,
             layout,
             others,
+            plain,
         })
+    }
+
+    /// Whether this is a plain HDF5 file rather than MATLAB's v7.3 (HDF5 behind its header).
+    pub fn is_plain_hdf5(&self) -> bool {
+        self.plain
     }
 
     /// Names the file `path` in messages (for a spooled copy of standard input).

@@ -221,3 +221,19 @@ fn a_zero_based_vector_gets_its_hint_everywhere() {
     let (code, out, err) = run(&["verify", "--zero-based", minus.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// `info` names a plain HDF5 file (h5py, Octave's `-hdf5`) as HDF5, not as MATLAB's v7.3.
+#[test]
+fn info_names_plain_hdf5_as_hdf5() {
+    let (code, out, err) = run(&[
+        "info",
+        data("clients/octave-hdf5-char-beside-vector.h5")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("format: HDF5") && !out.contains("v7.3"),
+        "{out}"
+    );
+}
