@@ -170,6 +170,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     };
     let total = started.elapsed().as_secs_f64();
     let run = Finished {
+        output_base: format.index_base(),
         hint,
         patched,
         mat_note: match (patched, format.mat_layout()) {
@@ -230,6 +231,8 @@ struct Finished<'a> {
     hint: Option<String>,
     /// Chunks replaced when the answer is its v7.3 input patched.
     patched: Option<u64>,
+    /// How the written answer numbers its columns (to read it back for `--json`).
+    output_base: nqueens::format::IndexBase,
     /// The solution went to a MAT file (whose shape is ours, not the input's).
     /// How a MAT output's variable was written.
     mat_note: Option<String>,
@@ -301,6 +304,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         hint: _,
         mat_note: _,
         patched,
+        output_base,
     } = *run;
     // Kept in memory without -o; read back from the file -o wrote (a regular file: a pipe
     // or standard output cannot be read again) when it is small.
@@ -310,7 +314,11 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
             if stats.n <= nqueens::complete::KEPT_ROWS
                 && std::fs::metadata(out).is_ok_and(|m| m.is_file()) =>
         {
-            nqueens::format::Input::open(out)
+            let opts = nqueens::format::OpenOptions {
+                index_base: output_base,
+                ..Default::default()
+            };
+            nqueens::format::Input::open_with(out, &opts)
                 .and_then(|i| i.to_vec())
                 .ok()
         }

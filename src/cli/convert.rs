@@ -217,7 +217,7 @@ fn output_format(a: &Args, output: &Path) -> Result<Output, Error> {
             layout: Default::default(),
         },
         (Some(Target::Csplib), None) => OutputFormat::Csplib,
-        (Some(Target::Npy), None) => OutputFormat::Npy,
+        (Some(Target::Npy), None) => OutputFormat::Npy(Default::default()),
         (Some(Target::Cnf), None) => return Ok(Output::Cnf),
         (None, None) if is_cnf => return Ok(Output::Cnf),
         (None, None) => OutputFormat::from_path(output),

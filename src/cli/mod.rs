@@ -142,7 +142,7 @@ impl EncodingArg {
                 layout: Default::default(),
             },
             EncodingArg::Csplib => OutputFormat::Csplib,
-            EncodingArg::Npy => OutputFormat::Npy,
+            EncodingArg::Npy => OutputFormat::Npy(Default::default()),
         }
     }
 }

@@ -151,7 +151,7 @@ pub fn run_job(
                 // Submitting the writes may wait for the disk's queue: beside the check.
                 std::thread::scope(|scope| {
                     scope.spawn(|| written.file().start_writeback());
-                    check_written(input, &written, &store_path)
+                    check_written(input, &written, format.index_base(), &store_path)
                 })?;
                 if let Written::Patched(p) = &written {
                     patched = Some(p.replaced());
@@ -161,7 +161,7 @@ pub fn run_job(
             (None, _) => {
                 check_solution(&store_path, &kept)?;
                 if n <= KEPT_ROWS {
-                    solution = Some(open_own(&store_path)?.to_vec()?);
+                    solution = Some(open_own(&store_path, Default::default())?.to_vec()?);
                 }
             }
         }
@@ -196,7 +196,7 @@ fn write_answer(
 ) -> Result<Written, FormatError> {
     let n = input.n();
     if !format.is_mat73(n) {
-        let solved = open_own(store_path)?;
+        let solved = open_own(store_path, Default::default())?;
         return RowWriter::copy(&solved, dest, format).map(Written::File);
     }
     let layout = format.mat_layout().expect("a MAT format");
@@ -220,9 +220,14 @@ fn write_answer(
 
 /// Checks that the answer `written` holds exactly the rows of the row store at
 /// `store_path` (a verified solution).
-fn check_written(input: &Input, written: &Written, store_path: &Path) -> Result<(), JobError> {
+fn check_written(
+    input: &Input,
+    written: &Written,
+    base: crate::format::IndexBase,
+    store_path: &Path,
+) -> Result<(), JobError> {
     match written {
-        Written::File(file) => check_same_rows(file.temp_path(), store_path),
+        Written::File(file) => check_same_rows(file.temp_path(), base, store_path),
         Written::Patched(patched) => {
             let Input::Mat73(mat) = input else {
                 unreachable!("only a v7.3 input is patched")
@@ -259,9 +264,13 @@ fn map_own(path: &Path) -> Result<memmap2::Mmap, FormatError> {
 
 /// Checks that the answer at `written` holds exactly the rows of the row store at
 /// `store_path` (a verified solution).
-fn check_same_rows(written: &Path, store_path: &Path) -> Result<(), JobError> {
+fn check_same_rows(
+    written: &Path,
+    base: crate::format::IndexBase,
+    store_path: &Path,
+) -> Result<(), JobError> {
     use rayon::prelude::*;
-    let written = open_own(written)?;
+    let written = open_own(written, base)?;
     let store = map_own(store_path)?;
     let rows = &store[crate::format::nqb::HEADER_LEN..];
     if written.n() * 4 != rows.len() as u64 {
@@ -300,10 +309,13 @@ fn check_same_rows(written: &Path, store_path: &Path) -> Result<(), JobError> {
 
 /// Opens a file this job wrote (the row store, an output about to be published), mapped:
 /// it is the job's own temporary file, which nothing else changes.
-fn open_own(path: &Path) -> Result<Input, FormatError> {
+/// `base`: how the file numbers its columns (a `.npy` answer to a 0-based input is
+/// 0-based too).
+fn open_own(path: &Path, base: crate::format::IndexBase) -> Result<Input, FormatError> {
     let opts = crate::format::OpenOptions {
         // SAFETY: the file is this job's own temporary file, sealed and no longer written.
         mmap: unsafe { crate::format::MmapChoice::auto() },
+        index_base: base,
         ..Default::default()
     };
     Input::open_with(path, &opts)
@@ -313,7 +325,7 @@ fn open_own(path: &Path) -> Result<Input, FormatError> {
 /// input, by their digest: the input is not read again (a deflated MAT file took longer
 /// to decode again than the rest of the output phase).
 fn check_solution(path: &Path, kept: &KeptQueens) -> Result<(), JobError> {
-    let written = open_own(path)?;
+    let written = open_own(path, Default::default())?;
     let report = verify(
         &written,
         Requirements {
@@ -359,19 +371,19 @@ mod tests {
         store_file(&store, &board);
         let same = dir.path().join("same.nqb");
         store_file(&same, &board);
-        assert!(check_same_rows(&same, &store).is_ok());
+        assert!(check_same_rows(&same, Default::default(), &store).is_ok());
         let mut other = board;
         other.swap(4, 6);
         let changed = dir.path().join("changed.nqb");
         store_file(&changed, &other);
-        match check_same_rows(&changed, &store) {
+        match check_same_rows(&changed, Default::default(), &store) {
             Err(JobError::SelfCheck(why)) => assert!(why.contains("row 5 "), "{why}"),
             _ => panic!("a changed row passed"),
         }
         let short = dir.path().join("short.nqb");
         store_file(&short, &board[..4]);
         assert!(matches!(
-            check_same_rows(&short, &store),
+            check_same_rows(&short, Default::default(), &store),
             Err(JobError::SelfCheck(_))
         ));
     }

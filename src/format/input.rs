@@ -420,6 +420,15 @@ impl Input {
         }
     }
 
+    /// For a `.npy` input, how an answer like it stores its values (see
+    /// [`super::npy::NpyLayout`]).
+    pub fn npy_layout(&self) -> Option<super::npy::NpyLayout> {
+        match self {
+            Input::Npy(f) => Some(super::npy::NpyLayout::of(f, f.n())),
+            _ => None,
+        }
+    }
+
     /// A short name of the format and encoding, e.g. `NQB raw`, `NQB zstd`, `text`.
     pub fn format_name(&self) -> String {
         match self {

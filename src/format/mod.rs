@@ -28,6 +28,7 @@ pub use error::{ErrorKind, FormatError};
 pub(crate) use error::{clip, listing, quote};
 pub use input::{EXCLUDED, Input, OpenOptions, SegmentCache, SegmentSum};
 pub use mat_layout::{MatClass, MatLayout, MatSource, VarName};
+pub use npy::{NpyLayout, NpyShape};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
 pub use open::{WRITER_WAIT, open_stream, read_bounded};
 pub use output::{

@@ -40,6 +40,8 @@ pub struct NpyFile {
     big_endian: bool,
     n: u64,
     base: IndexBase,
+    /// `(n,)`, `(1, n)` or `(n, 1)`.
+    shape: NpyShape,
 }
 
 impl NpyFile {
@@ -88,8 +90,10 @@ impl NpyFile {
             return Err(fail(format!("dtype {ts}: {size}-byte values are not read")));
         }
         let shape = header_shape(&header);
-        let n = match shape.as_slice() {
-            [n] | [n, 1] | [1, n] => *n,
+        let (n, orientation) = match shape.as_slice() {
+            [n] => (*n, NpyShape::Vector),
+            [1, n] => (*n, NpyShape::Row),
+            [n, 1] => (*n, NpyShape::Column),
             other => {
                 return Err(fail(format!(
                     "shape {}, expected a vector (n,), (n, 1) or (1, n)",
@@ -125,6 +129,7 @@ impl NpyFile {
             big_endian: ts.endianness() == npyz::Endianness::Big,
             n,
             base,
+            shape: orientation,
         })
     }
 
@@ -257,12 +262,16 @@ fn header_shape(h: &npyz::NpyHeader) -> Vec<u64> {
         .to_vec()
 }
 
-/// The header of an n-row `<u4` vector: version 1.0, the dictionary padded with spaces to
-/// a multiple of 64 bytes (NumPy's own alignment). Written here rather than by npyz, whose
+/// The header of an n-row vector: version 1.0, the dictionary padded with spaces to a
+/// multiple of 64 bytes (NumPy's own alignment). Written here rather than by npyz, whose
 /// writer cannot move between threads (the output pipeline writes from a worker); npyz reads
 /// it back in the tests.
-fn header(n: u64) -> Vec<u8> {
-    let mut dict = format!("{{'descr': '<u4', 'fortran_order': False, 'shape': ({n},), }}");
+fn header(n: u64, layout: &NpyLayout) -> Vec<u8> {
+    let mut dict = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
+        layout.descr(),
+        layout.shape_text(n)
+    );
     let unpadded = MAGIC.len() + 2 + 2 + dict.len() + 1;
     dict.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
     dict.push('\n');
@@ -273,37 +282,180 @@ fn header(n: u64) -> Vec<u8> {
     out
 }
 
-/// Writes an n-row vector as `<u4`, shape `(n,)`.
+/// The shape of a `.npy` vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NpyShape {
+    /// `(n,)`.
+    #[default]
+    Vector,
+    /// `(1, n)`.
+    Row,
+    /// `(n, 1)`.
+    Column,
+}
+
+/// How a `.npy` answer stores its values: by default `<u4`, `(n,)`, 1-based; an answer to
+/// a `.npy` input keeps the input's dtype, byte order, shape and index base (as NumPy code
+/// reading it back expects), widened where the dtype cannot hold the values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NpyLayout {
+    kind: Kind,
+    size: usize,
+    big_endian: bool,
+    shape: NpyShape,
+    /// Columns 0..n-1, -1 for an empty row.
+    zero_based: bool,
+}
+
+impl Default for NpyLayout {
+    fn default() -> NpyLayout {
+        NpyLayout {
+            kind: Kind::Unsigned,
+            size: 4,
+            big_endian: false,
+            shape: NpyShape::Vector,
+            zero_based: false,
+        }
+    }
+}
+
+impl NpyLayout {
+    /// The layout `n` rows written like `input` need: its dtype when that holds 1..n (or
+    /// -1..n-1, 0-based), else the narrowest of its kind that does (signed for 0-based
+    /// columns in an unsigned dtype, which cannot hold -1).
+    pub(crate) fn of(input: &NpyFile, n: u64) -> NpyLayout {
+        let zero_based = input.base == IndexBase::Zero;
+        let mut kind = input.kind;
+        if zero_based && kind == Kind::Unsigned {
+            kind = Kind::Signed;
+        }
+        let fits = |size: usize| match kind {
+            Kind::Unsigned => size >= 8 || n < 1u64 << (8 * size),
+            Kind::Signed => size >= 8 || n < 1u64 << (8 * size - 1),
+            // Exact integers up to 2^24 (f4) and 2^53 (f8).
+            Kind::Float => size >= 8 || n <= 1 << 24,
+        };
+        let sizes: &[usize] = match kind {
+            Kind::Float => &[4, 8],
+            _ => &[1, 2, 4, 8],
+        };
+        let size = sizes
+            .iter()
+            .copied()
+            .filter(|&s| s >= input.size)
+            .find(|&s| fits(s))
+            .unwrap_or(8);
+        NpyLayout {
+            kind,
+            size,
+            big_endian: input.big_endian && size > 1,
+            shape: input.shape,
+            zero_based,
+        }
+    }
+
+    /// Whether columns are written 0-based (-1 for an empty row).
+    pub fn zero_based(&self) -> bool {
+        self.zero_based
+    }
+
+    /// The dtype as NumPy writes it (`<u4`, `>i8`, `|u1`).
+    pub fn descr(&self) -> String {
+        let order = if self.size == 1 {
+            '|'
+        } else if self.big_endian {
+            '>'
+        } else {
+            '<'
+        };
+        let c = match self.kind {
+            Kind::Unsigned => 'u',
+            Kind::Signed => 'i',
+            Kind::Float => 'f',
+        };
+        format!("{order}{c}{}", self.size)
+    }
+
+    /// The shape of `n` rows, as the header writes it.
+    fn shape_text(&self, n: u64) -> String {
+        match self.shape {
+            NpyShape::Vector => format!("({n},)"),
+            NpyShape::Row => format!("(1, {n})"),
+            NpyShape::Column => format!("({n}, 1)"),
+        }
+    }
+
+    /// Row value `v` (1-based, 0 empty) as stored.
+    fn encode(&self, v: u32, out: &mut Vec<u8>) {
+        let x: i64 = if self.zero_based {
+            v as i64 - 1
+        } else {
+            v as i64
+        };
+        let mut bytes = [0u8; 8];
+        let le: &[u8] = match (self.kind, self.size) {
+            (Kind::Float, 4) => {
+                bytes[..4].copy_from_slice(&(x as f32).to_le_bytes());
+                &bytes[..4]
+            }
+            (Kind::Float, _) => {
+                bytes.copy_from_slice(&(x as f64).to_le_bytes());
+                &bytes[..8]
+            }
+            (_, size) => {
+                bytes.copy_from_slice(&x.to_le_bytes());
+                &bytes[..size]
+            }
+        };
+        if self.big_endian {
+            out.extend(le.iter().rev());
+        } else {
+            out.extend_from_slice(le);
+        }
+    }
+}
+
+/// Writes an n-row vector laid out as an [`NpyLayout`] says.
 pub struct NpyWriter {
     file: AtomicFile,
     out: std::io::BufWriter<std::fs::File>,
     n: u64,
     written: u64,
+    layout: NpyLayout,
+    scratch: Vec<u8>,
 }
 
 impl NpyWriter {
-    /// Starts a file at `dest` for `n` rows.
-    pub fn create(dest: &Path, n: u64) -> Result<NpyWriter, FormatError> {
+    /// Starts a file at `dest` for `n` rows laid out as `layout` says.
+    pub fn create(dest: &Path, n: u64, layout: NpyLayout) -> Result<NpyWriter, FormatError> {
         let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
         let mut file = AtomicFile::create(dest)?;
         let mut out =
             std::io::BufWriter::with_capacity(1 << 20, file.file().try_clone().map_err(fail)?);
-        out.write_all(&header(n)).map_err(fail)?;
+        out.write_all(&header(n, &layout)).map_err(fail)?;
         Ok(NpyWriter {
             file,
             out,
             n,
             written: 0,
+            layout,
+            scratch: Vec::new(),
         })
     }
 
     /// Appends rows.
     pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
         self.written += rows.len() as u64;
-        let bytes = super::le::to_bytes(rows);
-        self.out
-            .write_all(&bytes)
-            .map_err(|e| FormatError::new(self.file.dest(), ErrorKind::Write(e)))
+        let fail = |e| FormatError::new(self.file.dest(), ErrorKind::Write(e));
+        if self.layout == NpyLayout::default() {
+            let bytes = super::le::to_bytes(rows);
+            return self.out.write_all(&bytes).map_err(fail);
+        }
+        self.scratch.clear();
+        for &v in rows {
+            self.layout.encode(v, &mut self.scratch);
+        }
+        self.out.write_all(&self.scratch).map_err(fail)
     }
 
     /// Completes the file; returns it unpublished.
@@ -427,7 +579,7 @@ mod tests {
     #[test]
     fn our_header_is_what_npyz_reads_and_is_aligned() {
         for n in [1u64, 8, 1_000_000, 4_294_967_295] {
-            let h = header(n);
+            let h = header(n, &NpyLayout::default());
             assert_eq!(h.len() % 64, 0, "{n}");
             let mut rest = &h[..];
             let parsed = npyz::NpyHeader::from_reader(&mut rest).unwrap();

@@ -47,7 +47,7 @@ fn written_and_damaged(dir: &Path) -> Vec<PathBuf> {
     for (name, format) in [
         ("raw.nqb", OutputFormat::Nqb(Encoding::Raw)),
         ("frames.nqbz", OutputFormat::Nqb(small)),
-        ("rows.npy", OutputFormat::Npy),
+        ("rows.npy", OutputFormat::Npy(Default::default())),
     ] {
         let path = dir.join(name);
         let mut w = RowWriter::create(&path, n, format).unwrap();

@@ -25,8 +25,8 @@ pub enum OutputFormat {
     },
     /// A CSPLib 079 completion parameter file.
     Csplib,
-    /// A NumPy `.npy` vector of `<u4`.
-    Npy,
+    /// A NumPy `.npy` vector (`<u4`, `(n,)`, 1-based by default).
+    Npy(npy::NpyLayout),
 }
 
 impl OutputFormat {
@@ -46,7 +46,9 @@ impl OutputFormat {
             None if input.format_name() == MAT73 => OutputFormat::Mat73 {
                 layout: input.mat_layout().unwrap_or_default(),
             },
-            None if input.format_name().starts_with(NPY) => OutputFormat::Npy,
+            None if input.format_name().starts_with(NPY) => {
+                OutputFormat::Npy(input.npy_layout().unwrap_or_default())
+            }
             None if input.format_name().starts_with(CSPLIB) => OutputFormat::Csplib,
             None => OutputFormat::Text,
         }
@@ -59,6 +61,15 @@ impl OutputFormat {
             OutputFormat::Mat73 { .. } => true,
             OutputFormat::Mat { layout, .. } => !mat5::fits(n, layout.class),
             _ => false,
+        }
+    }
+
+    /// How the format numbers columns: 0-based for a `.npy` answer to a 0-based `.npy`
+    /// input, else 1-based.
+    pub fn index_base(self) -> super::IndexBase {
+        match self {
+            OutputFormat::Npy(layout) if layout.zero_based() => super::IndexBase::Zero,
+            _ => super::IndexBase::One,
         }
     }
 
@@ -96,7 +107,7 @@ impl OutputFormat {
                     layout: MatLayout::default(),
                 },
                 "param" | "essence" => OutputFormat::Csplib,
-                "npy" => OutputFormat::Npy,
+                "npy" => OutputFormat::Npy(Default::default()),
                 "zst" | "nqbz" => OutputFormat::Nqb(Encoding::Zstd {
                     frame_rows: nqb::DEFAULT_FRAME_ROWS,
                 }),
@@ -124,6 +135,8 @@ impl OutputFormat {
         let format = match Self::from_extension(path) {
             Some(OutputFormat::Nqb(Encoding::Raw)) if matches!(like, OutputFormat::Nqb(_)) => like,
             Some(OutputFormat::Mat { .. }) if matches!(like, OutputFormat::Mat73 { .. }) => like,
+            // An answer to a `.npy` input keeps its dtype, shape and index base.
+            Some(OutputFormat::Npy(_)) if matches!(like, OutputFormat::Npy(_)) => like,
             Some(f) => f,
             None => like,
         };
@@ -167,7 +180,7 @@ impl RowWriter {
             }
             OutputFormat::Mat73 { .. } => unreachable!("matched above"),
             OutputFormat::Csplib => RowWriter::Csplib(csplib::CsplibWriter::create(dest, n)?),
-            OutputFormat::Npy => RowWriter::Npy(npy::NpyWriter::create(dest, n)?),
+            OutputFormat::Npy(layout) => RowWriter::Npy(npy::NpyWriter::create(dest, n, layout)?),
         })
     }
 

@@ -173,3 +173,74 @@ fn zero_based_files_are_read_with_the_option() {
         "{err}"
     );
 }
+
+/// An answer to a `.npy` input is laid out like it, as NumPy code reading it back expects:
+/// its dtype and byte order (widened where the values do not fit), its shape, and with
+/// `--zero-based` its 0-based columns; read back by NumPy itself.
+#[test]
+fn npy_answers_keep_the_inputs_dtype_shape_and_index_base() {
+    let d = tempfile::tempdir().unwrap();
+    let py = |code: &str| {
+        let out = std::process::Command::new("python3")
+            .args(["-c", code])
+            .current_dir(d.path())
+            .output()
+            .expect("python3 with NumPy (tools/test.sh installs it)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // A composition of n = 300 from a construction: 1-based columns, some rows cleared.
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "300",
+        "-o",
+        d.path().join("s.txt").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    py("import numpy as np\n\
+        q = np.loadtxt('s.txt').astype(np.int64); q[::7] = 0\n\
+        np.save('u1.npy', q.astype(np.uint16).reshape(300, 1))\n\
+        np.save('be.npy', q.astype('>i4').reshape(1, 300))\n\
+        np.save('zb.npy', (q - 1).reshape(1, 300))\n\
+        np.save('f8.npy', q.astype(np.float64))\n");
+    for (input, extra, want_dtype, want_shape, zero_based) in [
+        ("u1.npy", None, "<u2", "(300, 1)", false),
+        ("be.npy", None, ">i4", "(1, 300)", false),
+        ("zb.npy", Some("--zero-based"), "<i8", "(1, 300)", true),
+        ("f8.npy", None, "<f8", "(300,)", false),
+    ] {
+        let inp = d.path().join(input);
+        let out = d.path().join(format!("solved-{input}"));
+        let mut args = vec![
+            "complete",
+            inp.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+            "--seed",
+            "1",
+        ];
+        args.extend(extra);
+        let (code, stdout, err) = run(&args);
+        assert_eq!(code, 0, "{input}: {stdout}{err}");
+        let got = py(&format!(
+            "import numpy as np\n\
+             a = np.load('solved-{input}'); q = np.load('{input}')\n\
+             base = 0 if {zb} else 1\n\
+             kept = (q.ravel() >= base)\n\
+             print(a.dtype.str, a.shape, sorted(a.ravel().tolist()) == list(range(base, 300 + base)), bool((a.ravel()[kept] == q.ravel()[kept]).all()))",
+            zb = if zero_based { "True" } else { "False" },
+        ));
+        assert_eq!(
+            got.trim(),
+            format!("{want_dtype} {want_shape} True True"),
+            "{input}"
+        );
+    }
+}
