@@ -971,25 +971,31 @@ def gen_numpy(rng, tmp, i):
     if order == "F":
         a = np.asfortranarray(a)
     args = ["--zero-based"] if zero else []
+    reader = "npy"
     if rng.random() < 0.05:
+        # formats/npy.md: the board of an archive is the array --var names, else Q, else
+        # the only one; it is then read as that .npy file.
+        import zipfile
+        reader = "npz"
         path = os.path.join(tmp, f"numpy-{i}.npz")
         (np.savez_compressed if rng.random() < 0.5 else np.savez)(path, Q=a)
-        np.load(path, allow_pickle=True)["Q"]
+        back = np.load(path, allow_pickle=True)["Q"]
+        with zipfile.ZipFile(path) as z, z.open("Q.npy") as fh:
+            fortran = b"'fortran_order': True" in fh.read(256)
         spec = f"numpy {np.__version__} savez: Q {a.dtype.str} {a.shape}"
-        return {"path": path, "args": args, "spec": spec, "var": None, "zero": zero,
-                "reader": "npz", "variables": [Var("Q", "npz archive", a.shape, numeric=False)]}
-    path = os.path.join(tmp, f"numpy-{i}.npy")
-    version = rng.choice([None, None, (1, 0), (2, 0), (3, 0)])
-    if version is None:
-        np.save(path, a, allow_pickle=True)
     else:
-        with open(path, "wb") as fh:
-            np.lib.format.write_array(fh, a, version=version, allow_pickle=True)
-    back = np.load(path, allow_pickle=True)
-    with open(path, "rb") as fh:
-        fortran = b"'fortran_order': True" in fh.read(256)
-    spec = (f"numpy {np.__version__} save (format {version or 'default'}): {back.dtype.str} "
-            f"shape {back.shape}, fortran_order {fortran}")
+        path = os.path.join(tmp, f"numpy-{i}.npy")
+        version = rng.choice([None, None, (1, 0), (2, 0), (3, 0)])
+        if version is None:
+            np.save(path, a, allow_pickle=True)
+        else:
+            with open(path, "wb") as fh:
+                np.lib.format.write_array(fh, a, version=version, allow_pickle=True)
+        back = np.load(path, allow_pickle=True)
+        with open(path, "rb") as fh:
+            fortran = b"'fortran_order': True" in fh.read(256)
+        spec = (f"numpy {np.__version__} save (format {version or 'default'}): {back.dtype.str} "
+                f"shape {back.shape}, fortran_order {fortran}")
     dk = back.dtype
     # formats/npy.md: a vector (n,), (n, 1) or (1, n) of integers of 1 to 8 bytes or floats
     # of 4 or 8 bytes, either byte order. The docs' MATLAB-style dimensions: (n,) is 1xn.
@@ -1010,7 +1016,7 @@ def gen_numpy(rng, tmp, i):
     else:
         v = Var("array", dk.str, dims or (1, 1), numeric=False)
     return {"path": path, "args": args, "spec": spec, "variables": [v], "var": None,
-            "zero": zero, "reader": "npy"}
+            "zero": zero, "reader": reader}
 
 
 def gen_savetxt(rng, tmp, i):

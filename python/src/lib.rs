@@ -784,7 +784,7 @@ fn output_format(name: Option<&str>, path: &Path) -> PyResult<OutputFormat> {
             layout: MatLayout::default(),
         },
         Some("csplib") => OutputFormat::Csplib,
-        Some("npy") => OutputFormat::Npy,
+        Some("npy") => OutputFormat::Npy(nqueens::format::NpyLayout::default()),
         Some(other) => {
             return Err(PyValueError::new_err(format!(
                 "format {other:?}: expected one of nqb, zstd, text, mat, mat-v6, mat-v73, csplib, npy"

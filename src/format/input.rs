@@ -118,6 +118,9 @@ impl Input {
             let npy = npy::NpyFile::open(path, &file, opts.mmap, opts.index_base)?;
             return Ok(Input::Npy(Box::new(npy)));
         }
+        if npz::sniff(head) {
+            return npz::open(path, file, opts);
+        }
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -278,6 +281,7 @@ impl Input {
         }
         if !(nqb::sniff(head)
             || npy::sniff(head)
+            || npz::sniff(head)
             || mat5::sniff(head) != mat5::Sniff::No
             || head.starts_with(&[0x1f, 0x8b])
             || octave_binary::sniff(head)
@@ -314,7 +318,7 @@ impl Input {
     }
 
     /// Names the input `path` in messages.
-    fn set_path(&mut self, path: &Path) {
+    pub(super) fn set_path(&mut self, path: &Path) {
         match self {
             Input::Nqb(f) => f.set_path(path),
             Input::Memory { path: p, .. } => *p = path.to_path_buf(),

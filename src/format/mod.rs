@@ -14,6 +14,7 @@ pub(crate) mod mat5;
 pub(crate) mod mat73;
 mod mat_layout;
 pub(crate) mod npy;
+mod npz;
 pub mod nqb;
 pub(crate) mod octave;
 pub(crate) mod octave_binary;

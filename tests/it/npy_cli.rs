@@ -244,3 +244,55 @@ fn npy_answers_keep_the_inputs_dtype_shape_and_index_base() {
         );
     }
 }
+
+/// `.npz` archives (`np.savez`, `np.savez_compressed`): the array `--var` names, else `Q`,
+/// else the only one, read as that `.npy` file; several arrays and no choice, or a damaged
+/// archive, refused in one line.
+#[test]
+fn npz_archives_are_read_by_the_array_they_name() {
+    let d = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import numpy as np\n\
+             q = np.array([2, 4, 1, 3], dtype=np.int16)\n\
+             np.savez('q.npz', Q=q, other=np.arange(5))\n\
+             np.savez_compressed('one.npz', board=q)\n\
+             np.savez('two.npz', a=q, b=q[::-1])\n\
+             open('bad.npz', 'wb').write(b'PK\\x03\\x04' + bytes(60))\n",
+        ])
+        .current_dir(d.path())
+        .status()
+        .expect("python3 with NumPy (tools/test.sh installs it)");
+    assert!(status.success());
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    for (args, want) in [
+        (vec![p("q.npz")], "VALID SOLUTION (n = 4)"),
+        (vec![p("one.npz")], "VALID SOLUTION (n = 4)"),
+        (
+            vec!["--var".into(), "b".into(), p("two.npz")],
+            "VALID SOLUTION (n = 4)",
+        ),
+    ] {
+        let mut all = vec!["verify".to_string()];
+        all.extend(args);
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let (code, out, err) = run(&all);
+        assert_eq!(code, 0, "{all:?}: {err}");
+        assert!(out.contains(want), "{all:?}: {out}");
+    }
+    for (name, needle) in [
+        ("two.npz", "name the board with --var"),
+        ("bad.npz", "not a readable .npz archive"),
+    ] {
+        let (code, _, err) = run(&["verify", &p(name)]);
+        assert_eq!(code, 2, "{name}");
+        assert!(
+            err.contains(needle) && err.lines().count() == 1,
+            "{name}: {err}"
+        );
+    }
+    let (code, _, err) = run(&["verify", "--var", "nope", &p("q.npz")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no array \"nope\""), "{err}");
+}

@@ -1,0 +1,115 @@
+//! NumPy's `.npz` (`np.savez`, `np.savez_compressed`): a zip archive of `.npy` arrays, one
+//! per name. The board is the array `--var` names, else `Q`, else the only array; it is
+//! extracted to a temporary file (bounded by what its compressed bytes can hold) and read as
+//! any `.npy` file. The zip container is read by the `zip` crate.
+
+use super::{ErrorKind, FormatError, Input, OpenOptions, listing, quote};
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// Whether `head` starts like a zip archive (a local file header, or an empty archive's
+/// end record).
+pub(crate) fn sniff(head: &[u8]) -> bool {
+    head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")
+}
+
+/// Deflate's largest ratio (a run of one byte) and then some: what a compressed entry can
+/// inflate to, per compressed byte.
+const MAX_RATIO: u64 = 1032;
+
+/// Opens the board in the `.npz` archive `file` (at `path`).
+pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input, FormatError> {
+    let fail = |what: String| FormatError::new(path, ErrorKind::Npy(what));
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| {
+        fail(format!(
+            "not a readable .npz archive: {}",
+            quote(&e.to_string())
+        ))
+    })?;
+    let arrays: Vec<String> = zip
+        .file_names()
+        .filter_map(|name| name.ok()?.strip_suffix(".npy").map(str::to_string))
+        .collect();
+    let chosen = match opts.var.as_deref() {
+        Some(var) => arrays.iter().find(|a| *a == var).cloned().ok_or_else(|| {
+            fail(format!(
+                ".npz archive: no array {} (it holds {})",
+                quote(var),
+                listing(arrays.iter().cloned())
+            ))
+        })?,
+        None if arrays.iter().any(|a| a == "Q") => "Q".to_string(),
+        None => match arrays.as_slice() {
+            [one] => one.clone(),
+            [] => return Err(fail(".npz archive holds no array".into())),
+            several => {
+                return Err(fail(format!(
+                    ".npz archive of {} arrays ({}): name the board with --var",
+                    several.len(),
+                    listing(several.iter().cloned())
+                )));
+            }
+        },
+    };
+    let mut entry = zip.by_name(&format!("{chosen}.npy")).map_err(|e| {
+        fail(format!(
+            "array {}: {}",
+            quote(&chosen),
+            quote(&e.to_string())
+        ))
+    })?;
+    // The declared size is the archive's word: checked against what the compressed bytes
+    // can hold, and against the bytes that come out.
+    let size = entry.size();
+    let stored = entry.compression() == zip::CompressionMethod::Stored;
+    let most = if stored {
+        entry.compressed_size()
+    } else {
+        entry
+            .compressed_size()
+            .saturating_mul(MAX_RATIO)
+            .saturating_add(1024)
+    };
+    let largest = 1024 + 8 * crate::board::MAX_N;
+    if size > most {
+        return Err(fail(format!(
+            "array {}: declares {size} bytes, more than its {} stored bytes can hold",
+            quote(&chosen),
+            entry.compressed_size()
+        )));
+    }
+    if size > largest {
+        return Err(fail(format!(
+            "array {}: declares {size} bytes, more than a board of at most {} rows needs",
+            quote(&chosen),
+            crate::board::MAX_N
+        )));
+    }
+    let mut spool = super::Destination::temp(path).scratch("stdin-", "")?;
+    let copied = std::io::copy(&mut (&mut entry).take(size + 1), &mut spool).map_err(|e| {
+        fail(format!(
+            "array {}: {}",
+            quote(&chosen),
+            quote(&e.to_string())
+        ))
+    })?;
+    if copied != size {
+        return Err(fail(format!(
+            "array {}: {copied} bytes, the archive declares {size}",
+            quote(&chosen)
+        )));
+    }
+    let mut input = Input::open_with(spool.path(), opts).map_err(|mut e| {
+        e.path = path.to_path_buf();
+        e
+    })?;
+    if !matches!(input, Input::Npy(_)) {
+        return Err(fail(format!(
+            "array {} is not a .npy array",
+            quote(&chosen)
+        )));
+    }
+    input.set_path(path);
+    Ok(input)
+}
