@@ -169,6 +169,14 @@ impl ExcludedDiagonals {
         Ok(())
     }
 
+    /// The instance's solution inside `rows`, a solution of its [reduced
+    /// board](ExcludedDiagonals::reduce), checked against the instance itself.
+    pub fn solution_from_reduced(&self, rows: &[u32]) -> Result<Vec<u32>, String> {
+        let solution = self.reduce().solution_of(rows)?;
+        self.check_solution(&solution)?;
+        Ok(solution)
+    }
+
     /// The completion instance with the same solutions, by Gent, Jefferson and
     /// Nightingale's construction; deterministic, about 266m rows.
     pub fn reduce(&self) -> Reduction {
@@ -333,6 +341,23 @@ impl Reduction {
             return Err("the block diagonals occupied differ from the excluded ones".into());
         }
         Ok(())
+    }
+
+    /// The completion board with `q` (1-based columns of the m-board, 0 for an empty
+    /// row) in its block of free rows: the inverse of [`Reduction::solution_of`]. A
+    /// column beyond the m-board is kept off the block (past the board's last column),
+    /// so that the verifier reports it rather than this hiding it.
+    pub fn board_with(&self, q: &[u32]) -> Vec<u32> {
+        let mut rows = self.rows.clone();
+        for (i, &c) in q.iter().enumerate().take(self.m as usize) {
+            let row = &mut rows[(self.row0 + i as u64) as usize];
+            *row = match c {
+                0 => 0,
+                c if c as u64 > self.m => u32::MAX,
+                c => (self.col0 + c as u64) as u32,
+            };
+        }
+        rows
     }
 
     /// The m-board solution inside a solution of the completion board (`rows` 1-based

@@ -65,6 +65,10 @@ pub struct Args {
     /// No progress display and no statistics, only the answer line.
     #[arg(short, long)]
     quiet: bool,
+    /// With an Excluded Diagonals instance (CSPLib 079): answer with the solution of the
+    /// completion board it reduces to, instead of the instance's own rows.
+    #[arg(long)]
+    reduced: bool,
 }
 
 /// Runs `complete`.
@@ -74,6 +78,10 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let certificate_cnf = args.certificate.as_ref().map(|p| p.with_extension("cnf"));
     let stamp = FileStamp::of(&args.input);
     let input = super::open_input(&args.input, &args.input_args.options())?;
+    // An Excluded Diagonals instance is solved through its reduced board; the answer is
+    // the instance's own rows unless --reduced asks for that board.
+    let excluded = input.excluded_diagonals().filter(|_| !args.reduced);
+    let rows_out = excluded.map_or(input.n(), |ed| ed.m);
     let format = args
         .encoding
         .map(super::EncodingArg::format)
@@ -81,7 +89,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
             Some(path) => OutputFormat::for_result(path, &input),
             None => OutputFormat::like(&input),
         });
-    let (format, mat_note) = args.mat.apply(format, Some(&input), input.n())?;
+    let (format, mat_note) = args.mat.apply(format, Some(&input), rows_out)?;
     if let Some(path) = &args.output {
         super::refuse_binary_on_terminal(path, format)?;
     }
@@ -98,7 +106,10 @@ pub fn run(args: Args) -> Result<i32, Error> {
     let recorder = (args.trace.is_some() || args.plot.is_some()).then(super::Recorder::start);
     let outcome = super::solve(
         &input,
-        args.output.as_deref().map(|o| (o, format)),
+        args.output
+            .as_deref()
+            .filter(|_| excluded.is_none())
+            .map(|o| (o, format)),
         seed,
         time_limit,
         started,
@@ -129,7 +140,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         }
         e => e,
     })?;
-    let (answer, stats, seconds_output, solution, patched, residual) = match outcome {
+    let (answer, stats, mut seconds_output, mut solution, patched, residual) = match outcome {
         JobOutcome::Invalid(report) => {
             errln!(
                 "nqueens: {}: not a valid composition; the verifier says:",
@@ -147,6 +158,11 @@ pub fn run(args: Args) -> Result<i32, Error> {
             residual,
         } => (answer, stats, seconds_output, solution, patched, residual),
     };
+    if let (Some(ed), Answer::Solved) = (excluded, &answer) {
+        let t = Instant::now();
+        solution = Some(instance_solution(ed, solution, &args, format)?);
+        seconds_output += t.elapsed().as_secs_f64();
+    }
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
     {
@@ -192,6 +208,14 @@ pub fn run(args: Args) -> Result<i32, Error> {
             _ => mat_note,
         }
         .filter(|_| args.output.is_some() && answer == Answer::Solved),
+        instance_note: excluded.map(|ed| {
+            format!(
+                "Excluded Diagonals instance of {}, solved through the completion board of \
+                 {} it reduces to (--reduced answers with that board)",
+                plural(ed.m, "row"),
+                plural(stats.n, "row")
+            )
+        }),
         answer: &answer,
         stats: &stats,
         seed,
@@ -201,6 +225,24 @@ pub fn run(args: Args) -> Result<i32, Error> {
     };
     report(&run, &args)?;
     Ok(exit::of_answer(&answer))
+}
+
+/// The Excluded Diagonals instance's solution inside `reduced`, the solved rows of its
+/// reduced board, checked against the instance and written to `-o` when given.
+fn instance_solution(
+    ed: &nqueens::excluded::ExcludedDiagonals,
+    reduced: Option<Vec<u32>>,
+    args: &Args,
+    format: OutputFormat,
+) -> Result<Vec<u32>, Error> {
+    let self_check = |why: String| Error::Job(nqueens::complete::JobError::SelfCheck(why));
+    let reduced =
+        reduced.ok_or_else(|| self_check("the reduced board's rows were not kept".into()))?;
+    let solution = ed.solution_from_reduced(&reduced).map_err(self_check)?;
+    if let Some(path) = &args.output {
+        super::convert::write_rows(path, &solution, format)?.commit()?;
+    }
+    Ok(solution)
 }
 
 /// What identifies the content of a file cheaply: its inode, size and modification time.
@@ -236,6 +278,8 @@ struct Finished<'a> {
     /// The solution went to a MAT file (whose shape is ours, not the input's).
     /// How a MAT output's variable was written.
     mat_note: Option<String>,
+    /// For an Excluded Diagonals instance answered with its own rows: what was solved.
+    instance_note: Option<String>,
 }
 
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
@@ -303,6 +347,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         solution,
         hint: _,
         mat_note: _,
+        instance_note: _,
         patched,
         output_base,
     } = *run;
@@ -390,6 +435,9 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
         stats.levels.0,
         stats.levels.1
     )?;
+    if let Some(note) = &run.instance_note {
+        wln!(w, "  {note}")?;
+    }
     phase(w, "input", &stats.input, "read, validated, marked".into())?;
     phase(
         w,

@@ -4,7 +4,6 @@
 
 use super::{Error, InputArgs, Progress, exit};
 use nqueens::dimacs::{self, Model};
-use nqueens::excluded::ExcludedDiagonals;
 use nqueens::format::csplib::{self, ParamFile};
 use nqueens::format::{
     AtomicFile, Encoding, ErrorKind, FormatError, OutputFormat, RowWriter, nqb::DEFAULT_FRAME_ROWS,
@@ -241,7 +240,7 @@ fn excluded_solution(
         )));
     };
     let rows = super::open_input(input, opts)?.to_vec()?;
-    let solution = map_back(&ed, &rows).map_err(|d| {
+    let solution = ed.solution_from_reduced(&rows).map_err(|d| {
         FormatError::new(
             input,
             ErrorKind::Mismatch(format!("not a solution of {}'s board: {d}", base.display())),
@@ -251,14 +250,11 @@ fn excluded_solution(
     write_rows(output, &solution, format)
 }
 
-/// The instance's solution inside a full solution of its reduced board.
-fn map_back(ed: &ExcludedDiagonals, rows: &[u32]) -> Result<Vec<u32>, String> {
-    let solution = ed.reduce().solution_of(rows)?;
-    ed.check_solution(&solution)?;
-    Ok(solution)
-}
-
-fn write_rows(dest: &Path, rows: &[u32], format: OutputFormat) -> Result<AtomicFile, Error> {
+pub(super) fn write_rows(
+    dest: &Path,
+    rows: &[u32],
+    format: OutputFormat,
+) -> Result<AtomicFile, Error> {
     let mut w = RowWriter::create(dest, rows.len() as u64, format)?;
     w.write_rows(rows)?;
     Ok(w.finish()?)

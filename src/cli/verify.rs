@@ -30,7 +30,8 @@ pub struct Args {
     /// Count a valid composition that is not a full solution as a failure.
     #[arg(long)]
     require_complete: bool,
-    /// Every queen of this composition must be kept by each file.
+    /// Every queen of this composition must be kept by each file. With an Excluded
+    /// Diagonals instance, a file of its m rows is checked inside its reduced board.
     #[arg(long, value_name = "COMPOSITION")]
     base: Option<PathBuf>,
     /// Print nothing on standard output and show no progress: the exit code is the

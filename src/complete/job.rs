@@ -39,8 +39,9 @@ pub enum JobOutcome {
         stats: Box<Stats>,
         /// Seconds for sealing, re-verification and output.
         seconds_output: f64,
-        /// With no output and a solved board of at most [`KEPT_ROWS`] rows: its rows
-        /// (1-based columns), so that the answer can be shown.
+        /// With no output and a solved board of at most [`KEPT_ROWS`] rows, or of an
+        /// Excluded Diagonals instance's reduced board (held in memory already): its rows
+        /// (1-based columns), so that the answer can be shown or mapped back.
         solution: Option<Vec<u32>>,
         /// When the answer was written as its v7.3 input with the chunks that held free rows
         /// replaced: how many chunks.
@@ -160,7 +161,7 @@ pub fn run_job(
             }
             (None, _) => {
                 check_solution(&store_path, &kept)?;
-                if n <= KEPT_ROWS {
+                if n <= KEPT_ROWS || input.excluded_diagonals().is_some() {
                     solution = Some(open_own(&store_path, Default::default())?.to_vec()?);
                 }
             }

@@ -19,6 +19,9 @@ pub enum Input {
         bytes: Vec<u8>,
         /// For a variable of a MATLAB or Octave file: its name, class and orientation.
         layout: Option<MatSource>,
+        /// For a CSPLib Excluded Diagonals instance: the instance, whose reduced board the
+        /// rows are (a solution of them maps back to the instance's own rows).
+        excluded: Option<Box<crate::excluded::ExcludedDiagonals>>,
     },
     /// A numeric vector of a MAT v7.3 (HDF5) file, read by windows.
     Mat73(Box<mat73::Mat73File>),
@@ -147,6 +150,7 @@ impl Input {
                     format: MAT5,
                     bytes,
                     layout: Some(f.source()),
+                    excluded: None,
                 });
             }
             mat5::Sniff::V73 => {
@@ -205,7 +209,11 @@ impl Input {
                         placed,
                     }),
                     csplib::ParamFile::Excluded(ed) => {
-                        Self::from_rows(path, EXCLUDED, &ed.reduce().rows)
+                        let mut input = Self::from_rows(path, EXCLUDED, &ed.reduce().rows)?;
+                        if let Input::Memory { excluded, .. } = &mut input {
+                            *excluded = Some(Box::new(ed));
+                        }
+                        Ok(input)
                     }
                 };
             }
@@ -348,6 +356,7 @@ impl Input {
             format,
             bytes,
             layout: None,
+            excluded: None,
         })
     }
 
@@ -378,6 +387,15 @@ impl Input {
             Input::Memory { layout, .. } => layout.clone(),
             Input::Mat73(f) => Some(f.source()),
             Input::Mat5(f) => Some(f.source()),
+            _ => None,
+        }
+    }
+
+    /// For a CSPLib Excluded Diagonals instance (read as its reduced board): the
+    /// instance.
+    pub fn excluded_diagonals(&self) -> Option<&crate::excluded::ExcludedDiagonals> {
+        match self {
+            Input::Memory { excluded, .. } => excluded.as_deref(),
             _ => None,
         }
     }

@@ -243,7 +243,19 @@ pub(crate) struct Marks {
 /// # std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// With an Excluded Diagonals instance as the base (read as its reduced board), a file
+/// of the instance's own m rows is checked as its board inside the reduced one: the
+/// base's queens, the file's rows in the block of free rows.
 pub fn verify(input: &Input, req: Requirements) -> Result<Report, FormatError> {
+    if let Some(ed) = req.base.and_then(Input::excluded_diagonals)
+        && input.n() == ed.m
+        && input.n() != req.base.map_or(0, Input::n)
+    {
+        let lifted = ed.reduce().board_with(&input.to_vec()?);
+        let lifted = Input::from_rows(input.path(), "excluded diagonals solution", &lifted)?;
+        return verify_pass(&lifted, req, false, None).map(|(report, _)| report);
+    }
     verify_pass(input, req, false, None).map(|(report, _)| report)
 }
 

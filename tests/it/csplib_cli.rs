@@ -74,44 +74,92 @@ fn excluded_diagonals_instances_are_decided_and_solutions_map_back() {
     let dir = tempfile::tempdir().unwrap();
     let all = instances();
     assert!(all.len() >= 20);
+    let path_of = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     for (path, count) in all {
         let p = path.to_str().unwrap();
-        let sol = dir.path().join("sol.nqb");
+        let (m, ex) = excluded(&path);
+        // By default the answer is the instance's own m rows.
+        let sol = path_of("sol.txt");
+        let _ = std::fs::remove_file(&sol);
+        let (code, out, err) = run(&["complete", p, "-o", &sol, "--quiet", "--seed", "7"]);
+        if count == 0 {
+            assert_eq!(code, 3, "{p}: {out}{err}");
+            assert!(out.starts_with("INFEASIBLE: exact search of the"), "{out}");
+            assert!(!Path::new(&sol).exists());
+            continue;
+        }
+        assert_eq!(code, 0, "{p}: {out}{err}");
+        assert_eq!(rows_of(Path::new(&sol)).len() as u64, m, "{p}");
+        assert_solves(&rows_of(Path::new(&sol)), m, &ex);
+        // verify --base checks those rows inside the reduced board.
+        let (code, out, _) = run(&["verify", "--require-complete", "--base", p, &sol]);
+        assert_eq!(code, 0, "{p}: {out}");
+        // With --reduced, the completion board it reduces to; convert --base maps it back.
+        let reduced = path_of("reduced.nqb");
         let (code, out, err) = run(&[
             "complete",
             p,
+            "--reduced",
             "-o",
-            sol.to_str().unwrap(),
+            &reduced,
             "--quiet",
             "--seed",
             "7",
         ]);
-        if count == 0 {
-            assert_eq!(code, 3, "{p}: {out}{err}");
-            assert!(out.starts_with("INFEASIBLE: exact search of the"), "{out}");
-            continue;
-        }
         assert_eq!(code, 0, "{p}: {out}{err}");
-        let (code, _, err) = run(&[
-            "verify",
-            "--require-complete",
-            "--base",
-            p,
-            sol.to_str().unwrap(),
-        ]);
+        let (code, _, err) = run(&["verify", "--require-complete", "--base", p, &reduced]);
         assert_eq!(code, 0, "{err}");
-        let back = dir.path().join("back.txt");
-        let (code, _, err) = run(&[
-            "convert",
-            sol.to_str().unwrap(),
-            "--base",
-            p,
-            back.to_str().unwrap(),
-        ]);
+        let back = path_of("back.txt");
+        let (code, _, err) = run(&["convert", &reduced, "--base", p, &back]);
         assert_eq!(code, 0, "{err}");
-        let (m, ex) = excluded(&path);
-        assert_solves(&rows_of(&back), m, &ex);
+        assert_solves(&rows_of(Path::new(&back)), m, &ex);
     }
+}
+
+/// Without -o the instance's rows are shown, in --json too; a wrong m-row answer is
+/// refused by verify --base with the conflict it makes in the reduced board.
+#[test]
+fn excluded_diagonals_answers_are_shown_and_checked_by_their_own_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = data("csplib").join("ed-14-solvable-1.txt");
+    let p = p.to_str().unwrap();
+    let (m, ex) = excluded(Path::new(p));
+    let (code, out, err) = run(&["complete", p, "--json", "--seed", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let q: Vec<u64> = v["solution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert_solves(&q, m, &ex);
+    let (code, out, _) = run(&["complete", p, "--seed", "3"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Excluded Diagonals instance of 14 rows"),
+        "{out}"
+    );
+    let shown: Vec<u64> = out
+        .lines()
+        .find_map(|l| l.strip_prefix("solution: "))
+        .unwrap()
+        .split(' ')
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert_eq!(shown, q);
+    // Row 2 given row 1's column: two queens in one column.
+    let mut wrong = q.clone();
+    wrong[1] = wrong[0];
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(
+        &bad,
+        wrong.iter().map(|c| format!("{c}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let (code, out, _) = run(&["verify", "--base", p, bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("INVALID"), "{out}");
 }
 
 #[test]
