@@ -520,10 +520,15 @@ mod tests {
             let ed = random_instance(m, rng.random_range(0..=3 * m as usize), &mut rng);
             let red = ed.reduce();
             red.check(&ed).unwrap();
-            let mut mapped: Vec<Vec<u32>> = completions(&red)
+            let completions = completions(&red);
+            let mut mapped: Vec<Vec<u32>> = completions
                 .iter()
                 .map(|s| red.solution_of(s).unwrap())
                 .collect();
+            // board_with is solution_of's inverse.
+            for (full, q) in completions.iter().zip(&mapped) {
+                assert_eq!(&red.board_with(q), full, "case {case}");
+            }
             mapped.sort();
             let mut truth = brute_force(&ed);
             truth.sort();
