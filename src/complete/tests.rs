@@ -1,7 +1,10 @@
 use super::levels::PAIRING_STALL;
 use super::*;
 use crate::exact::{self, Outcome};
+use crate::format::Input;
+use crate::format::nqb::row_store::RowStore;
 use proptest::prelude::*;
+use state::BoardState;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 

@@ -4,8 +4,10 @@
 //! start constellations beyond (the long counts, n = 19 and up).
 
 use super::checkpoint::Key;
-use super::{BigUint, Method, Problem, Shard, Tally, constellations, halves, kernel, tally};
+use super::dispatch::tally;
 use super::{Kind, Piece};
+use super::{Method, Problem, Shard, Tally, constellations, halves, kernel};
+use num_bigint::BigUint;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -1,5 +1,9 @@
+use super::dispatch::*;
 use super::reference;
+use super::row_search::with_lines;
 use super::*;
+use crate::stop::Stop;
+use num_bigint::BigUint;
 use proptest::prelude::*;
 
 const PIECES: [Piece; 3] = [Piece::Queen, Piece::Rook, Piece::Bishop];
