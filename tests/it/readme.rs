@@ -77,8 +77,8 @@ fn expected_exit(b: &Block) -> Option<i32> {
     {
         return Some(code.parse().expect("a number after `run: exit`"));
     }
-    let covered = (m.starts_with("<!-- recipe: ") || m.starts_with("<!-- not run: "))
-        && m.ends_with(" -->");
+    let covered =
+        (m.starts_with("<!-- recipe: ") || m.starts_with("<!-- not run: ")) && m.ends_with(" -->");
     assert!(
         covered,
         "README.md line {}: a ```sh block without a marker (<!-- run -->, <!-- run: exit C -->, \
@@ -115,7 +115,11 @@ fn shows(output: &str, expected: &str) -> bool {
 #[test]
 fn every_shell_block_is_marked_and_the_marked_ones_run_as_shown() {
     let blocks = blocks();
-    assert!(blocks.len() >= 10, "README.md has {} sh blocks", blocks.len());
+    assert!(
+        blocks.len() >= 10,
+        "README.md has {} sh blocks",
+        blocks.len()
+    );
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
