@@ -2,7 +2,7 @@
 """Checks the library's layers: a module imports only modules of its own layer or below,
 and no two modules import each other, directly or through others.
 
-The layers, bottom to top (README.md, "Layout", says what each holds):
+The layers, bottom to top (docs/ARCHITECTURE.md, "Layers", says what each holds):
 
   0  board closed_form rng stop memory cleanup     shared plumbing and closed forms
      progress oracle

@@ -21,6 +21,7 @@ mod mat_answers;
 mod messages;
 mod npy_cli;
 mod progress_cli;
+mod readme;
 mod reader_bounds;
 mod signals;
 mod verify_cli;
