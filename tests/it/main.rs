@@ -21,7 +21,7 @@ mod mat_answers;
 mod messages;
 mod npy_cli;
 mod progress_cli;
-mod readme;
 mod reader_bounds;
+mod readme;
 mod signals;
 mod verify_cli;

@@ -104,6 +104,46 @@ pub fn terminated_env(
         .expect("exited by itself, not killed by the signal")
 }
 
+/// Runs the binary in `dir` and sends it SIGTERM as soon as the checkpoint file `saved`
+/// (relative to `dir`) records some counted items; its exit code (0 when it finished
+/// first). Waits on the work, not on the clock, so a loaded machine cannot make the stop
+/// land too early or too late.
+pub fn terminated_once_saved(dir: &Path, vars: &[(&str, &str)], args: &[&str], saved: &str) -> i32 {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .envs(vars.iter().copied())
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code().expect("exited by itself");
+        }
+        let text = std::fs::read_to_string(dir.join(saved)).unwrap_or_default();
+        if text.starts_with("{\"counted\":") && !text.starts_with("{\"counted\":0,") {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "no checkpoint within 2 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child
+        .wait()
+        .unwrap()
+        .code()
+        .expect("exited by itself, not killed by the signal")
+}
+
 /// A new pseudo-terminal: (master, slave). A child given the slave as a stream sees a
 /// terminal there.
 pub fn pty() -> (std::fs::File, std::fs::File) {
