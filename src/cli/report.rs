@@ -21,7 +21,7 @@ pub(crate) fn zero_based_hint(n: u64) -> String {
     )
 }
 
-fn print_verdict(file: &str, r: &Report) -> Result<(), Error> {
+pub(super) fn print_verdict(file: &str, r: &Report) -> Result<(), Error> {
     match r.verdict {
         Verdict::Solution => outln!("{file}: VALID SOLUTION (n = {})", r.n)?,
         Verdict::Composition => outln!("{file}: VALID COMPOSITION ({} of {})", r.k, r.n)?,
@@ -88,4 +88,25 @@ fn print_verdict(file: &str, r: &Report) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Peak resident set size in bytes (all pages, mapped file pages included).
+pub(crate) fn peak_rss() -> Option<u64> {
+    // SAFETY: rusage is plain integers, for which all zero bytes are a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes into the struct it is given.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    // Linux reports kilobytes.
+    Some(usage.ru_maxrss as u64 * 1024)
+}
+
+/// `n thing` or `n things`, for statistics people read ("1 run", "2 runs").
+pub(super) fn plural(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
 }

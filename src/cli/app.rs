@@ -1,0 +1,124 @@
+//! The command line itself: the subcommands, parsing, and running one.
+
+use super::error::{EXIT_CODES, Error, exit};
+use super::signals::{install_bus_error_handler, install_signal_handler};
+use super::stdout::stdout;
+use super::{channels, complete, convert, count, docs, generate, info, verify};
+/// n-queens compositions and solutions at every scale.
+use clap::{Parser, Subcommand};
+#[derive(Parser, Debug)]
+#[command(name = "nqueens", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Worker threads of every parallel step (default, or 0: all cores; at most 4096, and
+    /// no more than 64 or twice the cores are started); may come before or after the
+    /// subcommand.
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Complete a composition into a solution, or prove that none exists.
+    Complete(complete::Args),
+    /// Check compositions and solutions, many files at once.
+    Verify(verify::Args),
+    /// Show a file's format, header fields, sizes and checksum status.
+    Info(info::Args),
+    /// Convert a composition between NQB, MAT, text, CSPLib and DIMACS CNF.
+    Convert(convert::Args),
+    /// Count placements of n queens, rooks or bishops (regular, super, awesome).
+    Count(count::Args),
+    /// Build solutions and compositions.
+    #[command(subcommand)]
+    Generate(generate::Command),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(docs::CompletionArgs),
+    /// Print the manual page (roff), or write one page per subcommand with --dir.
+    Man(docs::ManArgs),
+}
+
+/// The command line of this process, parsed, with the files it names (clap's own error
+/// and exit for a command line that does not parse, or `--help`).
+pub fn parse() -> (Cli, channels::Files) {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            // Help and version go to standard output: through `stdout()`, so that a closed
+            // or full one is an error (clap's own printing reports success).
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                use std::io::IsTerminal as _;
+                use std::io::Write as _;
+                let text = if std::io::stdout().is_terminal() {
+                    e.render().ansi().to_string()
+                } else {
+                    e.render().to_string()
+                };
+                let written = stdout()
+                    .write_all(text.as_bytes())
+                    .and_then(|()| stdout().flush());
+                if let Err(e) = written {
+                    errln!("nqueens: {}", Error::Stdout(e));
+                    std::process::exit(exit::ERROR);
+                }
+                std::process::exit(exit::OK);
+            }
+            e.exit()
+        }
+    };
+    let files = channels::Files::of(&Cli::command(), &matches);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    (cli, files)
+}
+
+/// Runs a parsed command line; returns the exit code for a command that ran to its end.
+pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
+    install_signal_handler();
+    install_bus_error_handler();
+    channels::check(&files)?;
+    if let Some(t) = checked_threads(cli.threads)? {
+        // Idle pool threads spin before they sleep: thousands of them on two cores took
+        // 12 s to start and stop around a 0.01 s count. Results never depend on the
+        // number of threads, so more than the cores can run are simply not started.
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let t = t.min(64.max(2 * cores));
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| Error::System {
+                what: format!("--threads {t}: cannot start the threads"),
+                source: std::io::Error::other(e),
+            })?;
+    }
+    match cli.command {
+        Command::Complete(a) => complete::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Generate(c) => generate::run(c),
+        Command::Count(a) => count::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Completions(a) => docs::completions(a),
+        Command::Man(a) => docs::man(a),
+    }
+}
+
+/// The most worker threads a command starts: far above any machine's cores, far below
+/// what exhausts the system's thread limit.
+pub const MAX_THREADS: usize = 4096;
+
+/// `--threads`, checked against [`MAX_THREADS`].
+pub(super) fn checked_threads(threads: Option<usize>) -> Result<Option<usize>, Error> {
+    match threads {
+        Some(t) if t > MAX_THREADS => Err(Error::Usage(format!(
+            "--threads {t}: at most {MAX_THREADS} threads"
+        ))),
+        // As for zstd -T0: zero means all cores.
+        Some(0) => Ok(None),
+        t => Ok(t),
+    }
+}
