@@ -7,8 +7,8 @@
 //! (u32 type, u32 byte count, data padded to 8 bytes; elements of at most 4 bytes are packed
 //! into the tag), with miCOMPRESSED elements holding one zlib stream of a whole miMATRIX.
 
-use super::source::{Fault, FileBytes, MmapChoice, Pieces, Span, Window, skip};
-use super::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, listing};
+use crate::format::source::{Fault, FileBytes, MmapChoice, Pieces, Span, Window, skip};
+use crate::format::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, listing};
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -507,8 +507,8 @@ pub struct Mat5File {
     inflating: Pieces<flate2::read::ZlibDecoder<Span>>,
 }
 
-/// The rows of every window but the last that an [`super::Input`] reads.
-const WINDOW_ROWS: u64 = super::nqb::DEFAULT_FRAME_ROWS;
+/// The rows of every window but the last that an [`crate::format::Input`] reads.
+const WINDOW_ROWS: u64 = crate::format::nqb::DEFAULT_FRAME_ROWS;
 
 impl Mat5File {
     /// Whether the file shrank under its map while it was read (see

@@ -11,7 +11,7 @@
 
 use super::{DEFLATE, Mat73File, SHUFFLE, StoredLayout, WORK};
 use crate::board::Bitmap;
-use crate::format::hdf5_v1::{self, ChunkIndex};
+use crate::format::matlab::hdf5_v1::{self, ChunkIndex};
 use crate::format::{AtomicFile, ErrorKind, FormatError, IndexBase, MatLayout};
 use rayon::prelude::*;
 use std::os::unix::fs::FileExt;

@@ -5,8 +5,8 @@
 //! `M` is the byte order (0 little-, 1 big-endian), `P` the value type, `T` 0 for a
 //! numeric matrix (1 text, 2 sparse: refused by name).
 
-use super::IndexBase;
-use super::{ErrorKind, FormatError, clip};
+use crate::format::IndexBase;
+use crate::format::{ErrorKind, FormatError, clip};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -142,8 +142,8 @@ pub(crate) fn parse(
             data: data_at..at,
         });
     }
-    let chosen =
-        super::choose_variable(&names, &index, var, |i| vars[i].candidate()).map_err(fail)?;
+    let chosen = crate::format::choose_variable(&names, &index, var, |i| vars[i].candidate())
+        .map_err(fail)?;
     let (v, name) = (&vars[chosen], &names[chosen]);
     let (h, shown) = (&v.h, clip(name));
     if let Some(what) = v.refusal() {

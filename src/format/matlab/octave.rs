@@ -6,7 +6,7 @@
 //! The dimensions line is part of the header, not data: reading it as rows was the bug
 //! that made an 8-queens solution look like a 10-row board.
 
-use super::{ErrorKind, FormatError, IndexBase, clip, dims_text, listing, quote};
+use crate::format::{ErrorKind, FormatError, IndexBase, clip, dims_text, listing, quote};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -38,7 +38,7 @@ pub(crate) fn parse(
     var: Option<&str>,
     base: IndexBase,
 ) -> Result<(Vec<u32>, super::MatSource), FormatError> {
-    let text = super::text::utf8(path, bytes)?;
+    let text = crate::format::text::utf8(path, bytes)?;
     let fail = |line: u64, detail: String| FormatError::new(path, ErrorKind::Text { line, detail });
     let whole = |detail: String| {
         FormatError::new(
@@ -135,7 +135,7 @@ pub(crate) fn parse(
     let mut rows = Vec::new();
     for &(line, text) in &chosen.values {
         for token in text.split_whitespace() {
-            let v = super::text::parse_value(token, base)
+            let v = crate::format::text::parse_value(token, base)
                 .map_err(|d| fail(line, format!("{}: {d}", clip(chosen.name))))?;
             rows.push(v);
         }

@@ -5,8 +5,8 @@
 //! classes); the layout of other types (strings, cells, structs, logicals) is not, and a
 //! file that holds one before the variable asked for is refused by that type's name.
 
-use super::IndexBase;
-use super::{ErrorKind, FormatError, clip, quote};
+use crate::format::IndexBase;
+use crate::format::{ErrorKind, FormatError, clip, quote};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -257,7 +257,7 @@ pub(crate) fn parse(
             count,
         });
     }
-    let chosen = super::choose_variable(&names, &index, var, |i| {
+    let chosen = crate::format::choose_variable(&names, &index, var, |i| {
         vars[i].vector() && vars[i].count > 0
     })
     .map_err(fail)?;
@@ -266,13 +266,13 @@ pub(crate) fn parse(
     if !v.vector() {
         return Err(fail(format!(
             "variable {shown} is a {} matrix, expected a 1xN or Nx1 vector",
-            super::dims_text(&v.dims)
+            crate::format::dims_text(&v.dims)
         )));
     }
     if v.count == 0 {
         return Err(fail(format!(
             "variable {shown} is empty ({})",
-            super::dims_text(&v.dims)
+            crate::format::dims_text(&v.dims)
         )));
     }
     let mut c = Cursor {

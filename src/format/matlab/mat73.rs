@@ -17,7 +17,7 @@ mod patch;
 
 pub(crate) use patch::Patched;
 
-use super::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, quote};
+use crate::format::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, quote};
 use hdf5_pure::DType;
 use hdf5_pure::mat::{Block, DataProducer, MatBuilder, MatError, Options};
 use std::cell::RefCell;
@@ -753,7 +753,7 @@ impl Mat73File {
     pub fn rows(&self, first: u64, count: u64) -> Result<Vec<u32>, FormatError> {
         let mut bytes = Vec::new();
         self.rows_le(first, count, &mut bytes)?;
-        Ok(super::le::to_rows(&bytes))
+        Ok(crate::format::le::to_rows(&bytes))
     }
 
     /// Rows `first .. first + count` as validated row values, into `out` as little-endian
@@ -769,7 +769,7 @@ impl Mat73File {
             let values = self
                 .crate_values(first, count)
                 .map_err(|e| self.read_error(first, e))?;
-            super::le::extend_bytes(out, &self.check(values, first)?);
+            crate::format::le::extend_bytes(out, &self.check(values, first)?);
             return Ok(());
         };
         let direct = self.dtype == DType::U32 && !stored.big_endian && self.base == IndexBase::One;
@@ -803,7 +803,7 @@ impl Mat73File {
                     // Other types, and the message for a double that is no row value.
                     out.clear();
                     let values = Values::decode(elements_read, &self.dtype, stored.big_endian);
-                    super::le::extend_bytes(out, &self.check(values, first)?);
+                    crate::format::le::extend_bytes(out, &self.check(values, first)?);
                     Ok(())
                 });
             work.elements = elements;
@@ -965,7 +965,7 @@ pub struct Mat73Writer {
     dest: PathBuf,
     n: u64,
     layout: super::MatLayout,
-    spool: std::io::BufWriter<super::output::Scratch>,
+    spool: std::io::BufWriter<crate::format::output::Scratch>,
     written: u64,
 }
 
@@ -973,7 +973,7 @@ impl Mat73Writer {
     /// Starts a file at `dest` for `n` rows.
     pub fn create(dest: &Path, n: u64, layout: super::MatLayout) -> Result<Self, FormatError> {
         holds(dest, n, layout)?;
-        let spool = super::output::Destination::resolve(dest)?.scratch("", ".spool")?;
+        let spool = crate::format::output::Destination::resolve(dest)?.scratch("", ".spool")?;
         Ok(Mat73Writer {
             dest: dest.to_path_buf(),
             n,
@@ -986,7 +986,7 @@ impl Mat73Writer {
     /// Appends rows.
     pub fn write_rows(&mut self, rows: &[u32]) -> Result<(), FormatError> {
         self.written += rows.len() as u64;
-        let bytes = super::le::to_bytes(rows);
+        let bytes = crate::format::le::to_bytes(rows);
         self.spool
             .write_all(&bytes)
             .map_err(|e| FormatError::new(&self.dest, ErrorKind::Write(e)))
@@ -1107,7 +1107,8 @@ impl DataProducer for Mapped {
         if self.class == super::MatClass::UInt32 {
             out.extend_from_slice(bytes);
         } else {
-            self.class.extend_le(out, &super::le::to_rows(bytes));
+            self.class
+                .extend_le(out, &crate::format::le::to_rows(bytes));
         }
         Ok(())
     }
@@ -1240,7 +1241,7 @@ impl Variables {
         if self.vars.is_empty() {
             return none.into();
         }
-        super::listing(
+        crate::format::listing(
             self.vars
                 .iter()
                 .map(|v| describe(&v.name, &v.ds, v.octave.as_deref())),
