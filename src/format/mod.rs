@@ -34,7 +34,6 @@ pub use output::{
 pub(crate) use output::{Destination, Scratch, reserve};
 pub(crate) use shown::{clip, dims_text, hex, listing, quote};
 pub use source::MmapChoice;
-pub(crate) use variables::choose_variable;
 pub use writer::{OutputFormat, RowWriter};
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! file that holds one before the variable asked for is refused by that type's name.
 
 use crate::format::IndexBase;
-use crate::format::{ErrorKind, FormatError, clip, quote};
+use crate::format::{ErrorKind, FormatError, clip, quote, variables};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -196,9 +196,7 @@ pub(crate) fn parse(
         }
         let kind = String::from_utf8_lossy(c.string("a type name").map_err(fail)?).into_owned();
         if index.insert(name.clone(), names.len()).is_some() {
-            return Err(fail(format!(
-                "two variables named {shown}: which one is meant is ambiguous"
-            )));
+            return Err(fail(variables::twice(&shown)));
         }
         let class = kind
             .strip_suffix(" matrix")
@@ -257,9 +255,13 @@ pub(crate) fn parse(
             count,
         });
     }
-    let chosen = crate::format::choose_variable(&names, &index, var, |i| {
-        vars[i].vector() && vars[i].count > 0
-    })
+    let chosen = variables::choose(
+        names.len(),
+        |n| index.get(n).copied(),
+        |i| vars[i].vector() && vars[i].count > 0,
+        || variables::names(names.iter().map(String::as_str)),
+        var,
+    )
     .map_err(fail)?;
     let (v, name) = (&vars[chosen], &names[chosen]);
     let shown = clip(name);

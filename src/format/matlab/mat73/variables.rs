@@ -2,7 +2,7 @@
 //! groups), which of them may be the board, and the checks of the one chosen.
 
 use super::chunks::product;
-use crate::format::{clip, dims_text, quote};
+use crate::format::{clip, dims_text, quote, variables};
 use hdf5_pure::DType;
 
 /// The MATLAB class of a dataset, from its `MATLAB_class` attribute.
@@ -172,11 +172,8 @@ impl Variables {
         }
     }
 
-    /// Every variable with its class and size, for messages; `none` when there is none.
-    fn listing(&self, none: &str) -> String {
-        if self.vars.is_empty() {
-            return none.into();
-        }
+    /// Every variable with its class and size, for messages.
+    fn listing(&self) -> String {
         crate::format::listing(
             self.vars
                 .iter()
@@ -184,52 +181,33 @@ impl Variables {
         )
     }
 
-    /// The variable to read: `var` when given, else `Q`, else the only numeric vector
-    /// (never a logical array, an empty one, or another type Octave stores as numbers),
-    /// else the only variable (so that what is wrong with it is said). A group (a struct,
-    /// cell, sparse array or object) chosen by name is refused, never passed over: the
-    /// file's `Q` is what the user holds.
+    /// The variable to read ([`variables::choose`]): a real numeric vector with elements
+    /// may be chosen without a name (never a logical array, an empty one, or another type
+    /// Octave stores as numbers). A group (a struct, cell, sparse array or object), named
+    /// or the file's `Q`, is refused, never passed over: the file's `Q` is what the user
+    /// holds.
     pub(super) fn choose(
         &self,
         file: &hdf5_pure::File,
         var: Option<&str>,
     ) -> Result<String, String> {
-        let group = |v: &str| {
-            self.groups.iter().any(|g| g == v).then(|| {
-                format!(
-                    "variable {} is {}, expected a numeric vector",
-                    clip(v),
-                    group_kind(file, v)
-                )
-            })
-        };
-        match var {
-            Some(v) if self.get(v).is_some() => Ok(v.to_string()),
-            Some(v) => Err(group(v).unwrap_or_else(|| {
-                format!(
-                    "no variable named {}; the file holds: {}",
-                    clip(v),
-                    self.listing("no numeric variables")
-                )
-            })),
-            // A workspace saved whole: the composition is conventionally `Q`.
-            None if self.get("Q").is_some() => Ok("Q".to_string()),
-            None => {
-                if let Some(refusal) = group("Q") {
-                    return Err(refusal);
-                }
-                let mut vectors = self.vars.iter().filter(|v| v.candidate());
-                match (vectors.next(), vectors.next(), self.vars.as_slice()) {
-                    (Some(one), None, _) => Ok(one.name.clone()),
-                    (None, _, [only]) => Ok(only.name.clone()),
-                    _ => Err(format!(
-                        "{} numeric vectors, choose one with --var; the file holds: {}",
-                        self.vars.iter().filter(|v| v.candidate()).count(),
-                        self.listing("no variables")
-                    )),
-                }
-            }
+        // Groups and datasets share the root's names: a group is never also a variable.
+        let wanted = var.unwrap_or("Q");
+        if self.groups.iter().any(|g| g == wanted) {
+            return Err(format!(
+                "variable {} is {}, expected a numeric vector",
+                clip(wanted),
+                group_kind(file, wanted)
+            ));
         }
+        let chosen = variables::choose(
+            self.vars.len(),
+            |n| self.index.get(n).copied(),
+            |i| self.vars[i].candidate(),
+            || self.listing(),
+            var,
+        )?;
+        Ok(self.vars[chosen].name.clone())
     }
 }
 
