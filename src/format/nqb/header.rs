@@ -12,7 +12,7 @@ pub struct Header {
     pub n: u64,
     /// Number of queens (non-zero rows).
     pub k: u64,
-    /// Checksum of the raw payload, see [`PayloadHasher`].
+    /// Checksum of the raw payload, see [`PayloadHasher`](super::PayloadHasher).
     pub payload_checksum: u64,
 }
 
