@@ -3,6 +3,7 @@
 //! Fletcher-32.
 
 use crate::format::clip;
+use crate::format::matlab::hdf5_latest;
 use std::cell::RefCell;
 use std::path::Path;
 
@@ -435,7 +436,7 @@ pub(super) fn stored_size_covers(
 
 /// Where a dataset's elements are: as the crate reports it, or, for the layouts it does
 /// not read (a data layout message of version 5, a version 2 B-tree chunk index), as
-/// [`crate::format::matlab::hdf5_latest`] finds it in the file.
+/// [`hdf5_latest`] finds it in the file.
 pub(super) enum Storage {
     /// Inside the object header, this many bytes.
     Compact(u64),
@@ -445,7 +446,7 @@ pub(super) enum Storage {
     /// cannot read it either).
     Chunked {
         shape: Vec<u64>,
-        chunks: Vec<crate::format::matlab::hdf5_latest::ChunkAt>,
+        chunks: Vec<hdf5_latest::ChunkAt>,
         by_hand: Option<String>,
     },
 }
@@ -463,22 +464,20 @@ impl Storage {
         let e = |e: hdf5_pure::Error| e.to_string();
         let by_hand = || -> Result<Storage, String> {
             let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-            Ok(
-                match crate::format::matlab::hdf5_latest::locate(&file, dataset, dims, axis)? {
-                    crate::format::matlab::hdf5_latest::Storage::Contiguous { address, size } => {
-                        Storage::Contiguous { address, size }
-                    }
-                    crate::format::matlab::hdf5_latest::Storage::Chunked {
-                        shape,
-                        chunks,
-                        what,
-                    } => Storage::Chunked {
-                        shape,
-                        chunks,
-                        by_hand: Some(what),
-                    },
+            Ok(match hdf5_latest::locate(&file, dataset, dims, axis)? {
+                hdf5_latest::Storage::Contiguous { address, size } => {
+                    Storage::Contiguous { address, size }
+                }
+                hdf5_latest::Storage::Chunked {
+                    shape,
+                    chunks,
+                    what,
+                } => Storage::Chunked {
+                    shape,
+                    chunks,
+                    by_hand: Some(what),
                 },
-            )
+            })
         };
         let layout = match ds.layout() {
             Err(hdf5_pure::Error::Format(hdf5_pure::FormatError::InvalidLayoutVersion(5))) => {
@@ -500,7 +499,7 @@ impl Storage {
                     .chunks()
                     .map_err(e)?
                     .into_iter()
-                    .map(|c| crate::format::matlab::hdf5_latest::ChunkAt {
+                    .map(|c| hdf5_latest::ChunkAt {
                         first: c.offset.get(axis).copied().unwrap_or(0),
                         address: c.address,
                         size: c.storage_size,

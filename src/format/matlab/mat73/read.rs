@@ -3,6 +3,7 @@
 
 use super::chunks::{Storage, Stored, WORK, stored_size_covers};
 use super::variables::{Var, Variables, class_of, hdf5_error, numeric_vector, octave_numeric};
+use crate::format::matlab::hdf5_v1;
 use crate::format::{ErrorKind, FormatError, IndexBase, clip};
 use hdf5_pure::DType;
 use std::path::{Path, PathBuf};
@@ -51,7 +52,7 @@ impl Mat73File {
             }
         };
         if let Ok(raw) = std::fs::File::open(path) {
-            crate::format::matlab::hdf5_v1::check_root_group(&raw).map_err(fail)?;
+            hdf5_v1::check_root_group(&raw).map_err(fail)?;
         }
         let file = hdf5_pure::File::open_streaming(path).map_err(|e| fail(hdf5_error(&e)))?;
         let vars = Variables::of(&file).map_err(fail)?;
