@@ -133,18 +133,19 @@ def imports(code: str) -> set:
     return found
 
 
-def sibling_imports(path: Path, code: str) -> set:
-    """The files of the same folder that a file imports (`super::x`, `crate::m::x`), for
-    the check of cycles between files of one module; `mod.rs`, the folder's facade, is
-    left out."""
+def sibling_imports(path: Path, code: str, src: Path) -> set:
+    """The files of the same folder that a file imports (`super::x`, `crate::m::x`, and
+    `crate::m::sub::x` in a nested folder such as `format/matlab/`), for the check of
+    cycles between files of one module; `mod.rs`, the folder's facade, is left out."""
     folder = path.parent
+    module_path = "::".join(folder.relative_to(src).parts)
     siblings = {p.stem for p in folder.glob("*.rs") if p.name not in ("mod.rs", "tests.rs")}
     siblings |= {p.name for p in folder.iterdir() if p.is_dir()}
     found = set()
     names = set(re.findall(r"\bsuper::([a-z_][a-z0-9_]*)", code))
     for group in re.findall(r"\bsuper::\{([^}]*)\}", code):
         names.update(re.findall(r"(?:^|,)\s*([a-z_][a-z0-9_]*)", group))
-    names |= set(re.findall(r"\bcrate::" + re.escape(folder.name) + r"::([a-z_][a-z0-9_]*)", code))
+    names |= set(re.findall(r"\bcrate::" + re.escape(module_path) + r"::([a-z_][a-z0-9_]*)", code))
     return {x for x in names if x in siblings and x != path.stem}
 
 
@@ -193,6 +194,8 @@ def self_test() -> int:
             ("count/mod.rs", "\n#[cfg(test)]\nmod planted;\n\nfn planted() { let _ = crate::publish::merge::merge; }\n"),
             # A cycle between two files of one folder.
             ("count/kernel.rs", "\nfn planted() { let _ = super::sieve::disjoint_pairs; }\n"),
+            # A cycle between two files of a nested folder, named by its whole path.
+            ("format/matlab/mat73/chunks.rs", "\nfn planted() { let _ = crate::format::matlab::mat73::read::Mat73File::n; }\n"),
         ]
         for rel, text in plants:
             target = copy / rel
@@ -224,7 +227,7 @@ def main() -> int:
             continue
         code = code_of(path.read_text())
         if path.name != "mod.rs" and len(rel.parts) > 1:
-            for d in sibling_imports(path, code):
+            for d in sibling_imports(path, code, src):
                 node = str(rel.parent / path.stem)
                 file_edges.setdefault(node, {}).setdefault(str(rel.parent / d), str(rel))
         for d in imports(code):

@@ -182,7 +182,7 @@ enum Written {
     /// Written from the row store.
     File(AtomicFile),
     /// The input file with the chunks that held free rows replaced.
-    Patched(crate::format::mat73::Patched),
+    Patched(crate::format::matlab::mat73::Patched),
 }
 
 /// Writes the solved board in the row store at `store_path` to `dest` as `format`: as
@@ -209,7 +209,7 @@ fn write_answer(
         return Ok(Written::Patched(patched));
     }
     // Straight from the row store: a spool would copy 4 n bytes once more.
-    crate::format::mat73::write_mapped(
+    crate::format::matlab::mat73::write_mapped(
         dest,
         std::sync::Arc::new(map),
         crate::format::nqb::HEADER_LEN,

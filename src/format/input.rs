@@ -1,5 +1,6 @@
 //! Reading any input: recognising a file's format, then its rows segment by segment.
 
+use super::matlab::{mat4, mat5, mat73, octave, octave_binary};
 use super::*;
 use std::fs::File;
 use std::io::{Read, Write};

@@ -3,7 +3,7 @@
 //! extracted to a temporary file (bounded by what its compressed bytes can hold) and read as
 //! any `.npy` file. The zip container is read by the `zip` crate.
 
-use super::{ErrorKind, FormatError, Input, OpenOptions, listing, quote};
+use super::{ErrorKind, FormatError, Input, OpenOptions, quote};
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -31,31 +31,20 @@ pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input,
         .file_names()
         .filter_map(|name| name.ok()?.strip_suffix(".npy").map(str::to_string))
         .collect();
-    let chosen = match opts.var.as_deref() {
-        Some(var) => arrays.iter().find(|a| *a == var).cloned().ok_or_else(|| {
-            fail(format!(
-                ".npz archive: no array {} (it holds {})",
-                quote(var),
-                listing(arrays.iter().cloned())
-            ))
-        })?,
-        None if arrays.iter().any(|a| a == "Q") => "Q".to_string(),
-        None => match arrays.as_slice() {
-            [one] => one.clone(),
-            [] => return Err(fail(".npz archive holds no array".into())),
-            several => {
-                return Err(fail(format!(
-                    ".npz archive of {} arrays ({}): name the board with --var",
-                    several.len(),
-                    listing(several.iter().cloned())
-                )));
-            }
-        },
-    };
+    // Every array may be the board: its shape is read once it is chosen.
+    let chosen = super::variables::choose(
+        arrays.len(),
+        |name| arrays.iter().position(|a| a == name),
+        |_| true,
+        || super::variables::names(arrays.iter().map(String::as_str)),
+        opts.var.as_deref(),
+    )
+    .map_err(|m| fail(format!(".npz archive: {m}")))?;
+    let chosen = &arrays[chosen];
     let mut entry = zip.by_name(&format!("{chosen}.npy")).map_err(|e| {
         fail(format!(
             "array {}: {}",
-            quote(&chosen),
+            quote(chosen),
             quote(&e.to_string())
         ))
     })?;
@@ -75,14 +64,14 @@ pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input,
     if size > most {
         return Err(fail(format!(
             "array {}: declares {size} bytes, more than its {} stored bytes can hold",
-            quote(&chosen),
+            quote(chosen),
             entry.compressed_size()
         )));
     }
     if size > largest {
         return Err(fail(format!(
             "array {}: declares {size} bytes, more than a board of at most {} rows needs",
-            quote(&chosen),
+            quote(chosen),
             crate::board::MAX_N
         )));
     }
@@ -90,14 +79,14 @@ pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input,
     let copied = std::io::copy(&mut (&mut entry).take(size + 1), &mut spool).map_err(|e| {
         fail(format!(
             "array {}: {}",
-            quote(&chosen),
+            quote(chosen),
             quote(&e.to_string())
         ))
     })?;
     if copied != size {
         return Err(fail(format!(
             "array {}: {copied} bytes, the archive declares {size}",
-            quote(&chosen)
+            quote(chosen)
         )));
     }
     let mut input = Input::open_with(spool.path(), opts).map_err(|mut e| {
@@ -105,10 +94,7 @@ pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input,
         e
     })?;
     if !matches!(input, Input::Npy(_)) {
-        return Err(fail(format!(
-            "array {} is not a .npy array",
-            quote(&chosen)
-        )));
+        return Err(fail(format!("array {} is not a .npy array", quote(chosen))));
     }
     input.set_path(path);
     Ok(input)

@@ -1,6 +1,7 @@
 //! Writing any output format through one atomic row writer.
 
 use super::input::{CSPLIB, MAT5, MAT73, NPY};
+use super::matlab::{mat5, mat73};
 use super::*;
 use std::path::Path;
 

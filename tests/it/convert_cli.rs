@@ -113,7 +113,7 @@ fn bad_mat_files_get_one_line_errors() {
         ("nan", "Q(2) is NaN"),
         (
             "two-vectors",
-            "choose one with --var: A (double, 1x2), B (double, 1x2)",
+            "2 variables could be the board, name one with --var; the file holds: A (double, 1x2), B (double, 1x2)",
         ),
         ("v73-truncated", "v7.3: HDF5 format error: unexpected EOF"),
         ("v73-char", "v7.3: variable Q is a char array"),
@@ -128,7 +128,7 @@ fn bad_mat_files_get_one_line_errors() {
         ),
         (
             "v73-two-vectors",
-            "2 numeric vectors, choose one with --var; the file holds: A (double, 1x2), B (double, 1x2)",
+            "2 variables could be the board, name one with --var; the file holds: A (double, 1x2), B (double, 1x2)",
         ),
     ] {
         let path = data("mat").join(format!("bad-{name}.mat"));

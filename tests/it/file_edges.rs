@@ -617,7 +617,7 @@ fn octave_and_hdf5_files_read_as_written() {
         ),
         (
             "hdf5-plain-two.h5",
-            "HDF5 file (not MATLAB v7.3): 2 numeric vectors, choose one with --var",
+            "HDF5 file (not MATLAB v7.3): 2 variables could be the board, name one with --var",
         ),
         (
             "hdf5-plain-scalar.h5",

@@ -202,7 +202,7 @@ fn logical_arrays_are_not_boards() {
     refused(
         &["verify", s(&only)],
         &only,
-        "no numeric vector; the file holds: L (logical, 1x2), M (double, 2x2)",
+        "no variable could be the board; the file holds: L (logical, 1x2), M (double, 2x2)",
     );
     // Octave's text format: `bool matrix` is not chosen either.
     let octave = write(

@@ -1,6 +1,6 @@
 //! The payload checksum, hashed block by block so that threads share the work.
 
-use super::*;
+use super::layout::*;
 
 /// The payload checksum: XXH3-64 of the concatenated little-endian XXH3-64 hashes of
 /// consecutive 1 MiB blocks of the raw payload (the last block may be shorter).

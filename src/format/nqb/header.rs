@@ -1,6 +1,8 @@
 //! The 64-byte header: its fields, how they are checked and encoded.
 
-use super::*;
+use super::layout::*;
+use crate::board::MAX_N;
+use crate::format::ErrorKind;
 
 /// The decoded 64-byte header. It describes the raw rows and is byte-identical in a raw
 /// file and in frame 0 of its compressed form; the container is told by the file's magic.
@@ -10,7 +12,7 @@ pub struct Header {
     pub n: u64,
     /// Number of queens (non-zero rows).
     pub k: u64,
-    /// Checksum of the raw payload, see [`PayloadHasher`].
+    /// Checksum of the raw payload, see [`PayloadHasher`](super::PayloadHasher).
     pub payload_checksum: u64,
 }
 

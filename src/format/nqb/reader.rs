@@ -1,6 +1,12 @@
 //! Opening an NQB file, raw or compressed, and reading its rows.
 
+use super::layout::*;
 use super::*;
+use crate::format::source::{Fault, FileBytes, MmapChoice, Pieces, Span, Window, skip};
+use crate::format::{ErrorKind, FormatError};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// An NQB file opened for reading: header checked, payload mapped or read as the caller
 /// chose ([`MmapChoice`]).

@@ -1,6 +1,14 @@
 //! Writing an NQB file row by row, atomically.
 
+use super::layout::*;
 use super::*;
+use crate::board::MAX_N;
+use crate::format::{AtomicFile, ErrorKind, FormatError};
+use rayon::prelude::*;
+use std::hash::Hasher;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+use twox_hash::XxHash3_64;
 
 /// The zstd frame holding the header of a compressed file: a single raw (stored) block
 /// with a content checksum, built by hand because its size must not depend on its

@@ -5,8 +5,8 @@
 //! `M` is the byte order (0 little-, 1 big-endian), `P` the value type, `T` 0 for a
 //! numeric matrix (1 text, 2 sparse: refused by name).
 
-use super::IndexBase;
-use super::{ErrorKind, FormatError, clip};
+use crate::format::IndexBase;
+use crate::format::{ErrorKind, FormatError, clip, variables};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -131,9 +131,7 @@ pub(crate) fn parse(
                 ))
             })?;
         if index.insert(name.clone(), names.len()).is_some() {
-            return Err(fail(format!(
-                "two variables named {shown}: which one is meant is ambiguous"
-            )));
+            return Err(fail(variables::twice(&shown)));
         }
         names.push(name);
         at = data_at + data_len as usize;
@@ -142,8 +140,14 @@ pub(crate) fn parse(
             data: data_at..at,
         });
     }
-    let chosen =
-        super::choose_variable(&names, &index, var, |i| vars[i].candidate()).map_err(fail)?;
+    let chosen = variables::choose(
+        names.len(),
+        |n| index.get(n).copied(),
+        |i| vars[i].candidate(),
+        || variables::names(names.iter().map(String::as_str)),
+        var,
+    )
+    .map_err(fail)?;
     let (v, name) = (&vars[chosen], &names[chosen]);
     let (h, shown) = (&v.h, clip(name));
     if let Some(what) = v.refusal() {

@@ -434,7 +434,7 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::mat73::tests::fixture;
+    use crate::format::matlab::mat73::tests::fixture;
     use proptest::prelude::*;
 
     #[test]

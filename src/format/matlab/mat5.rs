@@ -7,8 +7,10 @@
 //! (u32 type, u32 byte count, data padded to 8 bytes; elements of at most 4 bytes are packed
 //! into the tag), with miCOMPRESSED elements holding one zlib stream of a whole miMATRIX.
 
-use super::source::{Fault, FileBytes, MmapChoice, Pieces, Span, Window, skip};
-use super::{AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, listing};
+use crate::format::source::{Fault, FileBytes, MmapChoice, Pieces, Span, Window, skip};
+use crate::format::{
+    AtomicFile, ErrorKind, FormatError, IndexBase, clip, dims_text, listing, variables,
+};
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -450,46 +452,24 @@ fn variables(bytes: &[u8]) -> Result<Vec<Variable>, String> {
     Ok(vars)
 }
 
-/// The variable to read among `vars`: `var` when given, else `Q`, else the only numeric
-/// vector with elements (never a logical or an empty array), else the only variable (so that what is wrong with it
-/// is said). The names are indexed once: a file may hold 200,000 variables.
+/// The variable to read among `vars` ([`variables::choose`]): a numeric vector with
+/// elements may be chosen without a name, never a logical or an empty array. The names are
+/// indexed once: a file may hold 200,000 variables.
 fn choose(vars: &[Variable], var: Option<&str>) -> Result<usize, String> {
     let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(vars.len());
     for (i, v) in vars.iter().enumerate() {
-        // MATLAB and scipy keep the last of two variables of one name; a reader that
-        // keeps the first reads another board. Neither is safe to guess.
         if by_name.insert(&v.name, i).is_some() {
-            return Err(format!(
-                "two variables named {}: which one is meant is ambiguous",
-                v.shown()
-            ));
+            return Err(variables::twice(&v.shown()));
         }
     }
-    if let Some(name) = var {
-        return by_name.get(name).copied().ok_or_else(|| {
-            format!(
-                "no variable named {}; the file holds: {}",
-                clip(name),
-                list(vars)
-            )
-        });
-    }
-    // A workspace saved whole: the composition is conventionally `Q`.
-    if let Some(&q) = by_name.get("Q") {
-        return Ok(q);
-    }
     // An empty array (1x0) is no candidate: refused when chosen, never counted.
-    let mut vectors = (0..vars.len())
-        .filter(|&i| vars[i].numeric() && vars[i].vector() && !vars[i].dims.contains(&0));
-    match (vectors.next(), vectors.next()) {
-        (Some(one), None) => Ok(one),
-        (None, _) if vars.len() == 1 => Ok(0),
-        (None, _) => Err(format!("no numeric vector; the file holds: {}", list(vars))),
-        _ => Err(format!(
-            "several numeric vectors, choose one with --var: {}",
-            list(vars)
-        )),
-    }
+    variables::choose(
+        vars.len(),
+        |n| by_name.get(n).copied(),
+        |i| vars[i].numeric() && vars[i].vector() && !vars[i].dims.contains(&0),
+        || listing(vars.iter().map(Variable::describe)),
+        var,
+    )
 }
 
 /// The numeric vector a Level 5 file was read for, read window by window: from the file
@@ -507,8 +487,8 @@ pub struct Mat5File {
     inflating: Pieces<flate2::read::ZlibDecoder<Span>>,
 }
 
-/// The rows of every window but the last that an [`super::Input`] reads.
-const WINDOW_ROWS: u64 = super::nqb::DEFAULT_FRAME_ROWS;
+/// The rows of every window but the last that an [`crate::format::Input`] reads.
+const WINDOW_ROWS: u64 = crate::format::nqb::DEFAULT_FRAME_ROWS;
 
 impl Mat5File {
     /// Whether the file shrank under its map while it was read (see
@@ -668,13 +648,6 @@ impl Mat5File {
         }
         Ok(())
     }
-}
-
-fn list(vars: &[Variable]) -> String {
-    if vars.is_empty() {
-        return "no variables".into();
-    }
-    listing(vars.iter().map(Variable::describe))
 }
 
 /// Whether an n-row vector of `class` fits in a Level 5 variable.

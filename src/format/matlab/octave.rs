@@ -6,7 +6,9 @@
 //! The dimensions line is part of the header, not data: reading it as rows was the bug
 //! that made an 8-queens solution look like a 10-row board.
 
-use super::{ErrorKind, FormatError, IndexBase, clip, dims_text, listing, quote};
+use crate::format::{
+    ErrorKind, FormatError, IndexBase, clip, dims_text, listing, quote, variables,
+};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -38,7 +40,7 @@ pub(crate) fn parse(
     var: Option<&str>,
     base: IndexBase,
 ) -> Result<(Vec<u32>, super::MatSource), FormatError> {
-    let text = super::text::utf8(path, bytes)?;
+    let text = crate::format::text::utf8(path, bytes)?;
     let fail = |line: u64, detail: String| FormatError::new(path, ErrorKind::Text { line, detail });
     let whole = |detail: String| {
         FormatError::new(
@@ -64,51 +66,28 @@ pub(crate) fn parse(
     };
     // Octave keeps the last of two variables of one name; other readers the first.
     // Neither is safe to guess. Indexed once: a file may hold 200,000 variables.
-    let mut by_name: HashMap<&str, &Variable> = HashMap::with_capacity(vars.len());
-    for v in &vars {
-        if let Some(first) = by_name.insert(v.name, v) {
+    let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(vars.len());
+    for (i, v) in vars.iter().enumerate() {
+        if let Some(first) = by_name.insert(v.name, i) {
             return Err(fail(
                 v.line,
                 format!(
                     "a second variable named {} (the first at line {}): which one is meant is ambiguous",
                     clip(v.name),
-                    first.line
+                    vars[first].line
                 ),
             ));
         }
     }
-    let chosen = match var {
-        Some(name) => by_name.get(name).copied().ok_or_else(|| {
-            whole(format!(
-                "no variable named {}; the file holds: {}",
-                clip(name),
-                list()
-            ))
-        })?,
-        None => match by_name.get("Q") {
-            Some(q) => q,
-            None => {
-                let mut vectors = vars.iter().filter(|v| candidate(v));
-                match (vectors.next(), vectors.next(), vars.as_slice()) {
-                    (Some(one), None, _) => one,
-                    (None, _, [only]) => only,
-                    (None, _, _) => {
-                        return Err(whole(format!(
-                            "no numeric vector; the file holds: {}",
-                            list()
-                        )));
-                    }
-                    _ => {
-                        let count = vars.iter().filter(|v| candidate(v)).count();
-                        return Err(whole(format!(
-                            "{count} numeric vectors, choose one with --var; the file holds: {}",
-                            list()
-                        )));
-                    }
-                }
-            }
-        },
-    };
+    let chosen = variables::choose(
+        vars.len(),
+        |n| by_name.get(n).copied(),
+        |i| candidate(&vars[i]),
+        list,
+        var,
+    )
+    .map_err(whole)?;
+    let chosen = &vars[chosen];
     if !numeric(chosen) {
         return Err(whole(format!(
             "variable {} is of type {}, expected a numeric vector (double, single or an integer class)",
@@ -135,7 +114,7 @@ pub(crate) fn parse(
     let mut rows = Vec::new();
     for &(line, text) in &chosen.values {
         for token in text.split_whitespace() {
-            let v = super::text::parse_value(token, base)
+            let v = crate::format::text::parse_value(token, base)
                 .map_err(|d| fail(line, format!("{}: {d}", clip(chosen.name))))?;
             rows.push(v);
         }
@@ -532,7 +511,7 @@ mod tests {
         assert!(
             p(&format!("{e}{nd}"), None)
                 .unwrap_err()
-                .contains("no numeric vector")
+                .contains("no variable could be the board")
         );
     }
 }

@@ -206,7 +206,7 @@ impl MatSource {
     /// The other variables' names for a message: the first few, then how many more (a
     /// file may hold 200,000), each cut short and escaped.
     pub fn others_listing(&self) -> String {
-        super::listing(self.others.iter().map(|n| super::clip(n)))
+        crate::format::listing(self.others.iter().map(|n| crate::format::clip(n)))
     }
 }
 

@@ -5,8 +5,8 @@
 //! classes); the layout of other types (strings, cells, structs, logicals) is not, and a
 //! file that holds one before the variable asked for is refused by that type's name.
 
-use super::IndexBase;
-use super::{ErrorKind, FormatError, clip, quote};
+use crate::format::IndexBase;
+use crate::format::{ErrorKind, FormatError, clip, quote, variables};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -196,9 +196,7 @@ pub(crate) fn parse(
         }
         let kind = String::from_utf8_lossy(c.string("a type name").map_err(fail)?).into_owned();
         if index.insert(name.clone(), names.len()).is_some() {
-            return Err(fail(format!(
-                "two variables named {shown}: which one is meant is ambiguous"
-            )));
+            return Err(fail(variables::twice(&shown)));
         }
         let class = kind
             .strip_suffix(" matrix")
@@ -257,22 +255,26 @@ pub(crate) fn parse(
             count,
         });
     }
-    let chosen = super::choose_variable(&names, &index, var, |i| {
-        vars[i].vector() && vars[i].count > 0
-    })
+    let chosen = variables::choose(
+        names.len(),
+        |n| index.get(n).copied(),
+        |i| vars[i].vector() && vars[i].count > 0,
+        || variables::names(names.iter().map(String::as_str)),
+        var,
+    )
     .map_err(fail)?;
     let (v, name) = (&vars[chosen], &names[chosen]);
     let shown = clip(name);
     if !v.vector() {
         return Err(fail(format!(
             "variable {shown} is a {} matrix, expected a 1xN or Nx1 vector",
-            super::dims_text(&v.dims)
+            crate::format::dims_text(&v.dims)
         )));
     }
     if v.count == 0 {
         return Err(fail(format!(
             "variable {shown} is empty ({})",
-            super::dims_text(&v.dims)
+            crate::format::dims_text(&v.dims)
         )));
     }
     let mut c = Cursor {

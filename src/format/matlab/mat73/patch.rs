@@ -9,9 +9,10 @@
 //! 2.3 times the seed's deflated input), and nothing is inflated to check the copied
 //! chunks: their bytes must match a digest of the bytes their rows were read from.
 
-use super::{DEFLATE, Mat73File, SHUFFLE, StoredLayout, WORK};
+use super::chunks::{DEFLATE, SHUFFLE, StoredLayout, WORK};
+use super::read::Mat73File;
 use crate::board::Bitmap;
-use crate::format::hdf5_v1::{self, ChunkIndex};
+use crate::format::matlab::hdf5_v1::{self, ChunkIndex};
 use crate::format::{AtomicFile, ErrorKind, FormatError, IndexBase, MatLayout};
 use rayon::prelude::*;
 use std::os::unix::fs::FileExt;
@@ -76,7 +77,8 @@ impl Mat73File {
         let mut text = [0; 20];
         out.read_exact_at(&mut text, 0).map_err(fail)?;
         if &text == b"MATLAB 7.3 MAT-file," {
-            out.write_all_at(&super::header_text(), 0).map_err(fail)?;
+            out.write_all_at(&super::write::header_text(), 0)
+                .map_err(fail)?;
         }
         let chunks: Vec<Vec<u8>> = replace
             .par_iter()
