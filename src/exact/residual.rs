@@ -30,7 +30,7 @@ impl Residual {
         Self::from_marks(&rows, &lines)
     }
 
-    /// The free part of a board as the verifier marks it ([`crate::verify::Marks`]), and
+    /// The free part of a board as the verifier marks it (`Marks`), and
     /// as the completion engine keeps it: taken rows (bit i for row i, 1-based) and lines.
     /// The one way a residual is made (the completion engine's end game and certificates,
     /// the CNF export, the count of a board with few free rows).

@@ -1,3 +1,4 @@
+use super::run::*;
 use super::*;
 use proptest::prelude::*;
 

@@ -1,4 +1,7 @@
+use super::pass::*;
 use super::*;
+use crate::board::LineKind;
+use crate::format::Input;
 use proptest::prelude::*;
 use std::path::Path;
 
