@@ -142,15 +142,15 @@ fn wrong_queen_count_in_a_sealed_header() {
 fn corrupt_zstd_frame() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("s.nqb.zst");
-    let (code, _, err) = run(&[
+    nq(&[
         "generate",
         "solution",
         "--n",
         "600000",
         "-o",
         p.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     let mut b = std::fs::read(&p).unwrap();
     // Flip bytes in the middle of the first row frame (after the 77-byte header frame).
     for byte in &mut b[200..260] {

@@ -256,7 +256,7 @@ fn ctrl_c_stops_cleanly_and_leaves_no_file() {
 fn output_encoding_follows_the_input_and_results_are_reproducible() {
     let d = tempfile::tempdir().unwrap();
     let sol = d.path().join("sol.nqb.zst");
-    let (code, _, err) = run(&[
+    let err = nq(&[
         "generate",
         "solution",
         "--random",
@@ -266,8 +266,9 @@ fn output_encoding_follows_the_input_and_results_are_reproducible() {
         "9",
         "-o",
         sol.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok()
+    .stderr;
     assert!(err.contains("seed 9"));
     let comp = d.path().join("comp.nqb.zst");
     run(&[
@@ -399,7 +400,7 @@ fn output_to_a_pipe_is_streamed_not_renamed_over() {
     assert_eq!(reader.join().unwrap(), expected);
 
     // `complete` writes NQB through a memory map, which a pipe cannot hold.
-    let (code, _, err) = run(&[
+    nq(&[
         "generate",
         "composition",
         "--from",
@@ -410,8 +411,8 @@ fn output_to_a_pipe_is_streamed_not_renamed_over() {
         "2",
         "-o",
         input.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).unwrap())
@@ -449,9 +450,8 @@ fn output_to_a_pipe_is_streamed_not_renamed_over() {
 fn trace_and_plot_of_a_run() {
     let d = tempfile::tempdir().unwrap();
     let p = |f: &str| d.path().join(f).to_str().unwrap().to_string();
-    let (code, _, err) = run(&["generate", "solution", "--n", "200000", "-o", &p("s.nqb")]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(&[
+    nq(&["generate", "solution", "--n", "200000", "-o", &p("s.nqb")]).ok();
+    nq(&[
         "generate",
         "composition",
         "--from",
@@ -462,8 +462,8 @@ fn trace_and_plot_of_a_run() {
         "5",
         "-o",
         &p("c.nqb"),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     let (code, out, err) = run(&[
         "complete",
         &p("c.nqb"),
@@ -521,25 +521,6 @@ fn trace_and_plot_of_a_run() {
     assert!(std::fs::metadata(p("c.nqb")).unwrap().len() > 0);
 }
 
-/// Writes the constructed solution of size `n` to `path`; returns the path.
-fn constructed(path: &str, n: &str) -> String {
-    let (code, _, err) = run(&["generate", "solution", "--n", n, "-o", path]);
-    assert_eq!(code, 0, "{err}");
-    path.to_string()
-}
-
-/// Runs `generate composition --from FROM ARGS -o OUT`, which must succeed; returns its
-/// standard error.
-fn compose(from: &str, args: &[&str], out: &str) -> String {
-    let mut all = vec!["generate", "composition", "--from", from];
-    all.extend_from_slice(args);
-    all.extend(["-o", out]);
-    let (code, _, err) = run(&all);
-    assert_eq!(code, 0, "{err}");
-    err
-}
-
-/// Completes `comp` into `out` and checks, with `verify --base`, that `out` completes it.
 /// Completes `comp` into `out` twice, as it comes and by search alone (`--no-closed-form`:
 /// compositions of the closed-form sources would otherwise never reach the search phases
 /// here), and checks each answer against `comp`.
@@ -620,7 +601,7 @@ fn structured_clearings_are_where_they_say_and_reproducible() {
     let d = tempfile::tempdir().unwrap();
     let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
     let sol = constructed(&p("s.nqb"), "1000");
-    let (code, _, err) = run(&[
+    let err = nq(&[
         "generate",
         "composition",
         "--from",
@@ -633,8 +614,9 @@ fn structured_clearings_are_where_they_say_and_reproducible() {
         "101",
         "-o",
         &p("b.txt"),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok()
+    .stderr;
     assert!(
         err.contains("cleared 20 of 1000 queens") && err.contains("rows 101..=120"),
         "{err}"
@@ -645,7 +627,7 @@ fn structured_clearings_are_where_they_say_and_reproducible() {
     // The same seed gives the same file; --k and --free do not go together; a part that
     // does not fit is refused with a one-line error.
     for name in ["c1.nqb", "c2.nqb"] {
-        let (code, _, err) = run(&[
+        nq(&[
             "generate",
             "composition",
             "--from",
@@ -660,8 +642,8 @@ fn structured_clearings_are_where_they_say_and_reproducible() {
             "9",
             "-o",
             &p(name),
-        ]);
-        assert_eq!(code, 0, "{err}");
+        ])
+        .ok();
     }
     assert_eq!(
         read_rows(Path::new(&p("c1.nqb"))),
@@ -791,15 +773,15 @@ fn without_an_output_the_solution_is_shown() {
     assert_eq!(out.trim(), "SOLVED");
     // Above 10,000 rows: how to get it.
     let big = dir.path().join("big.nqb");
-    let (code, _, err) = run(&[
+    nq(&[
         "generate",
         "solution",
         "--n",
         "10001",
         "-o",
         big.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     let (code, out, err) = run(&["complete", big.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -824,8 +806,7 @@ fn a_certificate_cnf_is_the_inputs_cnf() {
     ]);
     assert_eq!(code, 3, "{out}{err}");
     let direct = dir.path().join("direct.cnf");
-    let (code, _, err) = run(&["convert", k92.to_str().unwrap(), direct.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    nq(&["convert", k92.to_str().unwrap(), direct.to_str().unwrap()]).ok();
     assert_eq!(
         std::fs::read(dir.path().join("c.cnf")).unwrap(),
         std::fs::read(&direct).unwrap()
@@ -863,11 +844,11 @@ fn compositions_of_a_closed_form_are_completed_from_it() {
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let (s, c, o) = (p("s.nqb"), p("c.nqb"), p("o.nqb"));
     for source in ["construction", "transposed", "mirrored"] {
-        let (code, _, err) = run(&[
+        nq(&[
             "generate", "solution", "--n", "100000", "--source", source, "-o", &s, "-q",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let (code, _, err) = run(&[
+        ])
+        .ok();
+        nq(&[
             "generate",
             "composition",
             "--from",
@@ -879,8 +860,8 @@ fn compositions_of_a_closed_form_are_completed_from_it() {
             "-o",
             &c,
             "-q",
-        ]);
-        assert_eq!(code, 0, "{err}");
+        ])
+        .ok();
         for (extra, closed) in [(None, true), (Some("--no-closed-form"), false)] {
             let mut args = vec!["complete", &c, "-o", &o, "--seed", "1"];
             args.extend(extra);
@@ -958,7 +939,7 @@ fn edited_constructions_are_completed_from_the_construction() {
     let (code, v, _) = run(&["verify", "--require-complete", "--base", &p("m30.nqb"), &o]);
     assert_eq!(code, 0, "{v}");
     // A full board has no free column to move a queen to: the message says how many moved.
-    let (code, _, err) = run(&[
+    nq(&[
         "generate",
         "composition",
         "--from",
@@ -971,7 +952,7 @@ fn edited_constructions_are_completed_from_the_construction() {
         "1",
         "-o",
         &p("full.nqb"),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     assert!(err.contains("then moved 0 of the 2 queens asked"), "{err}");
 }

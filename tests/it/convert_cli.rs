@@ -1,7 +1,7 @@
 //! `nqueens convert` and MAT input through the binary, on fixtures from real writers
 //! (tools/make_mat_fixtures.py: scipy.io.savemat, hand-built big-endian and broken files).
 
-use crate::common::{data, listing, run};
+use crate::common::{data, listing, nq, run};
 
 fn rows_of(path: &std::path::Path) -> Vec<u64> {
     std::fs::read_to_string(path)
@@ -49,14 +49,14 @@ fn mat_files_are_accepted_by_every_reader() {
     assert!(out.contains("MAT v5"), "{out}");
     let dir = tempfile::tempdir().unwrap();
     let solved = dir.path().join("solved.mat");
-    let (code, _, err) = run(&[
+    nq(&[
         "complete",
         k47.to_str().unwrap(),
         "-o",
         solved.to_str().unwrap(),
         "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     let base = data("grigoryan-n100-k47.txt");
     let (code, out, _) = run(&[
         "verify",
@@ -151,14 +151,14 @@ fn bad_mat_files_get_one_line_errors() {
     let two = data("mat").join("bad-two-vectors.mat");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("b.txt");
-    let (code, _, err) = run(&[
+    nq(&[
         "convert",
         two.to_str().unwrap(),
         out.to_str().unwrap(),
         "--var",
         "B",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     assert_eq!(rows_of(&out), vec![0, 1]);
     let (code, _, err) = run(&[
         "convert",
@@ -215,14 +215,14 @@ fn mat_v73_round_trips_and_is_chosen_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let k47 = data("grigoryan-n100-k47.txt");
     let v73 = dir.path().join("k47.mat");
-    let (code, _, err) = run(&[
+    nq(&[
         "convert",
         k47.to_str().unwrap(),
         v73.to_str().unwrap(),
         "--to",
         "mat-v73",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     let head = std::fs::read(&v73).unwrap();
     assert!(head.starts_with(b"MATLAB 7.3 MAT-file"));
     assert_eq!(
@@ -235,14 +235,14 @@ fn mat_v73_round_trips_and_is_chosen_when_asked() {
     assert!(out.contains("MAT v7.3"), "{out}");
     // complete keeps the v7.3 format, and the solution keeps the input's queens.
     let solved = dir.path().join("solved.mat");
-    let (code, _, err) = run(&[
+    nq(&[
         "complete",
         v73.to_str().unwrap(),
         "-o",
         solved.to_str().unwrap(),
         "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     assert!(
         std::fs::read(&solved)
             .unwrap()
@@ -270,7 +270,7 @@ fn mat_v73_round_trips_and_is_chosen_when_asked() {
 fn large_mat_v7_round_trips_in_steps() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let (code, _, err) = run(&[
+    nq(&[
         "generate",
         "solution",
         "--random",
@@ -280,14 +280,12 @@ fn large_mat_v7_round_trips_in_steps() {
         "4",
         "-o",
         &path("s.nqb"),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     for (out, to) in [("s.mat", "mat"), ("s6.mat", "mat-v6")] {
-        let (code, _, err) = run(&["convert", &path("s.nqb"), &path(out), "--to", to]);
-        assert_eq!(code, 0, "{err}");
+        nq(&["convert", &path("s.nqb"), &path(out), "--to", to]).ok();
         let back = path(&format!("{out}.nqb"));
-        let (code, _, err) = run(&["convert", &path(out), &back]);
-        assert_eq!(code, 0, "{err}");
+        nq(&["convert", &path(out), &back]).ok();
         assert_eq!(
             std::fs::read(&back).unwrap(),
             std::fs::read(path("s.nqb")).unwrap(),
@@ -306,8 +304,7 @@ fn mat_outputs_are_right_sized_and_name_their_writer() {
     // The rows of any file, through a text copy.
     let rows = |p: &std::path::Path| {
         let txt = p.with_extension("rows.txt");
-        let (code, _, err) = run(&["convert", p.to_str().unwrap(), txt.to_str().unwrap()]);
-        assert_eq!(code, 0, "{err}");
+        nq(&["convert", p.to_str().unwrap(), txt.to_str().unwrap()]).ok();
         let r = rows_of(&txt);
         std::fs::remove_file(&txt).unwrap();
         r
@@ -322,8 +319,7 @@ fn mat_outputs_are_right_sized_and_name_their_writer() {
         let (code, _, err) = run(&args);
         assert_eq!(code, 0, "{err}");
         let mat = d.path().join(format!("{name}.mat"));
-        let (code, _, err) = run(&["convert", nqb.to_str().unwrap(), mat.to_str().unwrap()]);
-        assert_eq!(code, 0, "{err}");
+        nq(&["convert", nqb.to_str().unwrap(), mat.to_str().unwrap()]).ok();
         let size = std::fs::metadata(&mat).unwrap().len() as f64;
         assert!(
             size < most * (4 * n) as f64,
@@ -333,14 +329,14 @@ fn mat_outputs_are_right_sized_and_name_their_writer() {
         assert_eq!(rows(&mat), rows(&nqb));
     }
     let v73 = d.path().join("q73.mat");
-    let (code, _, err) = run(&[
+    nq(&[
         "convert",
         d.path().join("c.nqb").to_str().unwrap(),
         v73.to_str().unwrap(),
         "--to",
         "mat-v73",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     let head = std::fs::read(&v73).unwrap();
     let text = String::from_utf8_lossy(&head[..116]);
     assert!(text.starts_with("MATLAB 7.3 MAT-file"), "{text}");

@@ -3,7 +3,7 @@
 //! cannot hold n. Inputs are Octave's own files (tools/make_octave_fixtures.sh); outputs
 //! are read back through `info` (which names the variable) and checked with `verify`.
 
-use crate::common::{data, run};
+use crate::common::{data, nq, run};
 use std::path::Path;
 
 /// `info`'s line naming the variable of a MAT file.
@@ -68,14 +68,14 @@ fn answers_keep_the_inputs_class_orientation_and_name() {
     let out = dir.path().join("p73.mat");
     complete(&column, &out, &["--encoding", "mat"]);
     assert_eq!(variable(&out), "P, 12x1 uint8");
-    let (code, _, err) = run(&[
+    nq(&[
         "convert",
         column.to_str().unwrap(),
         dir.path().join("c73.mat").to_str().unwrap(),
         "--to",
         "mat-v73",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     assert_eq!(variable(&dir.path().join("c73.mat")), "P, 12x1 uint8");
 }
 
@@ -108,7 +108,7 @@ fn options_choose_the_layout_and_a_narrow_class_widens() {
     complete(&text, &out, &[]);
     assert_eq!(variable(&out), "Q, 1x12 uint32");
     let out = dir.path().join("t73.mat");
-    let (code, _, err) = run(&[
+    nq(&[
         "convert",
         text.to_str().unwrap(),
         out.to_str().unwrap(),
@@ -118,8 +118,8 @@ fn options_choose_the_layout_and_a_narrow_class_widens() {
         "double",
         "--mat-shape",
         "column",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     assert_eq!(variable(&out), "Q, 12x1 double");
 
     // uint8 holds columns up to 255: an answer at n = 300 is written as double, and says so.

@@ -2,7 +2,7 @@
 //! (tools/make_npy_fixtures.py), bad ones refused in one line, and `.npy` written by
 //! convert, generate and complete read back.
 
-use crate::common::{data, run};
+use crate::common::{data, nq, run};
 
 fn npy(name: &str) -> String {
     data("npy").join(name).to_str().unwrap().to_string()
@@ -59,8 +59,7 @@ fn bad_numpy_files_get_one_line_errors() {
 fn npy_outputs_round_trip_through_convert_generate_and_complete() {
     let d = tempfile::tempdir().unwrap();
     let p = |f: &str| d.path().join(f).to_str().unwrap().to_string();
-    let (code, _, err) = run(&["generate", "solution", "--n", "5000", "-o", &p("s.npy")]);
-    assert_eq!(code, 0, "{err}");
+    nq(&["generate", "solution", "--n", "5000", "-o", &p("s.npy")]).ok();
     let bytes = std::fs::read(p("s.npy")).unwrap();
     assert!(bytes.starts_with(b"\x93NUMPY\x01\x00"));
     assert!(
@@ -84,7 +83,7 @@ fn npy_outputs_round_trip_through_convert_generate_and_complete() {
     assert_eq!(code, 0);
     assert_eq!(std::fs::read(p("u.out")).unwrap(), bytes);
     // complete keeps an .npy input's format.
-    let (code, _, err) = run(&[
+    nq(&[
         "generate",
         "composition",
         "--from",
@@ -95,10 +94,9 @@ fn npy_outputs_round_trip_through_convert_generate_and_complete() {
         "2",
         "-o",
         &p("c.npy"),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(&["complete", &p("c.npy"), "-o", &p("solved"), "--seed", "1"]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
+    nq(&["complete", &p("c.npy"), "-o", &p("solved"), "--seed", "1"]).ok();
     assert!(
         std::fs::read(p("solved"))
             .unwrap()
@@ -194,15 +192,15 @@ fn npy_answers_keep_the_inputs_dtype_shape_and_index_base() {
         String::from_utf8(out.stdout).unwrap()
     };
     // A composition of n = 300 from a construction: 1-based columns, some rows cleared.
-    let (code, _, err) = run(&[
+    nq(&[
         "generate",
         "solution",
         "--n",
         "300",
         "-o",
         d.path().join("s.txt").to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    ])
+    .ok();
     py("import numpy as np\n\
         q = np.loadtxt('s.txt').astype(np.int64); q[::7] = 0\n\
         np.save('u1.npy', q.astype(np.uint16).reshape(300, 1))\n\

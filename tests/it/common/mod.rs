@@ -38,6 +38,100 @@ pub fn run_env(vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// A command line of the binary under test, built up and then run: `nq(["verify", f])
+/// .code(0)` runs it and asserts its exit code, naming both streams when it differs.
+pub struct Nq {
+    cmd: Command,
+    shown: String,
+}
+
+/// What a run of [`Nq`] printed.
+#[derive(Debug)]
+pub struct Out {
+    /// The exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// The command line `nqueens ARGS...`.
+pub fn nq(args: &[&str]) -> Nq {
+    let mut cmd = nqueens();
+    cmd.args(args);
+    Nq {
+        cmd,
+        shown: args.join(" "),
+    }
+}
+
+impl Nq {
+    /// With an environment variable set.
+    pub fn env(mut self, key: &str, value: &str) -> Nq {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// Run in `dir`.
+    pub fn current_dir(mut self, dir: &Path) -> Nq {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    /// With these bytes on standard input.
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Nq {
+        self.cmd.write_stdin(bytes);
+        self
+    }
+
+    /// Runs it, whatever its exit code.
+    pub fn output(mut self) -> Out {
+        let out = self.cmd.output().unwrap();
+        Out {
+            code: out.status.code().expect("exited normally, not by a signal"),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+
+    /// Runs it and asserts its exit code.
+    #[track_caller]
+    pub fn code(self, expected: i32) -> Out {
+        let shown = self.shown.clone();
+        let out = self.output();
+        assert_eq!(
+            out.code, expected,
+            "nqueens {shown}\n--- stdout:\n{}--- stderr:\n{}",
+            out.stdout, out.stderr
+        );
+        out
+    }
+
+    /// Runs it and asserts success.
+    #[track_caller]
+    pub fn ok(self) -> Out {
+        self.code(0)
+    }
+}
+
+/// Writes the constructed solution of size `n` to `path`; returns the path.
+#[track_caller]
+pub fn constructed(path: &str, n: &str) -> String {
+    nq(&["generate", "solution", "--n", n, "-o", path]).ok();
+    path.to_string()
+}
+
+/// Runs `generate composition --from FROM ARGS -o OUT`, which must succeed; returns its
+/// standard error (what it cleared and moved).
+#[track_caller]
+pub fn compose(from: &str, args: &[&str], out: &str) -> String {
+    let mut all = vec!["generate", "composition", "--from", from];
+    all.extend_from_slice(args);
+    all.extend(["-o", out]);
+    nq(&all).ok().stderr
+}
+
 /// The file names in a directory, sorted.
 pub fn listing(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
