@@ -5,22 +5,14 @@ use super::Error;
 /// Makes a standard output that was closed when the process started (`>&-`) fail every
 /// write (EBADF: reported, exit 2), as it would in C, instead of throwing the answer away
 /// with exit 0. Rust's runtime puts `/dev/null` in the place of a closed standard
-/// descriptor before `main` (so that no file takes its number), opened read-write; a
-/// shell's `> /dev/null` opens it write-only. A read-write `/dev/null` as standard output is
-/// therefore taken for a closed one and reopened read-only.
+/// descriptor before `main` (so that no file takes its number), which looks exactly like a
+/// `/dev/null` the caller opened (Python's `subprocess.DEVNULL` opens it read-write too),
+/// so whether descriptor 1 was closed is recorded before that runtime runs (see
+/// [`CLOSED_AT_START`]); where it cannot be, nothing is refused.
 pub fn guard_standard_output() {
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
-        use std::os::unix::fs::{FileTypeExt, MetadataExt};
-        use std::os::unix::io::FromRawFd;
-        // SAFETY: descriptor 1 is only borrowed for fstat; ManuallyDrop keeps it open.
-        let out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
-        let Ok(meta) = out.metadata() else { return };
-        let null = std::fs::metadata("/dev/null").map(|m| m.rdev()).ok();
-        // SAFETY: F_GETFL reads the descriptor's status flags.
-        let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
-        let is_null = meta.file_type().is_char_device() && Some(meta.rdev()) == null;
-        if !is_null || flags < 0 || flags & libc::O_ACCMODE != libc::O_RDWR {
+        if !CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed) {
             return;
         }
         STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -34,6 +26,24 @@ pub fn guard_standard_output() {
             }
         }
     }
+}
+
+/// Whether descriptor 1 was closed when the process started: set by a function in
+/// `.init_array`, which the C runtime calls before `main`, so before Rust's runtime
+/// reopens closed standard descriptors on `/dev/null`.
+#[cfg(target_os = "linux")]
+static CLOSED_AT_START: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static RECORD_CLOSED_AT_START: extern "C" fn() = record_closed_at_start;
+
+#[cfg(target_os = "linux")]
+extern "C" fn record_closed_at_start() {
+    // SAFETY: F_GETFD only asks whether descriptor 1 is open.
+    let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+    CLOSED_AT_START.store(closed, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Set when standard output was closed as the process started.
