@@ -68,6 +68,23 @@ pub fn parse() -> (Cli, channels::Files) {
                 }
                 std::process::exit(exit::OK);
             }
+            // Standard error redirected into a file the command line names (`2>> in.txt`):
+            // clap's message would be written into what may be an input. Which arguments
+            // are inputs is not known from a command line that does not parse, so every
+            // argument that names a file counts.
+            let named: Vec<std::path::PathBuf> = std::env::args_os()
+                .skip(1)
+                .flat_map(|a| {
+                    let value = a
+                        .to_str()
+                        .and_then(|s| s.split_once('=').map(|(_, v)| v.into()));
+                    std::iter::once(a.into()).chain(value)
+                })
+                .collect();
+            let named: Vec<&std::path::Path> = named.iter().map(|p| p.as_path()).collect();
+            if nqueens::format::redirected_into(2, &named).is_some() {
+                std::process::exit(exit::ERROR);
+            }
             e.exit()
         }
     };

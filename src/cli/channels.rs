@@ -185,6 +185,10 @@ pub struct Files {
     pub writes: Vec<(String, PathBuf)>,
     /// Files read, then replaced (among `writes` too).
     pub rewrites: Vec<PathBuf>,
+    /// The lone file of a list whose last is written (`convert OUT` after `--model`, or an
+    /// IN whose OUT is missing): among `writes`, and kept out of standard error as an input
+    /// would be.
+    lone: Vec<PathBuf>,
     /// Why the command line cannot run as it names its files.
     refused: Vec<String>,
 }
@@ -260,7 +264,12 @@ impl Files {
                     self.rewrites.push(path.clone());
                     self.writes.push((flag.to_string(), path));
                 }
-                Role::ReadThenWrite if i == last => self.writes.push(("OUT".into(), path)),
+                Role::ReadThenWrite if i == last => {
+                    if last == 0 {
+                        self.lone.push(path.clone());
+                    }
+                    self.writes.push(("OUT".into(), path))
+                }
                 Role::ReadThenWrite => self.reads.push(("IN".into(), path)),
                 // A directory of new files: nothing in it is read by the command.
                 Role::WriteDir => {}
@@ -272,6 +281,23 @@ impl Files {
 /// The rules every command line obeys, checked before the command runs (see the module
 /// documentation). Inputs are also kept out of the sweep of abandoned temporary files.
 pub fn check(files: &Files) -> Result<(), Error> {
+    // First: standard error redirected into an input (`2>> in.txt`) would take every
+    // message below into that input.
+    let read: Vec<&Path> = files
+        .reads
+        .iter()
+        .map(|(_, p)| p.as_path())
+        .chain(
+            files
+                .rewrites
+                .iter()
+                .chain(&files.lone)
+                .map(PathBuf::as_path),
+        )
+        .collect();
+    if let Some(input) = nqueens::format::redirected_into(2, &read) {
+        return Err(Error::StderrIsInput(input.to_path_buf()));
+    }
     if let Some(why) = files.refused.first() {
         return Err(Error::Usage(why.clone()));
     }
@@ -304,9 +330,6 @@ pub fn check(files: &Files) -> Result<(), Error> {
         .chain(files.rewrites.iter().map(PathBuf::as_path))
         .collect();
     nqueens::format::check_stdout(&read)?;
-    if let Some(input) = nqueens::format::redirected_into(2, &read) {
-        return Err(Error::StderrIsInput(input.to_path_buf()));
-    }
     Ok(())
 }
 

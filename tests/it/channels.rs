@@ -777,3 +777,63 @@ fn two_outputs_through_a_bind_mount_are_one_file() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("names the same file as"), "{err}");
 }
+
+/// Standard error redirected into a file a command reads (`2>> in.txt`): every command,
+/// every channel it reads, refuses with exit 2 before it prints anything (any message
+/// would land in the input), also when its command line does not parse.
+#[test]
+fn standard_error_into_an_input_is_refused_before_anything_is_written() {
+    let fills = Fills::new();
+    let all = channels();
+    let mut tried = 0;
+    for (command, line) in TEMPLATES {
+        for (key, how, _) in keys(command, line, &all) {
+            if !matches!(how, Use::Read | Use::ReadWrite) {
+                continue;
+            }
+            let input = fills.dir.path().join(format!("stderr-input-{tried}"));
+            let content = match how {
+                Use::ReadWrite => b"not a checkpoint\n".to_vec(),
+                _ => std::fs::read(fills.default(command, &key, how)).unwrap(),
+            };
+            std::fs::write(&input, &content).unwrap();
+            let words = fills.fill(command, line, &[(key.as_str(), &input)]);
+            for extra in [None, Some("--no-such-flag")] {
+                let stderr = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&input)
+                    .unwrap();
+                let out = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+                    .args(&words)
+                    .args(extra)
+                    .current_dir(fills.dir.path())
+                    .stdout(Stdio::null())
+                    .stderr(stderr)
+                    .status()
+                    .unwrap();
+                assert_eq!(out.code(), Some(2), "{words:?} {extra:?}");
+                assert_eq!(
+                    std::fs::read(&input).unwrap(),
+                    content,
+                    "{words:?} {extra:?}: the input was written into"
+                );
+            }
+            tried += 1;
+        }
+    }
+    assert!(tried >= 10, "only {tried} read channels");
+    // The lone file of `convert IN` (OUT missing) counts as an input too.
+    let input = fills.dir.path().join("lone.txt");
+    std::fs::write(&input, "1 5 8 6 3 7 2 4\n").unwrap();
+    let stderr = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["convert", input.to_str().unwrap()])
+        .stderr(stderr)
+        .status()
+        .unwrap();
+    assert_eq!(out.code(), Some(2));
+    assert_eq!(std::fs::read(&input).unwrap(), b"1 5 8 6 3 7 2 4\n");
+}
