@@ -116,8 +116,16 @@ pub fn run(args: Args) -> Result<i32, Error> {
         args.quiet,
         !args.no_closed_form,
     );
-    if let Some(recorder) = recorder {
-        let samples = recorder.finish();
+    // Stopped by a signal: exit 130 leaves no file behind, the trace and plot included.
+    let interrupted = matches!(
+        &outcome,
+        Ok(JobOutcome::Ran { answer: Answer::Unknown(stopped), .. })
+            if stopped.reason == nqueens::complete::StopReason::Interrupted
+    );
+    if let Some(samples) = recorder
+        .map(super::Recorder::finish)
+        .filter(|_| !interrupted)
+    {
         if let Some(path) = &args.trace {
             super::write_csv(path, &samples)?;
         }

@@ -29,10 +29,22 @@ fn sigterm_leaves_no_partial_file() {
     ]);
     let inputs = listing(d.path());
 
-    // `complete` polls the flag: it stops, answers UNKNOWN and exits with 130.
+    // `complete` polls the flag: it stops, answers UNKNOWN and exits with 130, leaving
+    // neither its answer nor its trace and plot.
     let code = terminated(
         d.path(),
-        &["complete", "empty.nqb", "-o", "out.nqb", "--seed", "1"],
+        &[
+            "complete",
+            "empty.nqb",
+            "-o",
+            "out.nqb",
+            "--seed",
+            "1",
+            "--trace",
+            "t.csv",
+            "--plot",
+            "p.svg",
+        ],
         Duration::from_millis(300),
     );
     assert_eq!(code, 130);
