@@ -250,6 +250,11 @@ impl Input {
                 "it holds another gzip file: only one level is read; gunzip it first".into(),
             )));
         }
+        if npz::sniff(head) {
+            return Err(fail(ErrorKind::Gzip(
+                "it holds a zip archive (.npz): only one level of container is read; gunzip it first".into(),
+            )));
+        }
         let limit = match nqb::Header::parse(head) {
             // Raw NQB is exactly its header and 4 bytes a row: a byte more is refused by
             // its reader, so no more than that is inflated.

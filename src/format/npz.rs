@@ -27,9 +27,14 @@ pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input,
             quote(&e.to_string())
         ))
     })?;
-    let arrays: Vec<String> = zip
+    // As NumPy's `np.load` keys them: every member, named without its `.npy` suffix.
+    let members: Vec<String> = zip
         .file_names()
-        .filter_map(|name| name.ok()?.strip_suffix(".npy").map(str::to_string))
+        .filter_map(|name| name.ok().map(|n| n.to_string()))
+        .collect();
+    let arrays: Vec<String> = members
+        .iter()
+        .map(|m| m.strip_suffix(".npy").unwrap_or(m).to_string())
         .collect();
     // Every array may be the board: its shape is read once it is chosen.
     let chosen = super::variables::choose(
@@ -40,8 +45,8 @@ pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input,
         opts.var.as_deref(),
     )
     .map_err(|m| fail(format!(".npz archive: {m}")))?;
-    let chosen = &arrays[chosen];
-    let mut entry = zip.by_name(&format!("{chosen}.npy")).map_err(|e| {
+    let (member, chosen) = (&members[chosen], &arrays[chosen]);
+    let mut entry = zip.by_name(member).map_err(|e| {
         fail(format!(
             "array {}: {}",
             quote(chosen),
@@ -75,14 +80,35 @@ pub(crate) fn open(path: &Path, file: File, opts: &OpenOptions) -> Result<Input,
             crate::board::MAX_N
         )));
     }
-    let mut spool = super::Destination::temp(path).scratch("stdin-", "")?;
-    let copied = std::io::copy(&mut (&mut entry).take(size + 1), &mut spool).map_err(|e| {
+    // Only a .npy array is extracted: an archive or a compressed file in the archive
+    // would be a second level of container (each level multiplies what a small file can
+    // inflate to), which NumPy does not read as an array either.
+    let read_failed = |e: std::io::Error| {
         fail(format!(
             "array {}: {}",
             quote(chosen),
             quote(&e.to_string())
         ))
-    })?;
+    };
+    let mut head = Vec::with_capacity(super::npy::MAGIC.len());
+    (&mut entry)
+        .take(super::npy::MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(read_failed)?;
+    if !super::npy::sniff(&head) {
+        return Err(fail(format!(
+            "array {} is not a .npy array (it starts {}); an archive or compressed file \
+             inside the archive is not read",
+            quote(chosen),
+            super::hex(&head)
+        )));
+    }
+    let mut spool = super::Destination::temp(path).scratch("stdin-", "")?;
+    let copied = std::io::copy(
+        &mut std::io::Read::chain(head.as_slice(), (&mut entry).take(size + 1)),
+        &mut spool,
+    )
+    .map_err(read_failed)?;
     if copied != size {
         return Err(fail(format!(
             "array {}: {copied} bytes, the archive declares {size}",

@@ -257,7 +257,11 @@ fn npz_archives_are_read_by_the_array_they_name() {
              np.savez('q.npz', Q=q, other=np.arange(5))\n\
              np.savez_compressed('one.npz', board=q)\n\
              np.savez('two.npz', a=q, b=q[::-1])\n\
-             open('bad.npz', 'wb').write(b'PK\\x03\\x04' + bytes(60))\n",
+             open('bad.npz', 'wb').write(b'PK\\x03\\x04' + bytes(60))\n\
+             import gzip, zipfile, shutil\n\
+             with zipfile.ZipFile('nested.npz', 'w') as z: z.write('q.npz', 'Q.npy')\n\
+             with zipfile.ZipFile('gz.npz', 'w') as z: z.writestr('Q.npy', gzip.compress(open('q.npz', 'rb').read()))\n\
+             open('zip.gz', 'wb').write(gzip.compress(open('q.npz', 'rb').read()))\n",
         ])
         .current_dir(d.path())
         .status()
@@ -285,6 +289,17 @@ fn npz_archives_are_read_by_the_array_they_name() {
             "2 variables could be the board, name one with --var; the file holds: a, b",
         ),
         ("bad.npz", "not a readable .npz archive"),
+        // One level of container: an archive or a compressed file in the archive, or an
+        // archive in a gzip file, is not opened in turn.
+        (
+            "nested.npz",
+            "array \"Q\" is not a .npy array (it starts 50 4b 03 04",
+        ),
+        ("gz.npz", "array \"Q\" is not a .npy array (it starts 1f 8b"),
+        (
+            "zip.gz",
+            "it holds a zip archive (.npz): only one level of container is read",
+        ),
     ] {
         let (code, _, err) = run(&["verify", &p(name)]);
         assert_eq!(code, 2, "{name}");
