@@ -328,20 +328,23 @@ fn composition_segments(
     let mut lines = LineBitmaps::new(n);
     let mut columns_of_moved = Vec::new();
     let mut given = Bitmap::new(n + 1);
+    let mut given_rows = 0;
     cleared_rows(source, clearing, seed, |first, rows| {
         for (k, &v) in rows.iter().enumerate() {
             if v != 0 {
                 lines.mark(first + k as u64, u64::from(v));
                 given.set(first + k as u64);
+                given_rows += 1;
             }
         }
         Ok(())
     })?;
+    // No more queens move than are kept (each row is tried once).
     let moved = choose_moves(
         source,
         &mut lines,
-        &given,
-        moves,
+        (&given, given_rows),
+        moves.min(given_rows),
         seed,
         &mut columns_of_moved,
     )?;
@@ -365,13 +368,13 @@ fn composition_segments(
     })
 }
 
-/// Tries given rows (marked in `given`, their lines in `lines`) drawn at random until
+/// Tries given rows (marked in `given`, `given_rows` of them, their lines in `lines`) drawn at random until
 /// `moves` of them have moved to another cell of their row that attacks no queen, or
 /// until the tries run out; pushes (row, new column) onto `moved`, and returns how many.
 fn choose_moves(
     source: &Input,
     lines: &mut LineBitmaps<Bitmap>,
-    given: &Bitmap,
+    (given, given_rows): (&Bitmap, u64),
     moves: u64,
     seed: u64,
     moved: &mut Vec<(u64, u64)>,
@@ -388,7 +391,8 @@ fn choose_moves(
     let mut seen = std::collections::HashSet::new();
     let mut done = 0;
     for _ in 0..MOVE_TRIES_PER_MOVE.saturating_mul(moves) {
-        if done == moves {
+        // Done, or every given row tried.
+        if done == moves || seen.len() as u64 == given_rows {
             break;
         }
         let row = 1 + rng.below(n);

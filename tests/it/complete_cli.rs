@@ -956,3 +956,21 @@ fn edited_constructions_are_completed_from_the_construction() {
     .ok();
     assert!(err.contains("then moved 0 of the 2 queens asked"), "{err}");
 }
+
+/// `--move K` beyond what can move ends as soon as every kept queen was tried, saying how
+/// many moved (a K of 2^64 - 1 once looped for hours).
+#[test]
+fn more_moves_than_queens_end_at_once() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let sol = constructed(&p("s.txt"), "8");
+    let started = std::time::Instant::now();
+    let err = compose(
+        &sol,
+        &["--seed", "1", "--move", "18446744073709551615"],
+        &p("c.txt"),
+    );
+    assert!(started.elapsed().as_secs() < 20, "{err}");
+    assert!(err.contains("queens asked (no other row had a cell"), "{err}");
+    nq(&["verify", &p("c.txt")]).ok();
+}
