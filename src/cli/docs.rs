@@ -48,18 +48,22 @@ pub fn man(args: ManArgs) -> Result<i32, Error> {
         }
         std::fs::create_dir_all(&dir).map_err(err)?;
         // Every page rendered first, then each written like any output (beside its place,
-        // renamed when complete, named in its own error), as clap_mangen's generate_to
-        // would not.
+        // named in its own error), as clap_mangen's generate_to would not; renamed into
+        // place only when all are written, so that a full disk leaves none of them.
         let mut pages = Vec::new();
         let mut cmd = cmd;
         cmd.build();
         render_pages(cmd, &mut pages).map_err(err)?;
+        let mut written = Vec::with_capacity(pages.len());
         for (name, roff) in pages {
             let path = dir.join(name);
             let mut page = nqueens::format::AtomicFile::create(&path)?;
             page.write_all(&roff).map_err(|e| {
                 nqueens::format::FormatError::new(&path, nqueens::format::ErrorKind::Write(e))
             })?;
+            written.push(page);
+        }
+        for page in written {
             page.commit()?;
         }
         return Ok(exit::OK);

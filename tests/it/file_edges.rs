@@ -294,6 +294,15 @@ fn a_full_disk_is_an_error_not_a_signal() {
             listing(&full)
         );
     }
+    // The manual pages are small: the disk filled up to its last 16 KiB first, the set
+    // of pages is written whole or not at all.
+    let filler = full.join("filler");
+    std::fs::write(&filler, vec![1u8; (1 << 20) - (16 << 10)]).unwrap();
+    let man = full.join("man");
+    let (code, _, err) = run(&["man", "--dir", s(&man)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(listing(&man).is_empty(), "{:?} left", listing(&man));
 }
 
 /// The answer to a deflated v7.3 file is that file copied and patched: a disk that fills
