@@ -16,7 +16,8 @@ pub struct InputArgs {
     diags: Option<u64>,
     /// The file's columns are 0-based (0..n-1) with -1 for an empty row, as NumPy code
     /// often holds them; they are read as 1..n with 0 (text, NumPy, MAT, Octave, HDF5).
-    /// Outputs are written 1-based.
+    /// Outputs are written 1-based, except a `.npy` answer to a `.npy` input, which keeps
+    /// that input's dtype and index base (formats/npy.md).
     #[arg(long)]
     zero_based: bool,
 }
