@@ -91,7 +91,9 @@ pub struct Args {
     /// range, wall time on this machine's threads (--threads), peak memory per process.
     #[arg(long, conflicts_with_all = ["first", "range", "checkpoint", "distinct", "orders"])]
     estimate: bool,
-    /// With --estimate: seconds to spend sampling (more: a narrower range).
+    /// With --estimate: seconds to spend sampling (more: a narrower range). Items are timed
+    /// whole, at least one per thread: from n = 24 (start constellations) an item takes
+    /// minutes, and the sample at least that long.
     #[arg(
         long,
         value_name = "SECONDS",
@@ -357,7 +359,7 @@ fn estimate(args: &Args, problem: &Problem, shard: Shard) -> Result<i32, Error> 
         .filter(|_| seconds.is_finite())
         .ok_or_else(|| {
             Error::Usage(format!(
-                "--estimate-seconds {seconds}: expected seconds, 0 or more"
+                "--estimate-seconds {seconds}: expected a finite number of seconds, 0 or more"
             ))
         })?;
     if let Some(h) = args.shard_hours
@@ -381,7 +383,9 @@ fn estimate(args: &Args, problem: &Problem, shard: Shard) -> Result<i32, Error> 
     let seed = args.seed.unwrap_or_else(rand::random);
     let n = problem.n;
     let progress = Progress::status(args.quiet, move || {
-        format!("estimating n = {n}: timing a sample of the work items")
+        format!(
+            "estimating n = {n}: timing a sample of the work items, whole, one per thread at least"
+        )
     });
     let e = count::estimate::Estimate::of(&items, seed, budget, setup);
     progress.finish();

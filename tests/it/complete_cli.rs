@@ -971,6 +971,9 @@ fn more_moves_than_queens_end_at_once() {
         &p("c.txt"),
     );
     assert!(started.elapsed().as_secs() < 20, "{err}");
-    assert!(err.contains("queens asked (no other row had a cell"), "{err}");
+    assert!(
+        err.contains("queens asked (no other row had a cell"),
+        "{err}"
+    );
     nq(&["verify", &p("c.txt")]).ok();
 }
