@@ -27,6 +27,18 @@ pub enum Role {
     ReadThenWrite,
     /// Writes files into this directory.
     WriteDir,
+    /// Writes it once per input of a command given several: a directory (the input's
+    /// name in it) or a pattern (`{stem}`, `{name}`) is resolved by the command, which
+    /// checks what it derives with [`check_derived`]; any other path is written as by
+    /// [`Role::Write`].
+    WriteEach,
+}
+
+/// Whether `path` names one file per input: a pattern with `{stem}` or `{name}`, or an
+/// existing directory (the input's name in it).
+pub fn is_per_input(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    text.contains("{stem}") || text.contains("{name}") || path.is_dir()
 }
 
 /// Whether `-` is accepted, and why not when it is not.
@@ -67,14 +79,14 @@ const fn entry(command: &'static str, arg: &'static str, role: Role) -> Entry {
 /// The role of every argument that takes a path.
 pub const TABLE: &[Entry] = &[
     entry("complete", "input", Role::Read),
-    entry("complete", "output", Role::Write),
+    entry("complete", "output", Role::WriteEach),
     Entry {
         stdio: Stdio::No("a certificate is two files (JSON and CNF); name a file"),
         sibling: Some("cnf"),
-        ..entry("complete", "certificate", Role::Write)
+        ..entry("complete", "certificate", Role::WriteEach)
     },
-    entry("complete", "trace", Role::Write),
-    entry("complete", "plot", Role::Write),
+    entry("complete", "trace", Role::WriteEach),
+    entry("complete", "plot", Role::WriteEach),
     entry("verify", "files", Role::Read),
     entry("verify", "base", Role::Read),
     entry("info", "files", Role::Read),
@@ -237,7 +249,9 @@ impl Files {
         for (i, path) in values.into_iter().enumerate() {
             match entry.role {
                 Role::Read => self.reads.push((flag.to_string(), path)),
-                Role::Write => {
+                // Resolved and checked per input by the command.
+                Role::WriteEach if is_per_input(&path) => {}
+                Role::Write | Role::WriteEach => {
                     if let Some(ext) = entry.sibling {
                         let beside = path.with_extension(ext);
                         let device = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
@@ -276,6 +290,19 @@ impl Files {
             }
         }
     }
+}
+
+/// [`check`] for the files a command derives from its command line: `reads`, and
+/// `writes` (flag, path) with a second file beside each certificate already listed.
+pub fn check_derived(reads: &[PathBuf], writes: Vec<(String, PathBuf)>) -> Result<(), Error> {
+    check(&Files {
+        reads: reads
+            .iter()
+            .map(|p| ("INPUT".to_string(), p.clone()))
+            .collect(),
+        writes,
+        ..Files::default()
+    })
 }
 
 /// The rules every command line obeys, checked before the command runs (see the module

@@ -6,11 +6,11 @@ use nqueens::complete::{Answer, Stats};
 use nqueens::format::{OutputFormat, writes_stdout};
 use nqueens::json::{CompleteAnswer, CompleteRecord, Versions};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Arguments of `complete`.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 #[command(
     after_help = super::EXIT_CODES,
     after_long_help = examples!(
@@ -18,18 +18,26 @@ use std::time::{Duration, Instant};
         "nqueens complete Q.mat -o Q_solved.mat --seed 7 --time-limit 300",
         "nqueens complete hard.txt --certificate why.json --json",
         "nqueens complete big.nqb -o solved.nqb --plot run.svg --trace run.csv",
-        "nqueens --threads 2 complete big.nqb.zst -o big-solved.zst"
+        "nqueens --threads 2 complete big.nqb.zst -o big-solved.zst",
+        "nqueens complete boards/*.npy -o solved/"
     )
 )]
 pub struct Args {
-    /// The composition to complete (any supported format).
+    /// The compositions to complete (any supported format), one after another, each
+    /// answered in the order given.
+    #[arg(id = "input", value_name = "INPUT", required = true)]
+    inputs: Vec<PathBuf>,
+    /// The one input of a run (set from `inputs`).
+    #[arg(skip)]
     input: PathBuf,
     #[command(flatten)]
     input_args: super::InputArgs,
     /// Where to write the solution (`-` standard output): in the input's format, unless
     /// --encoding or the extension (.nqb, .zst/.nqbz, .txt/.csv/.dat, .mat, .npy, .param)
     /// names another. Without -o, the solution is shown after the answer (up to 10,000
-    /// rows).
+    /// rows). An existing directory: the input's file name in it; `{stem}` and `{name}`
+    /// are replaced by the input's file name without and with its extension (several
+    /// inputs need one or the other; so do their --certificate, --trace and --plot).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Output encoding.
@@ -71,8 +79,128 @@ pub struct Args {
     reduced: bool,
 }
 
-/// Runs `complete`.
+/// Runs `complete`: each input in turn, its answer reported as for one; the exit code is
+/// the worst of theirs (an unreadable input, then an invalid one, UNKNOWN, INFEASIBLE).
 pub fn run(args: Args) -> Result<i32, Error> {
+    let several = args.inputs.len() > 1;
+    let mut runs = Vec::with_capacity(args.inputs.len());
+    let mut derived = Vec::new();
+    for input in &args.inputs {
+        let mut one = args.clone();
+        one.inputs = Vec::new();
+        one.input = input.clone();
+        for (flag, path) in [
+            ("-o", &mut one.output),
+            ("--certificate", &mut one.certificate),
+            ("--trace", &mut one.trace),
+            ("--plot", &mut one.plot),
+        ] {
+            if let Some(given) = path.take() {
+                let resolved = per_input(&given, input, several, flag)?;
+                if resolved != given || several {
+                    if flag == "--certificate" {
+                        let cnf = resolved.with_extension("cnf");
+                        derived.push(("--certificate's CNF".to_string(), cnf));
+                    }
+                    derived.push((flag.to_string(), resolved.clone()));
+                }
+                *path = Some(resolved);
+            }
+        }
+        runs.push(one);
+    }
+    // Paths made per input are checked as the command line's own were.
+    if !derived.is_empty() {
+        super::channels::check_derived(&args.inputs, derived)?;
+    }
+    if !several {
+        return run_one(runs.pop().expect("one input"));
+    }
+    let mut worst = exit::OK;
+    for one in runs {
+        if !one.json {
+            let mut w = report_stream(&one);
+            wln!(w, "==> {} <==", one.input.display())?;
+        }
+        let code = match run_one(one) {
+            Ok(code) => code,
+            Err(e) if e.is_closed_pipe() => return Err(e),
+            Err(e) => {
+                errln!("nqueens: {e}");
+                e.exit_code()
+            }
+        };
+        if code == exit::INTERRUPTED {
+            return Ok(code);
+        }
+        worst = worse(worst, code);
+    }
+    Ok(worst)
+}
+
+/// The output path `given` means for `input`: a pattern's `{stem}` and `{name}` replaced,
+/// a directory joined with the input's file name; with several inputs, one of the two.
+fn per_input(given: &Path, input: &Path, several: bool, flag: &str) -> Result<PathBuf, Error> {
+    let name = match input.file_name() {
+        Some(name) if !nqueens::format::is_stdio(input) => name.to_string_lossy().into_owned(),
+        _ => "stdin".to_string(),
+    };
+    let stem = Path::new(&name)
+        .file_stem()
+        .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
+    let text = given.to_string_lossy();
+    if text.contains("{stem}") || text.contains("{name}") {
+        return Ok(PathBuf::from(
+            text.replace("{stem}", &stem).replace("{name}", &name),
+        ));
+    }
+    if flag == "-o" && given.is_dir() {
+        return Ok(given.join(&name));
+    }
+    if several {
+        return Err(Error::Usage(format!(
+            "{}: {flag}: several inputs: name a pattern with {{stem}} or {{name}}{}",
+            given.display(),
+            if flag == "-o" { ", or a directory" } else { "" }
+        )));
+    }
+    Ok(given.to_path_buf())
+}
+
+/// The worse of two exit codes of inputs completed in one call.
+fn worse(a: i32, b: i32) -> i32 {
+    let rank = |c: i32| {
+        [
+            exit::OK,
+            exit::INFEASIBLE,
+            exit::UNKNOWN,
+            exit::INVALID,
+            exit::ERROR,
+            exit::INTERNAL,
+        ]
+        .iter()
+        .position(|&x| x == c)
+        .unwrap_or(usize::MAX)
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+/// Where a run's report goes: standard error when one of its outputs is standard output,
+/// so that the output stays a clean file.
+fn report_stream(args: &Args) -> Box<dyn std::io::Write> {
+    if [&args.output, &args.certificate, &args.trace, &args.plot]
+        .into_iter()
+        .flatten()
+        .any(|p| writes_stdout(p))
+    {
+        Box::new(std::io::stderr().lock())
+    } else {
+        Box::new(super::stdout())
+    }
+}
+
+/// Completes one input (`args.input`) as `complete` does.
+fn run_one(args: Args) -> Result<i32, Error> {
     let started = Instant::now();
     // The files it names were checked by `channels::check` (an output is no input).
     let certificate_cnf = args.certificate.as_ref().map(|p| p.with_extension("cnf"));
@@ -293,18 +421,7 @@ struct Finished<'a> {
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
     // When an output (the solution, a trace, a plot) went to standard output, everything
     // else goes to standard error, so that the output stays a clean file.
-    let mut w: Box<dyn std::io::Write> = if args
-        .output
-        .iter()
-        .chain(&args.certificate)
-        .chain(&args.trace)
-        .chain(&args.plot)
-        .any(|p| writes_stdout(p))
-    {
-        Box::new(std::io::stderr().lock())
-    } else {
-        Box::new(super::stdout())
-    };
+    let mut w = report_stream(args);
     let headline = match run.answer {
         Answer::Solved => "SOLVED".to_string(),
         Answer::Infeasible(c) => format!("INFEASIBLE: {c}"),

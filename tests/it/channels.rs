@@ -79,7 +79,7 @@ fn keys(command: &str, line: &str, all: &[Channel]) -> Vec<(String, Use, bool)> 
             });
         let how = match (channel.role.as_str(), key) {
             ("read", _) | ("read-then-write", "IN") => Use::Read,
-            ("write", _) | ("read-then-write", _) => Use::Write,
+            ("write", _) | ("write-each", _) | ("read-then-write", _) => Use::Write,
             ("read-write", _) => Use::ReadWrite,
             ("write-dir", _) => Use::Dir,
             (other, _) => panic!("unknown role {other}"),

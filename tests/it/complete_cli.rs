@@ -977,3 +977,91 @@ fn more_moves_than_queens_end_at_once() {
     );
     nq(&["verify", &p("c.txt")]).ok();
 }
+
+/// Several inputs in one call: answered in the order given, each into a directory or a
+/// pattern, the exit code the worst of theirs; an unreadable input is reported and the
+/// others still completed; outputs that would collide, or one file for several inputs,
+/// are refused before any work.
+#[test]
+fn several_inputs_are_completed_in_order_into_a_directory_or_a_pattern() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let mut inputs = Vec::new();
+    for i in 1..=3 {
+        let sol = constructed(&p(&format!("s{i}.txt")), &(40 + i).to_string());
+        compose(&sol, &["--seed", &i.to_string()], &p(&format!("c{i}.txt")));
+        inputs.push(p(&format!("c{i}.txt")));
+    }
+    let infeasible = data("grigoryan-n100-k92.txt");
+    let infeasible = infeasible.to_str().unwrap();
+    std::fs::create_dir(p("out")).unwrap();
+    let out_dir = p("out");
+    let mut args = vec!["complete", &inputs[0], infeasible, &inputs[1], &inputs[2]];
+    args.extend(["-o", &out_dir, "--seed", "1", "-q"]);
+    let out = nq(&args).code(3);
+    let headers: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("==> "))
+        .collect();
+    assert_eq!(headers.len(), 4, "{}", out.stdout);
+    assert!(headers[1].contains("grigoryan-n100-k92.txt"), "{headers:?}");
+    assert_eq!(
+        listing(Path::new(&p("out"))),
+        ["c1.txt", "c2.txt", "c3.txt"]
+    );
+    for i in 1..=3 {
+        let (c, o) = (p(&format!("c{i}.txt")), p(&format!("out/c{i}.txt")));
+        nq(&["verify", "--require-complete", "--base", &c, &o]).ok();
+    }
+    // A pattern, with --json: one record per input, in order; the answers are .npy.
+    let pattern = p("{stem}-solved.npy");
+    let out = nq(&["complete", &inputs[0], &inputs[1], "-o", &pattern, "--json"]).ok();
+    let records: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["input"], inputs[0].as_str());
+    assert_eq!(records[1]["output"], p("c2-solved.npy").as_str());
+    nq(&[
+        "verify",
+        "--require-complete",
+        "--base",
+        &inputs[1],
+        &p("c2-solved.npy"),
+    ])
+    .ok();
+    // An unreadable input: reported, the others completed, exit 2.
+    let missing = p("missing.txt");
+    let out = nq(&["complete", &inputs[0], &missing, &inputs[1], "-q"]).code(2);
+    assert_eq!(out.stdout.matches("SOLVED").count(), 2, "{}", out.stdout);
+    assert!(out.stderr.contains("missing.txt"), "{}", out.stderr);
+    // Refused before any work: one file for several inputs, a certificate without a
+    // pattern, two inputs of one name into one directory, an output that is an input.
+    std::fs::create_dir(p("other")).unwrap();
+    std::fs::copy(&inputs[0], p("other/c1.txt")).unwrap();
+    for (args, why) in [
+        (
+            vec![&inputs[0], &inputs[1], "-o", &p("one.txt")],
+            "several inputs",
+        ),
+        (
+            vec![&inputs[0], &inputs[1], "--certificate", &p("why.json")],
+            "several inputs",
+        ),
+        (
+            vec![&inputs[0], &p("other/c1.txt"), "-o", &p("out")],
+            "same file",
+        ),
+        (vec![&inputs[0], &inputs[1], "-o", &p("{name}")], "input"),
+    ] {
+        let mut all = vec!["complete"];
+        all.extend(args.iter().map(|s| &s[..]));
+        let before = listing(d.path());
+        let out = nq(&all).code(2);
+        assert!(out.stderr.contains(why), "{all:?}: {}", out.stderr);
+        assert_eq!(listing(d.path()), before, "{all:?}");
+    }
+}
