@@ -45,6 +45,8 @@ pub struct Args {
     encoding: Option<super::EncodingArg>,
     #[command(flatten)]
     mat: super::mat::MatArgs,
+    #[command(flatten)]
+    npy: super::npy::NpyArgs,
     /// Seed of every random choice; default a fresh one, printed in the statistics.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
@@ -218,6 +220,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
             None => OutputFormat::like(&input),
         });
     let (format, mat_note) = args.mat.apply(format, Some(&input), rows_out)?;
+    let format = args.npy.apply(format, rows_out)?;
     if let Some(path) = &args.output {
         super::refuse_binary_on_terminal(path, format)?;
     }

@@ -40,6 +40,8 @@ pub struct Args {
     encoding: Option<NqbEncoding>,
     #[command(flatten)]
     mat: super::mat::MatArgs,
+    #[command(flatten)]
+    npy: super::npy::NpyArgs,
     /// A SAT solver's output (`s`/`v` lines) for the CNF of --base: written to OUT as the
     /// solution it describes, after a full check.
     #[arg(long, value_name = "SAT_OUTPUT", requires = "base")]
@@ -117,6 +119,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
             };
             let base = super::open_input(a.base.as_deref().expect("clap requires it"), &opts)?;
             let (format, _) = a.mat.apply(format, Some(&base), base.n())?;
+            let format = a.npy.apply(format, base.n())?;
             match dimacs::read_model(model, &base)? {
                 Model::Unsatisfiable => {
                     errln!(
@@ -136,12 +139,13 @@ pub fn run(a: Args) -> Result<i32, Error> {
                         "convert --base: OUT is a solution, not a CNF".into(),
                     ));
                 };
-                excluded_solution(&input, base, &opts, &output, format, &a.mat)?
+                excluded_solution(&input, base, &opts, &output, format, (&a.mat, &a.npy))?
             } else {
                 let input = super::open_input(&input, &opts)?;
                 let target = match target {
                     Output::Rows(format) => {
                         let (format, note) = a.mat.apply(format, Some(&input), input.n())?;
+                        let format = a.npy.apply(format, input.n())?;
                         // Said when the input had a variable of its own to copy.
                         let inherited = input.mat_layout().is_some();
                         mat_note = note.filter(|_| inherited && !a.quiet);
@@ -231,7 +235,7 @@ fn excluded_solution(
     opts: &nqueens::format::OpenOptions,
     output: &Path,
     format: OutputFormat,
-    mat: &super::mat::MatArgs,
+    (mat, npy): (&super::mat::MatArgs, &super::npy::NpyArgs),
 ) -> Result<AtomicFile, Error> {
     let ParamFile::Excluded(ed) = csplib::read_file(base, opts.diags)? else {
         return Err(Error::Usage(format!(
@@ -247,6 +251,7 @@ fn excluded_solution(
         )
     })?;
     let (format, _) = mat.apply(format, None, solution.len() as u64)?;
+    let format = npy.apply(format, solution.len() as u64)?;
     write_rows(output, &solution, format)
 }
 

@@ -22,6 +22,7 @@ mod generate;
 mod info;
 mod input;
 mod mat;
+mod npy;
 mod report;
 mod signals;
 mod size;

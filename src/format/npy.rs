@@ -359,6 +359,71 @@ impl NpyLayout {
         self.zero_based
     }
 
+    /// The same layout with the dtype NumPy calls `name` (`uint8` ... `uint64`, `int8` ...
+    /// `int64`, `float32`, `float64`), in this machine's little-endian byte order; `None`
+    /// for another name.
+    ///
+    /// ```
+    /// use nqueens::format::NpyLayout;
+    /// let layout = NpyLayout::default().with_dtype("int16").unwrap();
+    /// assert_eq!(layout.descr(), "<i2");
+    /// assert!(NpyLayout::default().with_dtype("complex64").is_none());
+    /// ```
+    pub fn with_dtype(self, name: &str) -> Option<NpyLayout> {
+        let (kind, bits) = if let Some(b) = name.strip_prefix("uint") {
+            (Kind::Unsigned, b)
+        } else if let Some(b) = name.strip_prefix("int") {
+            (Kind::Signed, b)
+        } else if let Some(b) = name.strip_prefix("float") {
+            (Kind::Float, b)
+        } else {
+            return None;
+        };
+        let size = match (kind, bits) {
+            (Kind::Float, "32") => 4,
+            (Kind::Float, "64") => 8,
+            (Kind::Float, _) => return None,
+            (_, "8") => 1,
+            (_, "16") => 2,
+            (_, "32") => 4,
+            (_, "64") => 8,
+            _ => return None,
+        };
+        Some(NpyLayout {
+            kind,
+            size,
+            big_endian: false,
+            ..self
+        })
+    }
+
+    /// The same layout with this shape.
+    pub fn with_shape(self, shape: NpyShape) -> NpyLayout {
+        NpyLayout { shape, ..self }
+    }
+
+    /// The same layout, 0-based (-1 for an empty row) or 1-based (0 for an empty row).
+    pub fn with_zero_based(self, zero_based: bool) -> NpyLayout {
+        NpyLayout { zero_based, ..self }
+    }
+
+    /// Why this layout cannot hold the columns of an `n`-row board, if it cannot.
+    pub fn refusal(&self, n: u64) -> Option<String> {
+        let dtype = self.descr();
+        if self.zero_based && self.kind == Kind::Unsigned {
+            return Some(format!(
+                "{dtype} is unsigned: 0-based columns need -1 for an empty row"
+            ));
+        }
+        let fits = match self.kind {
+            Kind::Unsigned => self.size >= 8 || n < 1u64 << (8 * self.size),
+            Kind::Signed => self.size >= 8 || n < 1u64 << (8 * self.size - 1),
+            // Exact integers up to 2^24 (f4) and 2^53 (f8).
+            Kind::Float => (self.size >= 8 && n <= 1 << 53) || n <= 1 << 24,
+        };
+        (!fits).then(|| format!("{dtype} cannot hold the columns of a board of {n} rows"))
+    }
+
     /// The dtype as NumPy writes it (`<u4`, `>i8`, `|u1`).
     pub fn descr(&self) -> String {
         let order = if self.size == 1 {

@@ -2,7 +2,8 @@
 //! (tools/make_npy_fixtures.py), bad ones refused in one line, and `.npy` written by
 //! convert, generate and complete read back.
 
-use crate::common::{data, nq, run};
+use crate::common::{constructed, data, nq, run};
+use std::path::Path;
 
 fn npy(name: &str) -> String {
     data("npy").join(name).to_str().unwrap().to_string()
@@ -314,4 +315,95 @@ fn npz_archives_are_read_by_the_array_they_name() {
         err.contains("no variable named nope; the file holds: Q, other"),
         "{err}"
     );
+}
+
+/// `--npy-dtype`, `--npy-shape` and `--npy-base` choose a `.npy` answer's layout over the
+/// input's, checked by NumPy; a layout that cannot hold the columns is refused, and so are
+/// the options for another output format.
+#[test]
+fn npy_answers_take_the_layout_asked_for() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let k47 = data("grigoryan-n100-k47.txt");
+    let k47 = k47.to_str().unwrap();
+    for (options, dtype, shape, first) in [
+        (vec!["--npy-dtype", "int16"], "int16", "(100,)", "0"),
+        (
+            vec![
+                "--npy-dtype",
+                "float32",
+                "--npy-shape",
+                "row",
+                "--npy-base",
+                "0",
+            ],
+            "float32",
+            "(1, 100)",
+            "-1.0",
+        ),
+        (vec!["--npy-shape", "column"], "uint32", "(100, 1)", "0"),
+    ] {
+        let out = p("out.npy");
+        let mut args = vec!["convert", k47, &out];
+        args.extend(options.iter().copied());
+        nq(&args).ok();
+        let shown = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sys, numpy as np; a = np.load(sys.argv[1]); print(a.dtype, a.shape, a.ravel()[0])",
+                &out,
+            ])
+            .output()
+            .expect("python3 with NumPy (tools/test.sh installs it)");
+        let shown = String::from_utf8(shown.stdout).unwrap();
+        assert_eq!(
+            shown.trim(),
+            format!("{dtype} {shape} {first}"),
+            "{options:?}"
+        );
+        // Read back by its own base, it is the input.
+        let base = if options.contains(&"0") {
+            "--zero-based"
+        } else {
+            "--quiet"
+        };
+        let back = p("back.txt");
+        nq(&["convert", &out, &back, base]).ok();
+        assert_eq!(
+            std::fs::read_to_string(&back)
+                .unwrap()
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            std::fs::read_to_string(k47)
+                .unwrap()
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            "{options:?}"
+        );
+    }
+    for (options, why) in [
+        (vec!["--npy-base", "0", "--npy-dtype", "uint8"], "unsigned"),
+        (vec!["--npy-dtype", "complex64"], "expected uint8"),
+        (vec!["--npy-base", "2"], "2"),
+    ] {
+        let mut args = vec!["convert", k47, "x.npy"];
+        args.extend(options.iter().copied());
+        let out = nq(&args).current_dir(d.path()).code(2);
+        assert!(out.stderr.contains(why), "{options:?}: {}", out.stderr);
+    }
+    let big = constructed(&p("big.txt"), "300");
+    let out = nq(&["convert", &big, &p("x.npy"), "--npy-dtype", "int8"]).code(2);
+    assert!(
+        out.stderr
+            .contains("cannot hold the columns of a board of 300 rows"),
+        "{}",
+        out.stderr
+    );
+    let out = nq(&["convert", k47, &p("x.txt"), "--npy-dtype", "int8"]).code(2);
+    assert!(
+        out.stderr.contains("apply to .npy output only"),
+        "{}",
+        out.stderr
+    );
+    assert!(!Path::new(&p("x.npy")).exists() && !Path::new(&p("x.txt")).exists());
 }
