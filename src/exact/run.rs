@@ -77,10 +77,18 @@ macro_rules! with_width {
 
 /// The search's board for `res`, for a search of up to `max_nodes` nodes.
 pub(super) fn board<B: Bits>(res: &Residual, seed: Option<u64>, max_nodes: u64) -> Board<B> {
-    // The attack table costs about m^3 steps to build and saves about m per node: a short
-    // search (the randomized end game, 2,000 + 20m nodes) walks the diagonals instead.
+    // The attack table costs about m^3 steps to build and saves about m per node, so it
+    // pays after about m^2 nodes; but a budget is a bound, not a forecast (most searches of
+    // complete's first pass, 2,000 + 20m nodes, end after a few dozen), so only a search
+    // whose budget could pay for the table m times over builds it: unbounded searches
+    // (every core, counts) and the long budgets of later restarts. A short search walks
+    // the diagonals instead; both visit the same nodes.
     let m = res.size() as u64;
-    let mut b = Board::new(res, seed, max_nodes >= m * m);
+    let mut b = Board::new(
+        res,
+        seed,
+        max_nodes >= m.saturating_mul(m).saturating_mul(m),
+    );
     b.order_values = order_values();
     b
 }

@@ -88,11 +88,9 @@ impl<B: Bits> Board<B> {
         };
         let (rows_sorted, cols_sorted) = (sorted(&rows), sorted(&cols));
         let table = (table && m * m * m * std::mem::size_of::<B>() <= TABLE_BYTES).then(|| {
-            let by_col: std::collections::HashMap<u64, usize> = cols
-                .iter()
-                .enumerate()
-                .map(|(label, &j)| (j, label))
-                .collect();
+            // Board column -> label, looked up m^3 times: a dense table over the columns'
+            // span when that is small (as it is where the table fits), else a sorted list.
+            let by_col = ColumnLabels::new(&cols);
             let mut t = vec![B::zero(); m * m * m];
             for (r, &i) in rows.iter().enumerate() {
                 for (c, &j) in cols.iter().enumerate() {
@@ -105,8 +103,7 @@ impl<B: Bits> Board<B> {
                         let mut mask = B::zero().with(c);
                         let delta = rows[r2] as i128 - i;
                         for j2 in [j + delta, j - delta] {
-                            if let Some(&c2) = u64::try_from(j2).ok().and_then(|j2| by_col.get(&j2))
-                            {
+                            if let Some(c2) = u64::try_from(j2).ok().and_then(|j2| by_col.get(j2)) {
                                 mask = mask.with(c2);
                             }
                         }
@@ -136,6 +133,53 @@ impl<B: Bits> Board<B> {
     /// The board (row, column) of residual cell `(r, c)`.
     pub(crate) fn cell(&self, (r, c): (u16, u16)) -> (u64, u64) {
         (self.rows[r as usize], self.cols[c as usize])
+    }
+}
+
+/// The label of each board column of a residual, by its board column.
+enum ColumnLabels {
+    /// `labels[j - first]`, `u32::MAX` where no column of the residual is.
+    Dense { first: u64, labels: Vec<u32> },
+    /// (board column, label), sorted by column.
+    Sorted(Vec<(u64, usize)>),
+}
+
+impl ColumnLabels {
+    /// Spans up to this many columns per residual column are held densely.
+    const DENSE_SPAN_PER_COLUMN: u64 = 64;
+
+    fn new(cols: &[u64]) -> ColumnLabels {
+        let (Some(&lo), Some(&hi)) = (cols.iter().min(), cols.iter().max()) else {
+            return ColumnLabels::Sorted(Vec::new());
+        };
+        if hi - lo < Self::DENSE_SPAN_PER_COLUMN * cols.len() as u64 {
+            let mut labels = vec![u32::MAX; (hi - lo + 1) as usize];
+            for (label, &j) in cols.iter().enumerate() {
+                labels[(j - lo) as usize] = label as u32;
+            }
+            return ColumnLabels::Dense { first: lo, labels };
+        }
+        let mut sorted: Vec<(u64, usize)> = cols
+            .iter()
+            .enumerate()
+            .map(|(label, &j)| (j, label))
+            .collect();
+        sorted.sort_unstable();
+        ColumnLabels::Sorted(sorted)
+    }
+
+    fn get(&self, j: u64) -> Option<usize> {
+        match self {
+            ColumnLabels::Dense { first, labels } => j
+                .checked_sub(*first)
+                .and_then(|k| labels.get(k as usize))
+                .filter(|&&l| l != u32::MAX)
+                .map(|&l| l as usize),
+            ColumnLabels::Sorted(sorted) => sorted
+                .binary_search_by_key(&j, |&(col, _)| col)
+                .ok()
+                .map(|k| sorted[k].1),
+        }
     }
 }
 
