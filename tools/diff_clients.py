@@ -1254,9 +1254,9 @@ def gen_octave_batch(rng, tmp, start, count, octave, version):
         if reader == "octave-text" and odd:
             limits.append(f"Octave text: {', '.join(kinds[n] for n in odd)} anywhere in the file")
         if reader == "octave-binary":
-            other = [n for n, k in kinds.items()
-                     if k in ("range", "diag", "perm", "sparse", "logical", "bool1", "char",
-                              "cell", "struct", "complex")]
+            # Every other type is walked past by its declared sizes (formats/octave.md);
+            # a permutation matrix's width depends on how Octave was built.
+            other = [n for n, k in kinds.items() if k == "perm"]
             if other:
                 limits.append("Octave binary: a type the reader does not walk: "
                               + ", ".join(kinds[n] for n in other))
