@@ -88,6 +88,10 @@ Q = [2 4 1 3]; save("-zip", "-binary", "octave-zip-binary.mat", "Q");
 Q = [2 4 1 3]; save("octave-default-text.mat", "Q");
 Q = [2 4 1 3]; save("-v4", "octave-v4.mat", "Q");
 s.a = 1; Q = [2 4 1 3]; save("-binary", "octave-binary-struct-first.mat", "s", "Q");
+% A workspace whose board lies after a string, a cell and a struct (issue 44): a
+% composition of n = 8 for complete.
+Q = [1 5 8 0 0 7 2 0]; name = "hello"; c = {1, "x"; int8(3), {2, "y"}}; s.a = 1; s.b = "t";
+save("-binary", "octave-binary-workspace.bin", "name", "c", "s", "Q");
 ' 2>&1 | grep -v "ignoring const execution_exception" || true
 python3 - <<'PY'
 import scipy.io as sio, numpy as np

@@ -596,6 +596,8 @@ fn octave_and_hdf5_files_read_as_written() {
         ("octave-binary-double.mat", "VALID SOLUTION (n = 4)"),
         ("octave-binary-uint32.mat", "VALID SOLUTION (n = 8)"),
         ("octave-binary-int8-column.mat", "VALID SOLUTION (n = 4)"),
+        // A struct before Q is walked past by its declared sizes (issue 44).
+        ("octave-binary-struct-first.mat", "VALID SOLUTION (n = 4)"),
         ("octave-zip-text.mat", "VALID SOLUTION (n = 4)"),
         ("octave-zip-binary.mat", "VALID SOLUTION (n = 4)"),
         ("octave-v4.mat", "VALID SOLUTION (n = 4)"),
@@ -630,10 +632,6 @@ fn octave_and_hdf5_files_read_as_written() {
             "hdf5-plain-scalar.h5",
             "HDF5 file (not MATLAB v7.3): variable Q is an HDF5 scalar",
         ),
-        (
-            "octave-binary-struct-first.mat",
-            "Octave binary file: variable s is of type \"scalar struct\"",
-        ),
     ] {
         let (code, _, err) = run(&["verify", s(&oct(name))]);
         assert_eq!(code, 2, "{name}");
@@ -651,6 +649,66 @@ fn octave_and_hdf5_files_read_as_written() {
         assert_eq!(code, 0, "{name}: {err}");
         assert!(out.contains("VALID SOLUTION (n = 4)"), "{name}: {out}");
     }
+}
+
+/// An Octave `save -binary` workspace whose board `Q` lies after a string, a cell (holding
+/// a string and a nested cell) and a struct (issue 44): the other variables are walked past
+/// by their declared sizes, with or without `--var`, and `complete` answers it in text and
+/// in MAT v5. A string cut short is refused on one line naming the file.
+#[test]
+fn octave_binary_workspace_with_a_string_a_cell_and_a_struct() {
+    let input = data("octave/octave-binary-workspace.bin");
+    for args in [&["verify", "--var", "Q"][..], &["verify"][..]] {
+        let (code, out, err) = run(&[args, &[s(&input)]].concat());
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(
+            out.contains("VALID COMPOSITION (5 of 8)"),
+            "{args:?}: {out}"
+        );
+    }
+    for (var, kind) in [("name", "string"), ("c", "cell"), ("s", "scalar struct")] {
+        let (code, _, err) = run(&["verify", "--var", var, s(&input)]);
+        assert_eq!(code, 2, "{var}");
+        assert!(
+            err.contains(&format!(
+                "variable {var} is of type \"{kind}\", expected a numeric vector"
+            )),
+            "{var}: {err}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["out.bin", "out.mat"] {
+        let out = dir.path().join(name);
+        let (code, _, err) = run(&["complete", s(&input), "-o", s(&out)]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let (code, v, err) = run(&["verify", "--require-complete", "--base", s(&input), s(&out)]);
+        assert_eq!(code, 0, "{name}: {v}{err}");
+        assert!(v.contains("VALID SOLUTION (n = 8)"), "{name}: {v}");
+    }
+    let (code, info, _) = run(&["info", s(&dir.path().join("out.mat"))]);
+    assert_eq!(code, 0);
+    assert!(info.contains("Q, 1x8 double"), "{info}");
+    // The string `name` ("hello") cut after two of its characters.
+    let bytes = std::fs::read(&input).unwrap();
+    let at = bytes.windows(5).position(|w| w == b"hello").unwrap();
+    let cut = dir.path().join("cut.bin");
+    std::fs::write(&cut, &bytes[..at + 2]).unwrap();
+    for args in [
+        &["verify", "--var", "Q"][..],
+        &["complete", "-o", "x.txt"][..],
+    ] {
+        let (code, out, err) = run_in(dir.path(), &[args, &[s(&cut)]].concat());
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "nqueens: {}: Octave binary file: name's values",
+                cut.display()
+            )) && err.contains("need more than the 2 bytes left"),
+            "{err}"
+        );
+    }
+    assert!(!dir.path().join("x.txt").exists());
 }
 
 #[test]

@@ -229,3 +229,56 @@ fn a_deflated_v73_answer_is_the_input_patched() {
         assert!(stats.contains("not copied"), "{stats}");
     }
 }
+
+/// hdf5storage's `savemat(..., format='7.3')` (tools/make_hdf5storage_fixture.py) deflates
+/// with the Fletcher-32 filter on: the answer is still the input patched, the replaced
+/// chunk checksummed as the HDF5 library checksums it. h5py, which checks every chunk's
+/// Fletcher-32 on read, reads the answer back with the other variables intact (it needs
+/// python3 with h5py and NumPy: tools/test.sh installs them, and a missing one fails here).
+#[test]
+fn an_hdf5storage_fletcher32_answer_is_the_input_patched() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("mat/hdf5storage-v73-fletcher.mat");
+    let out = dir.path().join("out.mat");
+    let stats = complete(&input, &out, &[]);
+    assert!(
+        stats.contains("written as the input file with the 1 chunk that held free rows replaced")
+            && stats.contains("its other variables kept (a_seed, note)"),
+        "{stats}"
+    );
+    let (code, v, err) = run(&[
+        "verify",
+        "--require-complete",
+        "--base",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{v}{err}");
+    assert!(v.contains("VALID SOLUTION (n = 3001)"), "{v}");
+    let solution = data("mat/hdf5storage-v73-fletcher.solution.txt");
+    let check = r#"
+import sys, h5py, numpy as np
+solution = np.loadtxt(sys.argv[2])
+with h5py.File(sys.argv[1], "r") as f:
+    q = f["Q"]
+    assert q.fletcher32 and q.compression == "gzip", (q.fletcher32, q.compression)
+    assert q.shape == (3001, 1) and q.attrs["MATLAB_class"] == b"double"
+    assert np.array_equal(q[:, 0], solution), "Q is not the solution"
+    assert f["a_seed"][()].tolist() == [[7.0]], f["a_seed"][()]
+    assert f["note"][()].ravel().tobytes().decode("utf-16-le") == "hi", f["note"][()]
+    assert f["note"].attrs["MATLAB_class"] == b"char"
+print("ok")
+"#;
+    let o = std::process::Command::new("python3")
+        .args(["-c", check])
+        .arg(&out)
+        .arg(&solution)
+        .output()
+        .expect("python3 is needed (tools/test.sh installs h5py and NumPy)");
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == "ok",
+        "h5py read the answer as:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

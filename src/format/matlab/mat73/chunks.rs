@@ -39,7 +39,7 @@ pub(super) enum StoredLayout {
 /// HDF5 filter numbers the chunks may use.
 pub(super) const DEFLATE: u16 = 1;
 pub(super) const SHUFFLE: u16 = 2;
-const FLETCHER32: u16 = 3;
+pub(super) const FLETCHER32: u16 = 3;
 
 /// Per thread: an inflater (its 32 KiB window allocated once) and buffers for a chunk's
 /// stored bytes and a window's elements.
@@ -522,9 +522,12 @@ impl Storage {
     }
 }
 
-/// HDF5's Fletcher-32 (`H5_checksum_fletcher32`): big-endian 16-bit words, sums folded to
-/// 16 bits every 360 words. hdf5-pure has it, but not public.
-fn fletcher32(data: &[u8]) -> u32 {
+/// HDF5's Fletcher-32 (`H5_checksum_fletcher32`): big-endian 16-bit words (an odd last
+/// byte the high byte of a word whose low byte is 0), sums folded to 16 bits every 360
+/// words and twice at the end. The filter appends it to a chunk little-endian. Checked
+/// against h5py's chunks of odd and even lengths around the 720-byte blocks, and of all
+/// 0xff bytes (`fletcher32_as_hdf5_computes_it`). hdf5-pure has it, but not public.
+pub(super) fn fletcher32(data: &[u8]) -> u32 {
     let (mut sum1, mut sum2) = (0u32, 0u32);
     let fold = |s: u32| (s & 0xffff) + (s >> 16);
     for block in data.chunks(720) {
@@ -546,3 +549,48 @@ pub(super) fn product(dims: &[u64]) -> Option<u64> {
 /// The largest chunk accepted beyond the data's own size (h5py sizes chunks of extensible
 /// datasets up to about 1 MiB).
 const MAX_SPARE_CHUNK_BYTES: u64 = 16 << 20;
+
+#[cfg(test)]
+mod tests {
+    /// Checksums h5py (HDF5 1.14) stored after uncompressed chunks of `len` bytes: `seq`,
+    /// byte i = (7 i + 3) mod 256, and `ff`, every byte 0xff.
+    #[test]
+    fn fletcher32_as_hdf5_computes_it() {
+        let stored = [
+            ("seq", 1, 0x03000300),
+            ("seq", 2, 0x030a030a),
+            ("seq", 3, 0x1714140a),
+            ("seq", 5, 0x4a4e3322),
+            ("seq", 719, 0xacc6d0fe),
+            ("seq", 720, 0xad72d1aa),
+            ("seq", 721, 0x321e84ab),
+            ("seq", 722, 0x32d88565),
+            ("seq", 1439, 0x3c2f247b),
+            ("seq", 1441, 0xc46287d7),
+            ("seq", 4097, 0xf5deff03),
+            ("ff", 1, 0xff00ff00),
+            ("ff", 2, 0xffffffff),
+            ("ff", 3, 0xff00ff00),
+            ("ff", 5, 0xff00ff00),
+            ("ff", 719, 0xff00ff00),
+            ("ff", 720, 0xffffffff),
+            ("ff", 721, 0xff00ff00),
+            ("ff", 722, 0xffffffff),
+            ("ff", 1439, 0xff00ff00),
+            ("ff", 1441, 0xff00ff00),
+            ("ff", 4097, 0xff00ff00),
+        ];
+        for (pattern, len, want) in stored {
+            let data: Vec<u8> = (0..len)
+                .map(|i: usize| {
+                    if pattern == "ff" {
+                        0xff
+                    } else {
+                        (i * 7 + 3) as u8
+                    }
+                })
+                .collect();
+            assert_eq!(super::fletcher32(&data), want, "{pattern} {len}");
+        }
+    }
+}

@@ -9,7 +9,7 @@
 //! 2.3 times the seed's deflated input), and nothing is inflated to check the copied
 //! chunks: their bytes must match a digest of the bytes their rows were read from.
 
-use super::chunks::{DEFLATE, SHUFFLE, StoredLayout, WORK};
+use super::chunks::{DEFLATE, FLETCHER32, SHUFFLE, StoredLayout, WORK, fletcher32};
 use super::read::Mat73File;
 use crate::board::Bitmap;
 use crate::format::matlab::hdf5_v1::{self, ChunkIndex};
@@ -46,8 +46,9 @@ impl Mat73File {
     /// marks are this file's) to `dest` as this file with every chunk that holds a row
     /// `given` lacks replaced; returns it unpublished. `None` (nothing written) unless
     /// `layout` is this variable's own and the file allows it: a chunked vector in HDF5's
-    /// original format (what MATLAB and h5py write), deflated and shuffled at most,
-    /// little-endian, 1-based, with few chunks to replace.
+    /// original format (what MATLAB, h5py and hdf5storage write), deflated, shuffled and
+    /// Fletcher-32 checksummed at most (a replaced chunk gets its own checksum, as the
+    /// HDF5 library computes it), little-endian, 1-based, with few chunks to replace.
     pub(crate) fn write_patched(
         &self,
         dest: &Path,
@@ -128,9 +129,12 @@ impl Mat73File {
         else {
             return None;
         };
-        let plain = filters.iter().all(|f| [DEFLATE, SHUFFLE].contains(f))
-            && filters.iter().filter(|&&f| f == DEFLATE).count() <= 1
-            && filters.iter().filter(|&&f| f == SHUFFLE).count() <= 1;
+        let plain = filters
+            .iter()
+            .all(|f| [DEFLATE, SHUFFLE, FLETCHER32].contains(f))
+            && [DEFLATE, SHUFFLE, FLETCHER32]
+                .iter()
+                .all(|g| filters.iter().filter(|&f| f == g).count() <= 1);
         if layout != self.layout
             || self.base != IndexBase::One
             || stored.big_endian
@@ -192,6 +196,12 @@ impl Mat73File {
         for &f in filters {
             data = match f {
                 SHUFFLE => shuffle(&data, size),
+                // The checksum of the bytes so far, appended little-endian.
+                FLETCHER32 => {
+                    let sum = fletcher32(&data);
+                    data.extend_from_slice(&sum.to_le_bytes());
+                    data
+                }
                 _ => {
                     let mut deflater = libdeflater::Compressor::new(
                         libdeflater::CompressionLvl::new(LEVEL).expect("a valid level"),
@@ -382,6 +392,37 @@ mod tests {
         }
     }
 
+    /// hdf5storage's v7.3 (Fletcher-32 after shuffle and deflate): the replaced chunk
+    /// carries its own checksum, which the reader checks when the answer is read back.
+    #[test]
+    fn a_fletcher32_chunk_is_replaced_with_its_checksum() {
+        let (mat, rows, given) = case("hdf5storage-v73-fletcher");
+        let StoredLayout::Chunked { filters, .. } = &mat.stored.as_ref().unwrap().layout else {
+            unreachable!()
+        };
+        assert_eq!(filters, &[SHUFFLE, DEFLATE, FLETCHER32]);
+        let dir = tempfile::tempdir().unwrap();
+        let layout = mat.source().layout;
+        let patched = mat
+            .write_patched(&dir.path().join("out.mat"), layout, &rows, &given)
+            .unwrap()
+            .expect("the fixture can be patched");
+        assert_eq!(patched.replaced(), 1);
+        mat.check_patched(&patched, &rows).unwrap();
+        let (_, at, size) = patched.replaced[0];
+        let mut chunk = vec![0; size as usize];
+        std::fs::File::open(patched.file.temp_path())
+            .unwrap()
+            .read_exact_at(&mut chunk, at)
+            .unwrap();
+        let (body, sum) = chunk.split_at(chunk.len() - 4);
+        assert_eq!(sum, fletcher32(body).to_le_bytes());
+        // A changed checksum byte is found on reading back.
+        flip(patched.file.temp_path(), at + size - 1);
+        let why = mat.check_patched(&patched, &rows).unwrap_err();
+        assert!(why.contains("Fletcher-32 checksum mismatch"), "{why}");
+    }
+
     #[test]
     fn an_input_changed_after_it_was_read_is_not_copied_unnoticed() {
         let dir = tempfile::tempdir().unwrap();
@@ -425,7 +466,7 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
-        // Contiguous storage, and chunks with Fletcher-32 checksums.
+        // Contiguous storage; every chunk to replace (Fletcher-32 checksums or not).
         for name in ["h5py-v73-uint32-row.mat", "h5py-v73-int16-col-fletcher.mat"] {
             let mat = Mat73File::open(&fixture(name), None, IndexBase::One).unwrap();
             let rows = vec![0u8; 4 * mat.n() as usize];
