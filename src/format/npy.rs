@@ -156,19 +156,7 @@ impl NpyFile {
 
     /// The dtype as NumPy writes it, e.g. `<u4`.
     pub fn dtype(&self) -> String {
-        let order = if self.size == 1 {
-            '|'
-        } else if self.big_endian {
-            '>'
-        } else {
-            '<'
-        };
-        let c = match self.kind {
-            Kind::Unsigned => 'u',
-            Kind::Signed => 'i',
-            Kind::Float => 'f',
-        };
-        format!("{order}{c}{}", self.size)
+        descr(self.kind, self.size, self.big_endian)
     }
 
     /// Rows `first .. first + count` as little-endian `u32` bytes: for `<u4` borrowed from
@@ -426,19 +414,7 @@ impl NpyLayout {
 
     /// The dtype as NumPy writes it (`<u4`, `>i8`, `|u1`).
     pub fn descr(&self) -> String {
-        let order = if self.size == 1 {
-            '|'
-        } else if self.big_endian {
-            '>'
-        } else {
-            '<'
-        };
-        let c = match self.kind {
-            Kind::Unsigned => 'u',
-            Kind::Signed => 'i',
-            Kind::Float => 'f',
-        };
-        format!("{order}{c}{}", self.size)
+        descr(self.kind, self.size, self.big_endian)
     }
 
     /// The shape of `n` rows, as the header writes it.
@@ -478,6 +454,23 @@ impl NpyLayout {
             out.extend_from_slice(le);
         }
     }
+}
+
+/// A dtype as NumPy writes it in a header (`<u4`, `>i8`, `|u1`).
+fn descr(kind: Kind, size: usize, big_endian: bool) -> String {
+    let order = if size == 1 {
+        '|'
+    } else if big_endian {
+        '>'
+    } else {
+        '<'
+    };
+    let c = match kind {
+        Kind::Unsigned => 'u',
+        Kind::Signed => 'i',
+        Kind::Float => 'f',
+    };
+    format!("{order}{c}{size}")
 }
 
 /// Writes an n-row vector laid out as an [`NpyLayout`] says.

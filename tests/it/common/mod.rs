@@ -177,15 +177,26 @@ pub fn terminated_env(
     args: &[&str],
     after: std::time::Duration,
 ) -> i32 {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let child = spawn_quiet(dir, vars, args);
+    std::thread::sleep(after);
+    terminate(child)
+}
+
+/// The binary started in `dir`, its output discarded.
+fn spawn_quiet(dir: &Path, vars: &[(&str, &str)], args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .envs(vars.iter().copied())
         .args(args)
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .unwrap();
-    std::thread::sleep(after);
+        .unwrap()
+}
+
+/// Sends `child` SIGTERM; its exit code (it must exit by itself, not be killed by the
+/// signal).
+fn terminate(mut child: std::process::Child) -> i32 {
     let killed = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -203,14 +214,7 @@ pub fn terminated_env(
 /// first). Waits on the work, not on the clock, so a loaded machine cannot make the stop
 /// land too early or too late.
 pub fn terminated_once_saved(dir: &Path, vars: &[(&str, &str)], args: &[&str], saved: &str) -> i32 {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .envs(vars.iter().copied())
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_quiet(dir, vars, args);
     let started = std::time::Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -226,16 +230,7 @@ pub fn terminated_once_saved(dir: &Path, vars: &[(&str, &str)], args: &[&str], s
         );
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    child
-        .wait()
-        .unwrap()
-        .code()
-        .expect("exited by itself, not killed by the signal")
+    terminate(child)
 }
 
 /// A new pseudo-terminal: (master, slave). A child given the slave as a stream sees a
