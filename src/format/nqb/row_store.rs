@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Rows 1..=n of a board, as little-endian `u32` at offset 64 of a mapped file.
 pub(crate) struct RowStore {
-    map: MmapMut,
+    map: Backing,
     n: u64,
     /// The mapped file and its path, for loading the rows with `pwrite` (`None`: anonymous
     /// memory).
@@ -101,6 +101,40 @@ impl LoaderPiece<'_> {
     }
 }
 
+/// The bytes of a store: a map (of a file, or anonymous memory for a large board), or
+/// for a small board words on the heap (mapping and unmapping a page per board, as
+/// completing thousands of small boards in one process did, costs a TLB shootdown across
+/// every thread each time).
+enum Backing {
+    Map(MmapMut),
+    /// `HEADER_LEN / 4 + n` words: the header's bytes, then the rows.
+    Heap(Vec<u32>),
+}
+
+impl std::ops::Deref for Backing {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Backing::Map(m) => m,
+            // SAFETY: any u32 is four initialised bytes, and u8 has alignment 1.
+            Backing::Heap(v) => unsafe { v.align_to::<u8>().1 },
+        }
+    }
+}
+
+impl std::ops::DerefMut for Backing {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            Backing::Map(m) => m,
+            // SAFETY: as in `deref`; every byte pattern is a valid u32.
+            Backing::Heap(v) => unsafe { v.align_to_mut::<u8>().1 },
+        }
+    }
+}
+
+/// Boards up to this many rows are stored on the heap when anonymous.
+const HEAP_ROWS: u64 = 1 << 18;
+
 impl RowStore {
     /// Sizes `file` for an `n`-row raw NQB file and maps it (all rows empty).
     pub(crate) fn create(file: &File, n: u64, path: &Path) -> Result<Self, FormatError> {
@@ -116,12 +150,20 @@ impl RowStore {
         } else {
             None
         };
-        Ok(RowStore { map, n, file })
+        Ok(RowStore {
+            map: Backing::Map(map),
+            n,
+            file,
+        })
     }
 
     /// A row store in anonymous memory, for small boards and in-process use.
     pub(crate) fn anonymous(n: u64) -> std::io::Result<Self> {
-        let map = MmapMut::map_anon(HEADER_LEN + 4 * n as usize)?;
+        let map = if n <= HEAP_ROWS {
+            Backing::Heap(vec![0; HEADER_LEN / 4 + n as usize])
+        } else {
+            Backing::Map(MmapMut::map_anon(HEADER_LEN + 4 * n as usize)?)
+        };
         Ok(RowStore { map, n, file: None })
     }
 
@@ -136,8 +178,8 @@ impl RowStore {
     }
 
     fn payload(&self) -> &[u32] {
-        // SAFETY: the map starts page-aligned and the payload at offset 64, so it is aligned
-        // for u32 and holds exactly n of them.
+        // SAFETY: the store starts page-aligned (a map) or u32-aligned (heap words) and the
+        // payload at offset 64, so it is aligned for u32 and holds exactly n of them.
         let (head, rows, _) = unsafe { self.map[HEADER_LEN..].align_to::<u32>() };
         debug_assert!(head.is_empty());
         rows
