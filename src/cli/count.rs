@@ -534,12 +534,22 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
     }
     .unwrap_or_else(|| Checkpoint::new(key));
     let resumed = before.counted();
+    let head = format!("counting n = {}", items.key().n);
     let bar = Progress::items(
         args.quiet,
         items.in_shard() as u64,
         resumed as u64,
-        format!("counting n = {}", items.key().n),
+        format!("{head}, time left after the first items"),
     );
+    // The time left, projected as `count --estimate` projects a count: the items counted
+    // so far (in a random order of blocks) are a sample of those left.
+    let todo = (items.in_shard() - resumed) as u64;
+    let threads = rayon::current_num_threads().max(1) as f64;
+    let sums = Mutex::new(count::estimate::TimeSums::default());
+    let run_started = Instant::now();
+    thread_local! {
+        static LAST_ITEM: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+    }
     let state = Mutex::new(before.clone());
     let last_save = Mutex::new(Instant::now());
     let failed: Mutex<Option<CheckpointError>> = Mutex::new(None);
@@ -553,6 +563,29 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
     let every = Duration::from_secs_f64(args.checkpoint_every);
     let skip = |i: usize| before.is_done(i);
     let counted = |i: usize, value: u64| {
+        // Each thread counts items back to back: an item took the time since the thread's
+        // last one ended (or since the run started).
+        let now = Instant::now();
+        let since = LAST_ITEM
+            .with(|last| last.replace(Some(now)))
+            .map_or(run_started, |t| t.max(run_started));
+        let left = {
+            let mut sums = sums.lock().unwrap_or_else(|e| e.into_inner());
+            sums.add(now.duration_since(since).as_secs_f64());
+            (sums.count() >= 2 * threads as u64).then(|| {
+                let e = count::estimate::Estimate::from_sums(todo, &sums, 0.0);
+                let left = |core: f64| (core - e.sampled_seconds).max(0.0) / threads;
+                format!(
+                    "{head}, about {} left ({} to {})",
+                    human_duration(left(e.core_seconds)),
+                    human_duration(left(e.core_seconds_range[0])),
+                    human_duration(left(e.core_seconds_range[1]))
+                )
+            })
+        };
+        if let Some(message) = left {
+            bar.set_message(message);
+        }
         let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
         st.record(i, value);
         bar.inc(1);

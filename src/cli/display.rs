@@ -71,10 +71,20 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
-    /// A bar of `len` work items, `done` of them counted before (a resumed count): items,
-    /// rate and time left, shown like [`Progress::start`].
+    /// A bar of `len` work items, `done` of them counted before (a resumed count): items
+    /// and rate, shown like [`Progress::start`]; the caller's message says the time left.
     pub(crate) fn items(quiet: bool, len: u64, done: u64, message: String) -> Progress {
-        let shown = Progress::show(quiet, bar_style("items"), Some(len), message);
+        let style = ProgressStyle::with_template(
+            "{msg} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} items, {rate}",
+        )
+        .expect("a valid template")
+        .with_key(
+            "rate",
+            |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", indicatif::HumanCount(state.per_sec() as u64));
+            },
+        );
+        let shown = Progress::show(quiet, style, Some(len), message);
         if let Some(bar) = &shown.bar {
             bar.set_position(done);
             // The rate is that of this run, not of the items a checkpoint brought.

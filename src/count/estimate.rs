@@ -57,16 +57,23 @@ impl Estimate {
 
     /// The projection from the times of a random sample of `items` items.
     pub fn from_times(items: u64, times: &[f64], setup_seconds: f64) -> Estimate {
-        let k = times.len() as f64;
-        let sum: f64 = times.iter().sum();
-        let (core_seconds, range) = if times.is_empty() {
+        let mut sums = TimeSums::default();
+        times.iter().for_each(|&t| sums.add(t));
+        Self::from_sums(items, &sums, setup_seconds)
+    }
+
+    /// The projection from the running sums of a random sample of `items` items (a count
+    /// under way projects what is left from the items it has counted).
+    pub fn from_sums(items: u64, sums: &TimeSums, setup_seconds: f64) -> Estimate {
+        let (k, sum) = (sums.count as f64, sums.sum);
+        let (core_seconds, range) = if sums.count == 0 {
             (0.0, [0.0, f64::INFINITY])
-        } else if times.len() as u64 >= items {
+        } else if sums.count >= items {
             (sum, [sum, sum])
         } else {
             let mean = sum / k;
-            let var = if times.len() > 1 {
-                times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (k - 1.0)
+            let var = if sums.count > 1 {
+                ((sums.sum_of_squares - k * mean * mean) / (k - 1.0)).max(0.0)
             } else {
                 mean * mean
             };
@@ -78,7 +85,7 @@ impl Estimate {
         };
         Estimate {
             items,
-            sampled: times.len() as u64,
+            sampled: sums.count,
             sampled_seconds: sum,
             core_seconds,
             core_seconds_range: range,
@@ -100,6 +107,28 @@ impl Estimate {
         }
         let need = self.core_seconds_range[1] / (per_shard * threads.max(1) as f64);
         (need.ceil() as u64).clamp(1, self.items.max(1))
+    }
+}
+
+/// Running sums of item times: how many, their sum and the sum of their squares.
+#[derive(Debug, Clone, Default)]
+pub struct TimeSums {
+    count: u64,
+    sum: f64,
+    sum_of_squares: f64,
+}
+
+impl TimeSums {
+    /// One more item, of `seconds`.
+    pub fn add(&mut self, seconds: f64) {
+        self.count += 1;
+        self.sum += seconds;
+        self.sum_of_squares += seconds * seconds;
+    }
+
+    /// Items added.
+    pub fn count(&self) -> u64 {
+        self.count
     }
 }
 

@@ -8,6 +8,8 @@ use super::dispatch::tally;
 use super::{Kind, Piece};
 use super::{Method, Problem, Shard, Tally, constellations, halves, kernel};
 use num_bigint::BigUint;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -66,6 +68,12 @@ impl Hooks<'static> {
         }
     }
 }
+
+/// The seed of the order in which [`ItemCount::run`] counts items: blocks of
+/// `ORDER_BLOCK` consecutive items (neighbours share the tables they read: items one by
+/// one in a random order took 20 % longer at n = 19) in a random order.
+const ORDER_SEED: u64 = 0x006e_7175_6565_6e73;
+const ORDER_BLOCK: usize = 64;
 
 /// A count split into work items that add up.
 pub struct ItemCount {
@@ -170,9 +178,18 @@ impl ItemCount {
     /// sum of their values, or `None` when `hooks.stop` stopped the count.
     pub fn run(&self, hooks: &Hooks) -> Option<u64> {
         let stopped = AtomicBool::new(false);
-        let todo = (0..self.items())
-            .into_par_iter()
-            .filter(|&i| self.takes(i) && !(hooks.skip)(i));
+        // In an order drawn once for all runs (items differ in cost by orders of magnitude):
+        // the items counted so far are then a random sample, from which a count under way
+        // projects its time left as `count --estimate` does, and no run of costly items
+        // comes last to leave threads idle. The sum does not depend on the order.
+        let mut blocks: Vec<usize> = (0..self.items().div_ceil(ORDER_BLOCK)).collect();
+        blocks.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(ORDER_SEED));
+        let order: Vec<usize> = blocks
+            .into_iter()
+            .flat_map(|b| b * ORDER_BLOCK..((b + 1) * ORDER_BLOCK).min(self.items()))
+            .filter(|&i| self.takes(i) && !(hooks.skip)(i))
+            .collect();
+        let todo = order.into_par_iter();
         // Each engine's items, with the scratch space one thread reuses between them.
         let sum = match &self.work {
             Work::Halves(work) => {
