@@ -51,7 +51,7 @@ pub enum DimacsError {
 }
 
 /// The residual of `input`, or why there is none.
-fn residual_of(input: &Input) -> Result<Residual, DimacsError> {
+pub(crate) fn residual_of(input: &Input) -> Result<Residual, DimacsError> {
     let store = RowStore::anonymous(input.n())
         .map_err(|e| FormatError::new(input.path(), ErrorKind::Read(e)))?;
     match prepare(input, store)? {
@@ -160,6 +160,50 @@ pub(crate) fn write_residual_cnf(
     }
     let (cl, summary) = encode(res, n);
     write_clauses(&cl, &summary, n, dest)
+}
+
+/// A DRAT proof beside a CNF, or why there is none.
+pub enum Proof {
+    /// Written, unpublished: `lemmas` clauses added (the last the empty clause),
+    /// `deletions` deleted.
+    Written {
+        /// The proof file, to commit.
+        file: AtomicFile,
+        /// Clauses added.
+        lemmas: u64,
+        /// Clauses deleted.
+        deletions: u64,
+    },
+    /// Not written, for this reason.
+    Missing(String),
+}
+
+/// Writes to `dest` a DRAT proof (text) that the CNF of residual `res`
+/// ([`write_residual_cnf`]) is unsatisfiable, if one of at most
+/// [`MAX_LEMMAS`](crate::exact::proof::MAX_LEMMAS) lemmas exists by the proof search of
+/// [`crate::exact::proof`]; returns the file unpublished, or why there is no proof (the
+/// partial file is removed).
+pub(crate) fn write_residual_drat(res: &Residual, dest: &Path) -> Result<Proof, DimacsError> {
+    use crate::exact::proof::{MAX_LEMMAS, ProofEnd, write_drat};
+    let file = AtomicFile::create(dest)?;
+    let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
+    let mut out = BufWriter::with_capacity(1 << 16, file);
+    let end = write_drat(res, MAX_LEMMAS, &mut out).map_err(fail)?;
+    match end {
+        ProofEnd::Proved { lemmas, deletions } => Ok(Proof::Written {
+            file: AtomicFile::unbuffer(out)?,
+            lemmas,
+            deletions,
+        }),
+        ProofEnd::TooLarge { limit } => Ok(Proof::Missing(format!(
+            "the proof search of the {} free rows needs more than {limit} lemmas",
+            res.size()
+        ))),
+        ProofEnd::Satisfiable => Ok(Proof::Missing(
+            "the proof search found a completion: the residual is satisfiable (a bug: please report it)"
+                .into(),
+        )),
+    }
 }
 
 /// The clauses of the completion instance with residual `res` on an `n`-board, and their

@@ -244,6 +244,27 @@ pub struct CertificateRecord {
     pub explanation: String,
     /// The input's residual as DIMACS CNF, for a SAT solver to confirm.
     pub cnf: CnfRecord,
+    /// A DRAT proof that the CNF is unsatisfiable, for a proof checker to verify.
+    pub proof: ProofRecord,
+}
+
+/// The DRAT proof beside a certificate (`formats/certificate.md`), or why there is none.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ProofRecord {
+    /// The proof file (DRAT, text), when one was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Clauses the proof adds, the last of them the empty clause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lemmas: Option<u64>,
+    /// Clauses the proof deletes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletions: Option<u64>,
+    /// Why no proof was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// What the proof means.
+    pub meaning: String,
 }
 
 /// A square, 1-based [row, column].

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command of README.md and .ci/run: installs the command-line tools some tests run
 # (zstd, whose `zstd -d` must give back a raw NQB file; the SAT solver cadical, which solves
-# our CNF exports; GNU parallel, for the README's cluster recipes; the clients of the
+# our CNF exports; the DRAT checker rate, through cargo, which verifies the proofs beside
+# certificates; GNU parallel, for the README's cluster recipes; the clients of the
 # differential test: GNU Octave, and scipy, h5py and NumPy for python3) when they are
 # missing, then runs `cargo test` with any arguments given, then the Python package's tests
 # (tools/test_python.sh: the bindings built with maturin in a virtual environment of their
@@ -39,6 +40,12 @@ if ! python3 -c "import scipy.io, h5py, numpy" >/dev/null 2>&1; then
   clients=(scipy==1.17.1 h5py==3.16.0 numpy==2.4.6)
   python3 -m pip install --quiet "${clients[@]}" \
     || python3 -m pip install --quiet --break-system-packages "${clients[@]}"
+fi
+# The DRAT proof checker rate (crates.io), which verifies the proofs beside certificates
+# (tests/it/proof_cli.rs, tools/check_proof.sh); a missing checker fails that test.
+if ! command -v rate >/dev/null 2>&1 && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/rate" ]; then
+  echo "tools/test.sh: installing the proof checker rate (cargo install)" >&2
+  cargo install --quiet --root "${CARGO_HOME:-$HOME/.cargo}" rate
 fi
 # The property tests draw their cases from a fixed seed here, so that a run of this script
 # passes or fails the same way on every machine; `cargo test` alone draws fresh cases each

@@ -62,8 +62,8 @@ pub struct Entry {
     pub role: Role,
     /// Whether `-` is accepted.
     pub stdio: Stdio,
-    /// A second file written beside it: the path with this extension.
-    pub sibling: Option<&'static str>,
+    /// Files written beside it: the path with each of these extensions.
+    pub siblings: &'static [&'static str],
 }
 
 const fn entry(command: &'static str, arg: &'static str, role: Role) -> Entry {
@@ -72,7 +72,7 @@ const fn entry(command: &'static str, arg: &'static str, role: Role) -> Entry {
         arg,
         role,
         stdio: Stdio::Yes,
-        sibling: None,
+        siblings: &[],
     }
 }
 
@@ -81,8 +81,8 @@ pub const TABLE: &[Entry] = &[
     entry("complete", "input", Role::Read),
     entry("complete", "output", Role::WriteEach),
     Entry {
-        stdio: Stdio::No("a certificate is two files (JSON and CNF); name a file"),
-        sibling: Some("cnf"),
+        stdio: Stdio::No("a certificate is three files (JSON, CNF and DRAT); name a file"),
+        siblings: &["cnf", "drat"],
         ..entry("complete", "certificate", Role::WriteEach)
     },
     entry("complete", "trace", Role::WriteEach),
@@ -127,9 +127,9 @@ pub struct Channel {
     pub multiple: bool,
     /// Whether `-` (standard input or output) is accepted.
     pub stdio: bool,
-    /// Extension of a second file written beside it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sibling: Option<&'static str>,
+    /// Extensions of the files written beside it.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub siblings: &'static [&'static str],
 }
 
 /// Whether an argument's values are paths.
@@ -172,7 +172,7 @@ pub fn all(root: &clap::Command) -> Vec<Result<Channel, (String, String)>> {
                     role: e.role,
                     multiple: arg.get_num_args().is_some_and(|n| n.max_values() > 1),
                     stdio: e.stdio == Stdio::Yes,
-                    sibling: e.sibling,
+                    siblings: e.siblings,
                 }),
                 None => Err((command.clone(), id.to_string())),
             });
@@ -252,7 +252,7 @@ impl Files {
                 // Resolved and checked per input by the command.
                 Role::WriteEach if is_per_input(&path) => {}
                 Role::Write | Role::WriteEach => {
-                    if let Some(ext) = entry.sibling {
+                    for ext in entry.siblings {
                         let beside = path.with_extension(ext);
                         let device = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
                         if device {
@@ -412,7 +412,7 @@ mod tests {
         assert_eq!(f.writes, [("OUT".to_string(), PathBuf::from("b.nqb"))]);
         let f = files("nqueens complete a.txt -o s.txt --certificate c.json");
         let writes: Vec<_> = f.writes.iter().map(|(_, p)| p.to_str().unwrap()).collect();
-        assert_eq!(writes, ["s.txt", "c.cnf", "c.json"]);
+        assert_eq!(writes, ["s.txt", "c.cnf", "c.drat", "c.json"]);
         let f = files("nqueens count 12 --checkpoint c.json");
         assert_eq!((f.reads.len(), f.rewrites.len(), f.writes.len()), (0, 1, 1));
         let f = files("nqueens count merge a b -");

@@ -58,9 +58,10 @@ pub struct Args {
     /// board in one pass.
     #[arg(long)]
     no_closed_form: bool,
-    /// Write the proof of an INFEASIBLE answer to this file (JSON), and the input's
-    /// residual as DIMACS CNF beside it (FILE with the extension .cnf), which any SAT
-    /// solver can confirm unsatisfiable independently.
+    /// Write the proof of an INFEASIBLE answer to this file (JSON), the input's residual
+    /// as DIMACS CNF beside it (FILE with the extension .cnf), which any SAT solver can
+    /// confirm unsatisfiable independently, and a DRAT proof of that (FILE with the
+    /// extension .drat) for a proof checker.
     #[arg(long, value_name = "FILE")]
     certificate: Option<PathBuf>,
     /// The answer and statistics as one JSON object.
@@ -103,6 +104,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
                     if flag == "--certificate" {
                         let cnf = resolved.with_extension("cnf");
                         derived.push(("--certificate's CNF".to_string(), cnf));
+                        let drat = resolved.with_extension("drat");
+                        derived.push(("--certificate's DRAT".to_string(), drat));
                     }
                     derived.push((flag.to_string(), resolved.clone()));
                 }
@@ -206,6 +209,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
     let started = Instant::now();
     // The files it names were checked by `channels::check` (an output is no input).
     let certificate_cnf = args.certificate.as_ref().map(|p| p.with_extension("cnf"));
+    let certificate_drat = args.certificate.as_ref().map(|p| p.with_extension("drat"));
     let stamp = FileStamp::of(&args.input);
     let input = super::open_input(&args.input, &args.input_args.options())?;
     // An Excluded Diagonals instance is solved through its reduced board; the answer is
@@ -302,9 +306,12 @@ fn run_one(args: Args) -> Result<i32, Error> {
         solution = Some(instance_solution(ed, solution, &args, format)?);
         seconds_output += t.elapsed().as_secs_f64();
     }
-    if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
-        (&answer, &args.certificate, &certificate_cnf)
-    {
+    if let (Answer::Infeasible(cert), Some(path), Some(cnf_path), Some(drat_path)) = (
+        &answer,
+        &args.certificate,
+        &certificate_cnf,
+        &certificate_drat,
+    ) {
         nqueens::publish::certificate(
             cert,
             &input,
@@ -312,6 +319,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
             stats.free_rows,
             path,
             cnf_path,
+            drat_path,
         )?;
     }
     // A 0-based solution read as 1-based leaves one row without a cell: say so.

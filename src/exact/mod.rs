@@ -4,6 +4,8 @@
 //!
 //! - [`residual`] projects a board's free part into a [`Residual`] and reads certificates
 //!   of infeasibility off it without search (empty row or column, Hall's condition).
+//! - [`proof`] writes a DRAT proof that a residual has no completion, from a search of its
+//!   own whose every step is unit propagation on the residual's CNF.
 //! - [`search`](self::search) is the depth-first search with propagation, over word sets of
 //!   the residual's width ([`bits`]): `u64` up to 64 free rows, `[u64; K]` up to
 //!   [`MAX_FREE`].
@@ -17,6 +19,7 @@
 //!   the sequential one.
 mod bits;
 mod certificate;
+pub(crate) mod proof;
 pub(crate) mod residual;
 mod run;
 mod search;

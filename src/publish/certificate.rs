@@ -1,22 +1,26 @@
-//! A certificate of infeasibility published as its JSON document and the input's
-//! residual as DIMACS CNF beside it.
+//! A certificate of infeasibility published as its JSON document, the input's residual as
+//! DIMACS CNF beside it, and a DRAT proof that the CNF is unsatisfiable.
 
 use crate::complete::{Certificate, InputResidual};
-use crate::dimacs::{DimacsError, write_cnf, write_residual_cnf};
+use crate::dimacs::{DimacsError, Proof, residual_of, write_residual_cnf, write_residual_drat};
 use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
-use crate::json::{CertificateRecord, CnfRecord, Versions};
+use crate::json::{CertificateRecord, CnfRecord, ProofRecord, Versions};
 use std::io::Write;
 use std::path::Path;
 
 /// What the CNF beside a certificate is, as its document says.
 const CNF_MEANING: &str = "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate";
 
+/// What the DRAT proof beside a certificate is, as its document says.
+const PROOF_MEANING: &str = "a DRAT proof (text, RUP lemmas and deletions) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (rate, drat-trim; tools/check_proof.sh) confirms this certificate without a SAT solver";
+
 /// Publishes the proof that `input` has no completion (`residual`: its free part, when the
-/// engine kept it) as two files: the JSON document
-/// `json` ([`CertificateRecord`]: the certificate, in words too, and a summary of the CNF)
-/// and the input's residual as DIMACS CNF at `cnf`, which any SAT solver can confirm
-/// unsatisfiable independently. Both are written to temporary files and renamed into place
-/// only when both are complete.
+/// engine kept it) as three files: the JSON document `json` ([`CertificateRecord`]: the
+/// certificate, in words too, and summaries of the CNF and the proof), the input's residual as DIMACS CNF at `cnf`, which any SAT solver can confirm
+/// unsatisfiable independently, and a DRAT proof of that at `drat` when the proof search
+/// finds one within its limit (not for a `hall` certificate: the counting argument is no
+/// unit propagation). All are written to temporary files and renamed into place only when
+/// all are complete.
 pub fn certificate(
     cert: &Certificate,
     input: &Input,
@@ -24,11 +28,51 @@ pub fn certificate(
     free_rows: u64,
     json: &Path,
     cnf: &Path,
+    drat: &Path,
 ) -> Result<(), DimacsError> {
     // The engine's residual of the input when it kept one: no second pass over the input.
-    let (cnf_file, summary) = match residual {
-        Some(InputResidual(res)) => write_residual_cnf(res, input.n(), cnf)?,
-        None => write_cnf(input, cnf)?,
+    let read;
+    let res = match residual {
+        Some(InputResidual(res)) => res,
+        None => {
+            read = residual_of(input)?;
+            &read
+        }
+    };
+    let (cnf_file, summary) = write_residual_cnf(res, input.n(), cnf)?;
+    let proof = match cert {
+        Certificate::Hall { .. } => Proof::Missing(
+            "Hall's condition is a counting argument, not unit propagation: its proofs by \
+             search are exponential (a SAT solver confirms the CNF)"
+                .into(),
+        ),
+        _ => write_residual_drat(res, drat)?,
+    };
+    let (proof_file, proof_record) = match proof {
+        Proof::Written {
+            file,
+            lemmas,
+            deletions,
+        } => (
+            Some(file),
+            ProofRecord {
+                file: Some(drat.display().to_string()),
+                lemmas: Some(lemmas),
+                deletions: Some(deletions),
+                missing: None,
+                meaning: PROOF_MEANING.into(),
+            },
+        ),
+        Proof::Missing(why) => (
+            None,
+            ProofRecord {
+                file: None,
+                lemmas: None,
+                deletions: None,
+                missing: Some(why),
+                meaning: PROOF_MEANING.into(),
+            },
+        ),
     };
     let doc = CertificateRecord {
         versions: Versions::current(),
@@ -45,11 +89,15 @@ pub fn certificate(
             clauses: summary.clauses,
             meaning: CNF_MEANING.into(),
         },
+        proof: proof_record,
     };
     let doc = serde_json::to_value(&doc).expect("records serialize");
     let mut f = AtomicFile::create(json)?;
     writeln!(f, "{doc:#}").map_err(|e| FormatError::new(json, ErrorKind::Write(e)))?;
     cnf_file.commit()?;
+    if let Some(file) = proof_file {
+        file.commit()?;
+    }
     f.commit()?;
     Ok(())
 }

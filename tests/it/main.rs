@@ -21,6 +21,7 @@ mod mat_answers;
 mod messages;
 mod npy_cli;
 mod progress_cli;
+mod proof_cli;
 mod reader_bounds;
 mod readme;
 mod signals;
