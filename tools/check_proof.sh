@@ -17,7 +17,7 @@ if [ -z "$rate_bin" ]; then
   rate_bin="$root/bin/rate"
   if [ ! -x "$rate_bin" ]; then
     echo "tools/check_proof.sh: installing the proof checker rate (cargo install --root $root rate)" >&2
-    cargo install --quiet --root "$root" rate >&2
+    cargo install --quiet --locked --version 0.3.0 --root "$root" rate >&2
   fi
 fi
 # rate reads a proof by its extension (.drat or .dpr); its report ends in `s VERIFIED` or

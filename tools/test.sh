@@ -45,7 +45,7 @@ fi
 # (tests/it/proof_cli.rs, tools/check_proof.sh); a missing checker fails that test.
 if ! command -v rate >/dev/null 2>&1 && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/rate" ]; then
   echo "tools/test.sh: installing the proof checker rate (cargo install)" >&2
-  cargo install --quiet --root "${CARGO_HOME:-$HOME/.cargo}" rate
+  cargo install --quiet --locked --version 0.3.0 --root "${CARGO_HOME:-$HOME/.cargo}" rate
 fi
 # The property tests draw their cases from a fixed seed here, so that a run of this script
 # passes or fails the same way on every machine; `cargo test` alone draws fresh cases each

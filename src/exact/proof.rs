@@ -29,8 +29,10 @@ use super::bits::Bits;
 use super::residual::{Residual, ones};
 use std::io::{self, Write};
 
-/// Lemmas (clauses added) at most in a proof: about 10^7 lines of a few dozen bytes.
-pub(crate) const MAX_LEMMAS: u64 = 10_000_000;
+/// Lemmas (clauses added) at most in a proof: 10^6 lines of up to a few hundred bytes
+/// (the proof search repeats the engine's on one thread; a larger one would take as long
+/// again and hundreds of megabytes).
+pub(crate) const MAX_LEMMAS: u64 = 1_000_000;
 
 /// How a proof search ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
