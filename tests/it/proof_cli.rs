@@ -110,3 +110,58 @@ fn a_certificate_without_search_gets_a_proof_too() {
     let (ok, report) = check(&json.with_extension("cnf"), &json.with_extension("drat"));
     assert!(ok, "{report}");
 }
+
+/// tools/confirm_certificate.py confirms an INFEASIBLE answer without nqueens: from the
+/// composition it derives the residual, writes its own (pairwise) CNF and has the checker
+/// verify nqueens' proof against it; the certificate of another board, or a proof cut in
+/// half, is not confirmed.
+#[test]
+fn certificates_are_confirmed_from_the_board_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py");
+    let rate = rate();
+    let confirm = |board: &str, cert: &str| {
+        let out = std::process::Command::new("python3")
+            .arg(&script)
+            .args([board, cert, "--rate", rate.to_str().unwrap()])
+            .output()
+            .expect("python3");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    // Excluded Diagonals instances: their reduced boards, as text.
+    let mut boards = Vec::new();
+    for name in ["ed-10-infeasible-1", "ed-14-infeasible-2"] {
+        let board = p(&format!("{name}.board.txt"));
+        let input = data("csplib").join(format!("{name}.txt"));
+        crate::common::nq(&["convert", input.to_str().unwrap(), &board, "--quiet"]).ok();
+        let cert = p(&format!("{name}.json"));
+        crate::common::nq(&["complete", &board, "--certificate", &cert, "-q"]).code(3);
+        let (code, text) = confirm(&board, &cert);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(text.contains("VERIFIED; CONFIRMED"), "{text}");
+        boards.push((board, cert));
+    }
+    // A certificate without search: the empty column is seen on the board itself.
+    let k92 = data("grigoryan-n100-k92.txt");
+    let k92 = k92.to_str().unwrap();
+    crate::common::nq(&["complete", k92, "--certificate", &p("k92.json"), "-q"]).code(3);
+    let (code, text) = confirm(k92, &p("k92.json"));
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("column 43 has no free cell"), "{text}");
+    // The other board's certificate, and a proof cut in half.
+    let (code, text) = confirm(&boards[0].0, &boards[1].1);
+    assert_eq!(code, Some(1), "{text}");
+    let drat = boards[1].1.replace(".json", ".drat");
+    let lines: Vec<String> = std::fs::read_to_string(&drat)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    std::fs::write(&drat, lines[..lines.len() / 2].join("\n") + "\n").unwrap();
+    let (code, text) = confirm(&boards[1].0, &boards[1].1);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("NOT VERIFIED"), "{text}");
+}
