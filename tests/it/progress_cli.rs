@@ -179,3 +179,21 @@ fn threads_is_a_global_option() {
     assert_eq!(code, 2);
     assert!(err.contains("at most 4096 threads"), "{err}");
 }
+
+/// A count made of work items shows, from its first items, the time left projected as
+/// `count --estimate` projects it: a value and its range, never NaN or a negative time.
+#[cfg(unix)]
+#[test]
+fn a_count_shows_the_time_left_projected_from_its_first_items() {
+    let (code, out, term) = run_on_terminal(&["count", "16", "--threads", "2"]);
+    assert_eq!(code, 0, "{term}");
+    assert!(out.contains("placements: 14772512"), "{out}");
+    assert!(term.contains("counting n = 16"), "{term:?}");
+    assert!(
+        term.contains(" left (") && term.contains(" to "),
+        "{term:?}"
+    );
+    for bad in ["NaN", "inf", "about -", "(-", "to -"] {
+        assert!(!term.contains(bad), "{bad}: {term:?}");
+    }
+}
