@@ -176,6 +176,8 @@ pub enum Proof {
     },
     /// Not written, for this reason.
     Missing(String),
+    /// Stopped from outside before it was complete (nothing written).
+    Stopped,
 }
 
 /// Writes to `dest` a DRAT proof (text) that the CNF of residual `res`
@@ -183,12 +185,16 @@ pub enum Proof {
 /// [`MAX_LEMMAS`](crate::exact::proof::MAX_LEMMAS) lemmas exists by the proof search of
 /// [`crate::exact::proof`]; returns the file unpublished, or why there is no proof (the
 /// partial file is removed).
-pub(crate) fn write_residual_drat(res: &Residual, dest: &Path) -> Result<Proof, DimacsError> {
+pub(crate) fn write_residual_drat(
+    res: &Residual,
+    dest: &Path,
+    stop: &crate::stop::Stop,
+) -> Result<Proof, DimacsError> {
     use crate::exact::proof::{MAX_LEMMAS, ProofEnd, write_drat};
     let file = AtomicFile::create(dest)?;
     let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
     let mut out = BufWriter::with_capacity(1 << 16, file);
-    let end = write_drat(res, MAX_LEMMAS, &mut out).map_err(fail)?;
+    let end = write_drat(res, MAX_LEMMAS, stop, &mut out).map_err(fail)?;
     match end {
         ProofEnd::Proved { lemmas, deletions } => Ok(Proof::Written {
             file: AtomicFile::unbuffer(out)?,
@@ -199,6 +205,7 @@ pub(crate) fn write_residual_drat(res: &Residual, dest: &Path) -> Result<Proof, 
             "the proof search of the {} free rows needs more than {limit} lemmas",
             res.size()
         ))),
+        ProofEnd::Stopped => Ok(Proof::Stopped),
         ProofEnd::Satisfiable => Ok(Proof::Missing(
             "the proof search found a completion: the residual is satisfiable (a bug: please report it)"
                 .into(),

@@ -284,6 +284,16 @@ fn run_one(args: Args) -> Result<i32, Error> {
         e => e,
     })?;
     let (answer, stats, mut seconds_output, mut solution, patched, residual) = match outcome {
+        // With --json, standard output holds records only: the reason is one line on
+        // standard error.
+        JobOutcome::Invalid(report) if args.json => {
+            errln!(
+                "nqueens: {}: not a valid composition: {}",
+                args.input.display(),
+                report.first_problem().unwrap_or_default()
+            );
+            return Ok(exit::INVALID);
+        }
         JobOutcome::Invalid(report) => {
             errln!(
                 "nqueens: {}: not a valid composition; the verifier says:",
@@ -312,7 +322,8 @@ fn run_one(args: Args) -> Result<i32, Error> {
         &certificate_cnf,
         &certificate_drat,
     ) {
-        nqueens::publish::certificate(
+        let stop = nqueens::stop::Stop::new(None, Some(super::interrupt_flag()));
+        if !nqueens::publish::certificate(
             cert,
             &input,
             residual.as_ref(),
@@ -320,7 +331,12 @@ fn run_one(args: Args) -> Result<i32, Error> {
             path,
             cnf_path,
             drat_path,
-        )?;
+            &stop,
+        )? {
+            // A signal during the proof search: nothing of the certificate is published.
+            errln!("nqueens: interrupted while writing the certificate's proof; nothing written");
+            return Ok(exit::INTERRUPTED);
+        }
     }
     // A 0-based solution read as 1-based leaves one row without a cell: say so.
     let hint = match &answer {

@@ -51,6 +51,8 @@ pub(crate) enum ProofEnd {
     },
     /// The search found a completion: the residual is satisfiable (no proof exists).
     Satisfiable,
+    /// Stopped from outside (a signal): what was written is no proof.
+    Stopped,
 }
 
 /// Writes to `out` a DRAT proof (text format) that the CNF of `res` (`dimacs::encode`:
@@ -59,19 +61,20 @@ pub(crate) enum ProofEnd {
 pub(crate) fn write_drat(
     res: &Residual,
     max_lemmas: u64,
+    stop: &crate::stop::Stop,
     out: &mut dyn Write,
 ) -> io::Result<ProofEnd> {
     let m = res.size();
     if m <= 64 {
-        prove::<u64>(res, max_lemmas, out)
+        prove::<u64>(res, max_lemmas, stop, out)
     } else if m <= 128 {
-        prove::<[u64; 2]>(res, max_lemmas, out)
+        prove::<[u64; 2]>(res, max_lemmas, stop, out)
     } else if m <= 256 {
-        prove::<[u64; 4]>(res, max_lemmas, out)
+        prove::<[u64; 4]>(res, max_lemmas, stop, out)
     } else if m <= 512 {
-        prove::<[u64; 8]>(res, max_lemmas, out)
+        prove::<[u64; 8]>(res, max_lemmas, stop, out)
     } else if m <= 1024 {
-        prove::<[u64; 16]>(res, max_lemmas, out)
+        prove::<[u64; 16]>(res, max_lemmas, stop, out)
     } else {
         // Wider residuals than the engine's cell matrices: the proof would be as long as
         // a search of them, which is more than any limit here.
@@ -84,6 +87,7 @@ enum Stop {
     Io(io::Error),
     TooLarge,
     Satisfiable,
+    Halted,
 }
 
 impl From<io::Error> for Stop {
@@ -106,10 +110,21 @@ struct Prover<'a, B> {
     lemmas: u64,
     deletions: u64,
     max_lemmas: u64,
+    /// Asked from outside to stop; polled every [`POLL_NODES`] nodes.
+    stop: &'a crate::stop::Stop,
+    nodes: u64,
     _bits: std::marker::PhantomData<B>,
 }
 
-fn prove<B: Bits>(res: &Residual, max_lemmas: u64, out: &mut dyn Write) -> io::Result<ProofEnd> {
+/// Nodes between two looks at the stop.
+const POLL_NODES: u64 = 4096;
+
+fn prove<B: Bits>(
+    res: &Residual,
+    max_lemmas: u64,
+    stop: &crate::stop::Stop,
+    out: &mut dyn Write,
+) -> io::Result<ProofEnd> {
     let m = res.size();
     let mut var = vec![0u32; m * m];
     let mut open = vec![B::zero(); m];
@@ -132,6 +147,8 @@ fn prove<B: Bits>(res: &Residual, max_lemmas: u64, out: &mut dyn Write) -> io::R
         lemmas: 0,
         deletions: 0,
         max_lemmas,
+        stop,
+        nodes: 0,
         _bits: std::marker::PhantomData,
     };
     match p.node(open, B::below(m), B::below(m)) {
@@ -145,6 +162,7 @@ fn prove<B: Bits>(res: &Residual, max_lemmas: u64, out: &mut dyn Write) -> io::R
         Err(Stop::Io(e)) => Err(e),
         Err(Stop::TooLarge) => Ok(ProofEnd::TooLarge { limit: max_lemmas }),
         Err(Stop::Satisfiable) => Ok(ProofEnd::Satisfiable),
+        Err(Stop::Halted) => Ok(ProofEnd::Stopped),
     }
 }
 
@@ -198,6 +216,10 @@ impl<B: Bits> Prover<'_, B> {
     /// Searches the subtree of the node with free cells `open` per row; when it holds no
     /// solution, writes the clause of the node's decisions (after its children's).
     fn node(&mut self, mut open: Vec<B>, mut rows_left: B, mut cols_left: B) -> Result<(), Stop> {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(POLL_NODES) && self.stop.now() {
+            return Err(Stop::Halted);
+        }
         // Propagation to a fixpoint, then the branches.
         let alts: Vec<(usize, usize)> = loop {
             if rows_left.is_zero() {
@@ -293,7 +315,7 @@ mod tests {
 
     fn proof(res: &Residual, max: u64) -> (ProofEnd, String) {
         let mut out = Vec::new();
-        let end = write_drat(res, max, &mut out).unwrap();
+        let end = write_drat(res, max, &crate::stop::Stop::never(), &mut out).unwrap();
         (end, String::from_utf8(out).unwrap())
     }
 

@@ -20,7 +20,10 @@ const PROOF_MEANING: &str = "a DRAT proof (text, RUP lemmas and deletions) that 
 /// unsatisfiable independently, and a DRAT proof of that at `drat` when the proof search
 /// finds one within its limit (not for a `hall` certificate: the counting argument is no
 /// unit propagation). All are written to temporary files and renamed into place only when
-/// all are complete.
+/// all are complete; a `.drat` an earlier run left at `drat` is removed when no proof is
+/// written, so that no proof of another board lies beside the document. `stop` (a
+/// signal) ends the proof search: then nothing is published and this returns `false`.
+#[allow(clippy::too_many_arguments)]
 pub fn certificate(
     cert: &Certificate,
     input: &Input,
@@ -29,7 +32,8 @@ pub fn certificate(
     json: &Path,
     cnf: &Path,
     drat: &Path,
-) -> Result<(), DimacsError> {
+    stop: &crate::stop::Stop,
+) -> Result<bool, DimacsError> {
     // The engine's residual of the input when it kept one: no second pass over the input.
     let read;
     let res = match residual {
@@ -46,7 +50,7 @@ pub fn certificate(
              search are exponential (a SAT solver confirms the CNF)"
                 .into(),
         ),
-        _ => write_residual_drat(res, drat)?,
+        _ => write_residual_drat(res, drat, stop)?,
     };
     let (proof_file, proof_record) = match proof {
         Proof::Written {
@@ -63,6 +67,7 @@ pub fn certificate(
                 meaning: PROOF_MEANING.into(),
             },
         ),
+        Proof::Stopped => return Ok(false),
         Proof::Missing(why) => (
             None,
             ProofRecord {
@@ -95,9 +100,16 @@ pub fn certificate(
     let mut f = AtomicFile::create(json)?;
     writeln!(f, "{doc:#}").map_err(|e| FormatError::new(json, ErrorKind::Write(e)))?;
     cnf_file.commit()?;
-    if let Some(file) = proof_file {
-        file.commit()?;
+    match proof_file {
+        Some(file) => file.commit()?,
+        None => {
+            // Checked as an output of the command (never an input): an earlier run's proof.
+            if std::fs::symlink_metadata(drat).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(drat)
+                    .map_err(|e| FormatError::new(drat, ErrorKind::Write(e)))?;
+            }
+        }
     }
     f.commit()?;
-    Ok(())
+    Ok(true)
 }

@@ -165,3 +165,108 @@ fn certificates_are_confirmed_from_the_board_alone() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("NOT VERIFIED"), "{text}");
 }
+
+/// A certificate with no proof (Hall's condition) removes the proof an earlier run left
+/// beside the same document: no proof of another board may lie beside it.
+#[test]
+fn no_stale_proof_is_left_beside_a_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // Exhausted search (a proof), then Hall's condition (none), into the same paths.
+    std::fs::write(
+        p("searched.txt"),
+        "10 15 22 11 0 23 34 5 12 28 0 38 6 9 29 21 40 33 35 14 7 4 13 16 31 1 3 17 39 0 27 32 37 0 20 0 2 25 0 19\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p("hall.txt"),
+        "8 28 22 0 26 0 34 5 12 0 36 0 6 9 29 21 18 33 0 14 7 4 13 16 23 1 38 17 35 3 30 11 37 25 0 24 2 15 19 27\n",
+    )
+    .unwrap();
+    let cert = p("c.json");
+    crate::common::nq(&["complete", &p("searched.txt"), "--certificate", &cert, "-q"]).code(3);
+    assert!(Path::new(&p("c.drat")).exists());
+    let out =
+        crate::common::nq(&["complete", &p("hall.txt"), "--certificate", &cert, "-q"]).code(3);
+    assert!(
+        out.stdout.contains("have free cells only in"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !Path::new(&p("c.drat")).exists(),
+        "{:?}",
+        listing(dir.path())
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cert).unwrap()).unwrap();
+    assert!(
+        doc["proof"]["missing"].as_str().unwrap().contains("Hall"),
+        "{doc}"
+    );
+}
+
+/// A signal during the proof search: exit 130, and nothing of the certificate, nor any
+/// temporary file, is left.
+#[cfg(unix)]
+#[test]
+fn a_signal_during_the_proof_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = dir.path().join("e.param");
+    crate::common::nq(&[
+        "generate",
+        "excluded",
+        "--n",
+        "20",
+        "--seed",
+        "1",
+        "-o",
+        instance.to_str().unwrap(),
+    ])
+    .ok();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "complete",
+            "e.param",
+            "--diags",
+            "18",
+            "--certificate",
+            "c.json",
+            "-q",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The proof is written to a temporary file of ours: signal once it exists.
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            panic!(
+                "finished before its proof was seen being written: {:?}",
+                listing(dir.path())
+            );
+        }
+        if listing(dir.path())
+            .iter()
+            .any(|f| f.starts_with(".nqueens-"))
+        {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "no proof file within 2 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(listing(dir.path()), ["e.param"], "{err}");
+}
