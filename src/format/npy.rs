@@ -235,7 +235,13 @@ impl NpyFile {
                     .map_err(|e| e.trim_start_matches("= ").to_string())?
             }
         };
-        u32::try_from(wide).map_err(|_| format!("{wide} is not a column number"))
+        // Named as stored: 0-based, the file's value is one less than the column.
+        let stored = if self.base == IndexBase::Zero {
+            wide - 1
+        } else {
+            wide
+        };
+        u32::try_from(wide).map_err(|_| format!("{stored} is not a column number"))
     }
 }
 
@@ -317,12 +323,7 @@ impl NpyLayout {
         if zero_based && kind == Kind::Unsigned {
             kind = Kind::Signed;
         }
-        let fits = |size: usize| match kind {
-            Kind::Unsigned => size >= 8 || n < 1u64 << (8 * size),
-            Kind::Signed => size >= 8 || n < 1u64 << (8 * size - 1),
-            // Exact integers up to 2^24 (f4) and 2^53 (f8).
-            Kind::Float => size >= 8 || n <= 1 << 24,
-        };
+        let fits = |size: usize| holds(kind, size, largest_value(n, zero_based));
         let sizes: &[usize] = match kind {
             Kind::Float => &[4, 8],
             _ => &[1, 2, 4, 8],
@@ -403,12 +404,7 @@ impl NpyLayout {
                 "{dtype} is unsigned: 0-based columns need -1 for an empty row"
             ));
         }
-        let fits = match self.kind {
-            Kind::Unsigned => self.size >= 8 || n < 1u64 << (8 * self.size),
-            Kind::Signed => self.size >= 8 || n < 1u64 << (8 * self.size - 1),
-            // Exact integers up to 2^24 (f4) and 2^53 (f8).
-            Kind::Float => (self.size >= 8 && n <= 1 << 53) || n <= 1 << 24,
-        };
+        let fits = holds(self.kind, self.size, largest_value(n, self.zero_based));
         (!fits).then(|| format!("{dtype} cannot hold the columns of a board of {n} rows"))
     }
 
@@ -453,6 +449,22 @@ impl NpyLayout {
         } else {
             out.extend_from_slice(le);
         }
+    }
+}
+
+/// The largest column value an `n`-row answer holds: n, or n - 1 written 0-based.
+fn largest_value(n: u64, zero_based: bool) -> u64 {
+    if zero_based { n.saturating_sub(1) } else { n }
+}
+
+/// Whether a dtype of `kind` and `size` bytes holds every value up to `largest` (and -1,
+/// for a signed or float one).
+fn holds(kind: Kind, size: usize, largest: u64) -> bool {
+    match kind {
+        Kind::Unsigned => size >= 8 || largest < 1u64 << (8 * size),
+        Kind::Signed => size >= 8 || largest < 1u64 << (8 * size - 1),
+        // Exact integers up to 2^24 (f4) and 2^53 (f8).
+        Kind::Float => largest <= 1 << if size >= 8 { 53 } else { 24 },
     }
 }
 

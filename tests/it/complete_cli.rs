@@ -1066,3 +1066,22 @@ fn several_inputs_are_completed_in_order_into_a_directory_or_a_pattern() {
         assert_eq!(listing(d.path()), before, "{all:?}");
     }
 }
+
+/// With --json, standard output holds records only: an invalid input (alone, or among
+/// others) is one line on standard error.
+#[test]
+fn json_output_stays_records_when_an_input_is_invalid() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("bad.txt"), "1\n1\n0\n0\n").unwrap();
+    std::fs::write(p("ok.txt"), "2\n0\n0\n0\n0\n0\n0\n0\n").unwrap();
+    let out = nq(&["complete", &p("bad.txt"), "--json"]).code(1);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("share a column"), "{}", out.stderr);
+    let out = nq(&["complete", &p("ok.txt"), &p("bad.txt"), "--json", "-q"]).code(1);
+    for line in out.stdout.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+    assert_eq!(out.stdout.lines().count(), 1, "{}", out.stdout);
+}

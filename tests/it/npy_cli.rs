@@ -407,3 +407,45 @@ fn npy_answers_take_the_layout_asked_for() {
     );
     assert!(!Path::new(&p("x.npy")).exists() && !Path::new(&p("x.txt")).exists());
 }
+
+/// 0-based columns need one value less: int8 holds a 128-row board 0-based (0..127 and
+/// -1), not 1-based; an out-of-range value read 0-based is named as the file stores it.
+#[test]
+fn zero_based_bounds_are_those_of_the_stored_values() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let s128 = constructed(&p("s128.txt"), "128");
+    nq(&[
+        "convert",
+        &s128,
+        &p("z.npy"),
+        "--npy-dtype",
+        "int8",
+        "--npy-base",
+        "0",
+    ])
+    .ok();
+    nq(&["verify", "--zero-based", "--require-complete", &p("z.npy")]).ok();
+    let out = nq(&["convert", &s128, &p("o.npy"), "--npy-dtype", "int8"]).code(2);
+    assert!(out.stderr.contains("128 rows"), "{}", out.stderr);
+    let status = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import numpy as np, sys; np.save(sys.argv[1], np.array([2**33, 0, 0, 0], 'u8'))",
+            &p("h.npy"),
+        ])
+        .status()
+        .expect("python3 with NumPy");
+    assert!(status.success());
+    let h = p("h.npy");
+    for base in [&["--zero-based"][..], &[][..]] {
+        let mut args = vec!["verify", &h[..]];
+        args.extend(base);
+        let out = nq(&args).code(2);
+        assert!(
+            out.stderr.contains("value 8589934592 is not"),
+            "{base:?}: {}",
+            out.stderr
+        );
+    }
+}
