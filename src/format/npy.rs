@@ -235,13 +235,15 @@ impl NpyFile {
                     .map_err(|e| e.trim_start_matches("= ").to_string())?
             }
         };
-        // Named as stored: 0-based, the file's value is one less than the column.
-        let stored = if self.base == IndexBase::Zero {
-            wide - 1
-        } else {
-            wide
-        };
-        u32::try_from(wide).map_err(|_| format!("{stored} is not a column number"))
+        u32::try_from(wide).map_err(|_| {
+            // Named as stored: 0-based, the file's value is one less than the column.
+            let stored = if self.base == IndexBase::Zero {
+                wide - 1
+            } else {
+                wide
+            };
+            format!("{stored} is not a column number")
+        })
     }
 }
 
