@@ -17,7 +17,7 @@ pub enum ParamFile {
 }
 
 /// Whether `head` (a file's first bytes) looks like a parameter file: text whose first
-/// line, after comments, is `language ...`, `letting ...` or `name = ...`.
+/// line, after comments, is `language ...`, `letting ...`, `name = ...` or `name be ...`.
 pub fn sniff(head: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(utf8_prefix(head)) else {
         return false;
@@ -34,7 +34,13 @@ pub fn sniff(head: &[u8]) -> bool {
         .unwrap_or(line.len());
     let (word, rest) = line.split_at(word_end);
     word.starts_with(|c: char| c.is_ascii_alphabetic())
-        && (matches!(word, "language" | "letting") || rest.trim_start().starts_with('='))
+        && (matches!(word, "language" | "letting")
+            || rest.trim_start().starts_with('=')
+            || (rest.starts_with(char::is_whitespace)
+                && rest
+                    .trim_start()
+                    .strip_prefix("be")
+                    .is_some_and(|t| t.starts_with(char::is_whitespace))))
 }
 
 /// The longest prefix of `b` that does not end inside a UTF-8 sequence.
@@ -441,6 +447,8 @@ mod tests {
             })
         );
         assert!(sniff(f.as_bytes()) && sniff(b"n = 3") && !sniff(b"# c\n1\n2\n"));
+        // `[letting] NAME be VALUE`: `letting` may be left out with `be` too.
+        assert!(sniff(b"n be 5\n") && !sniff(b"nbe 5") && !sniff(b"n bee 5"));
     }
 
     #[test]
