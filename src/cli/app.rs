@@ -85,7 +85,23 @@ pub fn parse() -> (Cli, channels::Files) {
             if nqueens::format::redirected_into(2, &named).is_some() {
                 std::process::exit(exit::ERROR);
             }
-            e.exit()
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                e.exit()
+            }
+            // One line, as every other error: clap's first paragraph (what is wrong, the
+            // arguments it names), without its usage and tips.
+            let rendered = e.render().to_string();
+            let what = rendered
+                .split("\n\n")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let what = what.strip_prefix("error: ").unwrap_or(&what);
+            errln!("nqueens: {what} (--help for usage)");
+            std::process::exit(exit::ERROR)
         }
     };
     let files = channels::Files::of(&Cli::command(), &matches);
