@@ -253,3 +253,33 @@ fn info_names_plain_hdf5_as_hdf5() {
         .unwrap_or_default();
     assert_eq!(format.split_whitespace().nth(1), Some("HDF5"), "{out}");
 }
+
+/// A command line that does not parse gets one line too: what is wrong, the arguments it
+/// names, and where the usage is (exit 2), not clap's paragraphs.
+#[test]
+fn argument_errors_are_one_line() {
+    for (args, needle) in [
+        (
+            &["generate", "excluded", "--n", "0"][..],
+            "0 is not in 1..=10000",
+        ),
+        (
+            &["complete"][..],
+            "required arguments were not provided: <INPUT>",
+        ),
+        (
+            &["verify", "x.txt", "--bogus"][..],
+            "unexpected argument '--bogus'",
+        ),
+        (&["frob"][..], "unrecognized subcommand 'frob'"),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("nqueens: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+    }
+}
