@@ -43,10 +43,23 @@ pub struct Args {
 /// Runs `verify`.
 pub fn run(args: Args) -> Result<i32, Error> {
     let opts = args.input_args.options();
+    // --zero-based describes the files checked; a base that numbers its columns by its own
+    // specification (CSPLib, NQB) is read as that says.
     let base = args
         .base
         .as_deref()
-        .map(|p| super::open_input(p, &opts))
+        .map(|p| {
+            super::open_input(p, &opts).or_else(|e| match e.problem {
+                nqueens::format::ErrorKind::ZeroBasedRefused(_) => {
+                    let own = nqueens::format::OpenOptions {
+                        index_base: nqueens::format::IndexBase::One,
+                        ..opts.clone()
+                    };
+                    super::open_input(p, &own)
+                }
+                _ => Err(e),
+            })
+        })
         .transpose()?;
     // The base is read by random access below, so it is checked whole first (checksums
     // included): a base that is no composition would make every file look wrong.

@@ -171,6 +171,12 @@ pub enum ErrorKind {
     /// Two files that must describe the same board do not.
     #[error("{0}")]
     Mismatch(String),
+    /// `--zero-based` given for a format that numbers its columns by its own
+    /// specification (this one).
+    #[error(
+        "--zero-based applies to files of plain numbers (text, NumPy, MAT, Octave, HDF5); {0} numbers its columns by its own specification"
+    )]
+    ZeroBasedRefused(&'static str),
     /// A row whose column is beyond the board: not a composition.
     #[error("row {row}: column {value} is off the {n} x {n} board: not a composition")]
     OffBoard {

@@ -703,14 +703,13 @@ pub struct SegmentCache {
 
 /// Refuses `--zero-based` for a format whose numbering is its own (NQB: 1-based by its
 /// specification; CSPLib: 0-based by its own, already converted).
-fn refuse_zero_based(path: &Path, opts: &OpenOptions, format: &str) -> Result<(), FormatError> {
+fn refuse_zero_based(
+    path: &Path,
+    opts: &OpenOptions,
+    format: &'static str,
+) -> Result<(), FormatError> {
     if opts.index_base == IndexBase::Zero {
-        return Err(FormatError::new(
-            path,
-            ErrorKind::Mismatch(format!(
-                "--zero-based applies to files of plain numbers (text, NumPy, MAT, Octave, HDF5); {format} numbers its columns by its own specification"
-            )),
-        ));
+        return Err(FormatError::new(path, ErrorKind::ZeroBasedRefused(format)));
     }
     Ok(())
 }

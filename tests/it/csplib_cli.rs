@@ -158,6 +158,31 @@ fn excluded_diagonals_answers_are_shown_and_checked_by_their_own_rows() {
     let (code, out, _) = run(&["verify", "--base", p, bad.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("INVALID"), "{out}");
+    // A 0-based .npy answer is checked with --zero-based, which applies to the answer,
+    // not to the instance file (numbered by its own specification).
+    let z = dir.path().join("z.npy");
+    let z = z.to_str().unwrap();
+    crate::common::nq(&[
+        "complete",
+        p,
+        "-o",
+        z,
+        "--npy-dtype",
+        "int8",
+        "--npy-base",
+        "0",
+        "-q",
+    ])
+    .ok();
+    crate::common::nq(&[
+        "verify",
+        "--zero-based",
+        "--require-complete",
+        "--base",
+        p,
+        z,
+    ])
+    .ok();
 }
 
 #[test]
