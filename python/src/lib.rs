@@ -806,9 +806,7 @@ fn write<'py>(
     let format = output_format(format.as_deref(), &path)?;
     let rows = board.rows();
     run_stoppable(py, None, |_| -> Result<(), FormatError> {
-        let mut w = RowWriter::create(&path, rows.len() as u64, format)?;
-        w.write_rows(rows)?;
-        w.finish()?.commit()
+        RowWriter::all(&path, rows, format)?.commit()
     })?
     .map_err(file_error)
 }

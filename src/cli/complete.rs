@@ -403,7 +403,7 @@ fn instance_solution(
         reduced.ok_or_else(|| self_check("the reduced board's rows were not kept".into()))?;
     let solution = ed.solution_from_reduced(&reduced).map_err(self_check)?;
     if let Some(path) = &args.output {
-        super::convert::write_rows(path, &solution, format)?.commit()?;
+        nqueens::format::RowWriter::all(path, &solution, format)?.commit()?;
     }
     Ok(solution)
 }

@@ -129,7 +129,7 @@ pub fn run(a: Args) -> Result<i32, Error> {
                     );
                     return Ok(exit::INFEASIBLE);
                 }
-                Model::Solution(rows) => write_rows(&output, &rows, format)?,
+                Model::Solution(rows) => RowWriter::all(&output, &rows, format)?,
             }
         }
         (None, Some(input)) => {
@@ -252,15 +252,5 @@ fn excluded_solution(
     })?;
     let (format, _) = mat.apply(format, None, solution.len() as u64)?;
     let format = npy.apply(format, solution.len() as u64)?;
-    write_rows(output, &solution, format)
-}
-
-pub(super) fn write_rows(
-    dest: &Path,
-    rows: &[u32],
-    format: OutputFormat,
-) -> Result<AtomicFile, Error> {
-    let mut w = RowWriter::create(dest, rows.len() as u64, format)?;
-    w.write_rows(rows)?;
-    Ok(w.finish()?)
+    Ok(RowWriter::all(output, &solution, format)?)
 }

@@ -908,9 +908,7 @@ fn write_composition(out: &Path, n: u32, found: &[(u32, u32)]) -> Result<(), Err
     for &(r, c) in found {
         rows[r as usize] = c + 1;
     }
-    let mut w = RowWriter::create(out, n as u64, OutputFormat::from_path(out))?;
-    w.write_rows(&rows)?;
-    w.finish()?.commit()?;
+    RowWriter::all(out, &rows, OutputFormat::from_path(out))?.commit()?;
     Ok(())
 }
 

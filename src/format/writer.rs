@@ -210,6 +210,14 @@ impl RowWriter {
         }
     }
 
+    /// Writes the rows held in memory (`rows[i - 1]` = column of row i) to a new file at
+    /// `dest`; returns it unpublished.
+    pub fn all(dest: &Path, rows: &[u32], format: OutputFormat) -> Result<AtomicFile, FormatError> {
+        let mut w = RowWriter::create(dest, rows.len() as u64, format)?;
+        w.write_rows(rows)?;
+        w.finish()
+    }
+
     /// Streams every row of `input` into a new file at `dest`; returns it unpublished.
     /// Segments are decoded a batch at a time on all threads while the previous batch is
     /// written, so decoding (zstd frames, MAT windows) does not hold back the writer.
