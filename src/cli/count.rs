@@ -93,7 +93,7 @@ pub struct Args {
     estimate: bool,
     /// With --estimate: seconds to spend sampling (more: a narrower range). Items are timed
     /// whole, at least one per thread: from n = 24 (start constellations) an item takes
-    /// minutes, and the sample at least that long.
+    /// seconds (about 9 s at n = 24, growing about 8x per n), and the sample at least that long.
     #[arg(
         long,
         value_name = "SECONDS",

@@ -42,6 +42,41 @@ impl Item {
         self.weight * self.search(Kernel::best())
     }
 
+    /// A relative measure of this item's work, cheap beside it: the nodes of its search
+    /// down to `depth` free rows (the whole search when it has fewer). The class size
+    /// does not enter: the search runs once per class. Balances a plan's shards
+    /// (`count --plan`), calibrated there in seconds by timed items.
+    pub(super) fn work_hint(&self, depth: usize) -> f64 {
+        let depth = depth.min(self.levels);
+        let mut nodes = 0u64;
+        let (mut l, mut d, mut r, mut todo) = ([0u32; 32], [0u32; 32], [0u32; 32], [0u32; 32]);
+        let mut k = 0usize;
+        todo[0] = self.allowed[0];
+        loop {
+            if todo[k] == 0 {
+                if k == 0 {
+                    return nodes as f64;
+                }
+                k -= 1;
+                continue;
+            }
+            let bit = todo[k] & todo[k].wrapping_neg();
+            todo[k] ^= bit;
+            nodes += 1;
+            if k + 1 >= depth {
+                continue;
+            }
+            let g = self.gap[k];
+            let (nl, nd, nr) = ((l[k] | bit) << g, d[k] | bit, (r[k] | bit) >> g);
+            let free = self.allowed[k + 1] & !(nl | nd | nr);
+            if free == 0 {
+                continue;
+            }
+            k += 1;
+            (l[k], d[k], r[k], todo[k]) = (nl, nd, nr, free);
+        }
+    }
+
     /// Placements of queens on the free rows: depth first (explicit stacks; calls cost as
     /// much as a node's work) down to [`BOTTOM_LEVELS`] above the last free row, then
     /// breadth first over batches of those nodes (see [`Frontier`]).
@@ -288,6 +323,23 @@ struct Bottom<'a> {
     found: u64,
 }
 
+thread_local! {
+    /// Frontiers a thread's finished searches left, for its next: an item is a few
+    /// milliseconds at n = 18, and zeroing its frontiers anew cost a third of that.
+    static SPARE: std::cell::RefCell<Vec<Frontier>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Bottom<'_> {
+    fn drop(&mut self) {
+        SPARE.with_borrow_mut(|spare| {
+            for mut f in self.levels.drain(..) {
+                f.len = 0;
+                spare.push(f);
+            }
+        });
+    }
+}
+
 impl<'a> Bottom<'a> {
     fn new(item: &'a Item, kernel: Kernel, split: usize) -> Self {
         let last = item.levels - 1;
@@ -295,9 +347,12 @@ impl<'a> Bottom<'a> {
             item,
             kernel,
             split,
-            levels: (split..last.max(split + 1))
-                .map(|_| Frontier::new())
-                .collect(),
+            levels: SPARE.with_borrow_mut(|spare| {
+                let want = last.max(split + 1) - split;
+                (0..want)
+                    .map(|_| spare.pop().unwrap_or_else(Frontier::new))
+                    .collect()
+            }),
             found: 0,
         }
     }
@@ -424,6 +479,46 @@ pub(super) fn items(n: u32) -> Vec<Item> {
         }
     }
     out
+}
+
+/// The work items of board size `n`: each class of [`items`] split by the square its first
+/// free row takes, so that an item is a twentieth of a class (at n = 24 seconds, not
+/// minutes): a sample of a minute then times enough items to project a count, checkpoints
+/// save every few seconds of work, and shards of a cluster run hold many items each. The
+/// classes are kept whole and an item found from its index (an item copied out per square
+/// would take 100 MB at n = 24).
+pub(super) struct WorkItems {
+    classes: Vec<Item>,
+    /// Items before each class's first, one more at the end.
+    start: Vec<usize>,
+}
+
+impl WorkItems {
+    pub(super) fn new(n: u32) -> WorkItems {
+        let classes = items(n);
+        let mut start = Vec::with_capacity(classes.len() + 1);
+        start.push(0);
+        for class in &classes {
+            start.push(start[start.len() - 1] + class.allowed[0].count_ones() as usize);
+        }
+        WorkItems { classes, start }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.start[self.classes.len()]
+    }
+
+    /// Item `i`: its class with the first free row's queen on one square.
+    pub(super) fn get(&self, i: usize) -> Item {
+        let c = self.start.partition_point(|&s| s <= i) - 1;
+        let mut squares = self.classes[c].allowed[0];
+        for _ in self.start[c]..i {
+            squares &= squares - 1;
+        }
+        let mut item = self.classes[c].clone();
+        item.allowed[0] = squares & squares.wrapping_neg();
+        item
+    }
 }
 
 fn item(n: u32, full: u32, queens: &[(u32, u32)], weight: u64) -> Item {
@@ -617,6 +712,16 @@ mod tests {
                     "n = {n}, {kernel:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn work_items_split_the_classes_and_add_up_to_them() {
+        for n in MIN_N..=13 {
+            let work = WorkItems::new(n);
+            let parts: u64 = (0..work.len()).map(|i| work.get(i).count()).sum();
+            assert_eq!(parts, TOTALS[n as usize - 1], "n = {n}");
+            assert!(n < 12 || work.len() > 4 * items(n).len(), "n = {n}");
         }
     }
 

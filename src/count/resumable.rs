@@ -17,14 +17,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// written by another version (whose items may differ) is refused.
 pub const HALF_BOARDS_VERSION: u32 = 1;
 
-/// The version of the constellation engine's work items (one per constellation class, in
-/// the order `constellations::items` lists them).
-pub const CONSTELLATIONS_VERSION: u32 = 1;
+/// The version of the constellation engine's work items (one per constellation class and
+/// square of its first free row, in the order `constellations::WorkItems` lists them;
+/// version 1 had one item per class).
+pub const CONSTELLATIONS_VERSION: u32 = 2;
 
 /// The work items of one engine.
 enum Work {
     Halves(halves::Work),
-    Constellations(Vec<constellations::Item>),
+    Constellations(constellations::WorkItems),
 }
 
 /// What a caller is told and asked while items are counted (from worker threads).
@@ -75,6 +76,9 @@ impl Hooks<'static> {
 const ORDER_SEED: u64 = 0x006e_7175_6565_6e73;
 const ORDER_BLOCK: usize = 64;
 
+/// Free rows a constellation's work hint searches: at n = 24 about a millisecond an item.
+const HINT_DEPTH: usize = 6;
+
 /// A count split into work items that add up.
 pub struct ItemCount {
     problem: Problem,
@@ -121,7 +125,7 @@ impl ItemCount {
             Method::Constellations
                 if (constellations::MIN_N..=constellations::MAX_N).contains(&n) =>
             {
-                Work::Constellations(constellations::items(n))
+                Work::Constellations(constellations::WorkItems::new(n))
             }
             _ => return None,
         };
@@ -200,7 +204,7 @@ impl ItemCount {
                 .sum()
             }
             Work::Constellations(items) => todo
-                .map(|i| self.item(hooks, &stopped, i, || items[i].count()))
+                .map(|i| self.item(hooks, &stopped, i, || items.get(i).count()))
                 .sum(),
         };
         (!stopped.load(Ordering::Relaxed)).then_some(sum)
@@ -217,7 +221,17 @@ impl ItemCount {
             Work::Halves(work) => {
                 SCRATCH.with_borrow_mut(|scratch| work.count(i, kernel::Kernel::best(), scratch))
             }
-            Work::Constellations(items) => items[i].count(),
+            Work::Constellations(items) => items.get(i).count(),
+        }
+    }
+
+    /// A relative measure of item `i`'s work, computed in a small fraction of its time:
+    /// what a plan balances its shards by (`count --plan`), once calibrated in seconds by
+    /// timed items. Within one engine and n only.
+    pub fn work_hint(&self, i: usize) -> f64 {
+        match &self.work {
+            Work::Halves(work) => work.work_hint(i),
+            Work::Constellations(items) => items.get(i).work_hint(HINT_DEPTH),
         }
     }
 
