@@ -319,6 +319,7 @@ const TARGETS: &[Target] = &[
                     seconds: 0.5,
                     conflict: None,
                     resumed_items: None,
+                    plan: None,
                     digest: None,
                 };
                 serde_json::to_string(&r.sealed()).unwrap()

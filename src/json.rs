@@ -270,6 +270,16 @@ pub struct ProofRecord {
 /// A square, 1-based [row, column].
 pub type Square = [u32; 2];
 
+/// The plan a shard was counted from (`count --plan-file`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanRef {
+    /// The plan's digest (its `digest` field): shards of one plan share it.
+    pub digest: String,
+    /// The plan file as the command line named it, for the command that reruns a shard.
+    pub file: String,
+}
+
 /// `count --json`: one per board size; `count merge` reads and writes the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CountRecord {
@@ -306,6 +316,9 @@ pub struct CountRecord {
     /// With `--checkpoint`: work items taken from the checkpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_items: Option<u64>,
+    /// With `--plan-file`: the plan whose shard this is (shards of one plan add up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanRef>,
     /// XXH3-64 (hex) of the record's integers and strings (every field but `seconds` and
     /// this one): `count merge` refuses a record whose content no longer matches (an edited
     /// or damaged count). See formats/count-checkpoint.md for what it proves.
@@ -440,6 +453,10 @@ pub fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("count.schema.json", written::<CountRecord>()),
         ("count-first.schema.json", written::<FirstRecord>()),
         ("count-estimate.schema.json", written::<EstimateRecord>()),
+        (
+            "count-plan.schema.json",
+            written::<crate::count::plan::Plan>(),
+        ),
     ]
 }
 
@@ -484,6 +501,7 @@ mod tests {
             seconds,
             conflict: None,
             resumed_items: None,
+            plan: None,
             digest: None,
         }
         .sealed()

@@ -99,6 +99,7 @@ pub const TABLE: &[Entry] = &[
         stdio: Stdio::No("a checkpoint is read back and replaced: name a file"),
         ..entry("count", "checkpoint", Role::ReadWrite)
     },
+    entry("count", "plan_file", Role::Read),
     entry("count merge", "files", Role::Read),
     entry("generate solution", "output", Role::Write),
     entry("generate composition", "from", Role::Read),

@@ -2,12 +2,14 @@
 
 use super::{Error, Progress, exit, print_json};
 use nqueens::count::checkpoint::{Checkpoint, CheckpointError};
+use nqueens::count::plan::Plan;
 use nqueens::count::resumable::{Hooks, ItemCount};
 use nqueens::count::{self, Kind, Piece, Problem, Rules, Shard, Tally};
 use nqueens::format::writes_stdout;
 use nqueens::format::{OutputFormat, RowWriter};
 use nqueens::json::{CountRecord, FirstRecord, Square, Versions};
 use std::io::IsTerminal;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -16,6 +18,8 @@ use std::time::Instant;
 /// Arguments of `count`.
 #[derive(clap::Args, Debug)]
 #[command(
+    group(clap::ArgGroup::new("sampled").args(["estimate", "plan"])),
+    group(clap::ArgGroup::new("written").args(["first", "plan"])),
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
     after_help = super::EXIT_CODES,
@@ -25,6 +29,8 @@ use std::time::Instant;
         "nqueens count 27 --piece queen --kind super",
         "nqueens count 20 --checkpoint c20.json",
         "nqueens count 21 --shard 0/8 --json > s0.json",
+        "nqueens count 23 --plan 64 --threads 8 -o plan.json",
+        "nqueens count --plan-file plan.json --shard 0/64 --threads 8 --json > s0.json",
         "nqueens count merge s*.json",
         "nqueens count 12 --place 1:2,5:7 --first -o first.txt"
     )
@@ -69,8 +75,9 @@ pub struct Args {
     /// The engine: the fast one, or Wirth's check-function backtracking (regular queens only).
     #[arg(long, value_enum, default_value = "fast")]
     algorithm: Algorithm,
-    /// With --first: write the placement as a composition file.
-    #[arg(short, long, requires = "first")]
+    /// With --first: write the placement as a composition file; with --plan: write the plan
+    /// (else it goes to standard output).
+    #[arg(short, long, requires = "written")]
     output: Option<PathBuf>,
     /// Save the count's progress to FILE every few seconds and when stopped (Ctrl-C,
     /// SIGTERM); the same command run again resumes from it. Regular queens on an empty
@@ -98,22 +105,43 @@ pub struct Args {
         long,
         value_name = "SECONDS",
         default_value_t = 20.0,
-        requires = "estimate",
+        requires = "sampled",
         allow_negative_numbers = true
     )]
     estimate_seconds: f64,
     /// With --estimate: the shard count S (for --shard I/S) that keeps each shard under H
-    /// hours on --threads threads.
+    /// hours on --threads threads; with `--plan auto`: the plan's shard count.
     #[arg(
         long,
         value_name = "H",
-        requires = "estimate",
+        requires = "sampled",
         allow_negative_numbers = true
     )]
     shard_hours: Option<f64>,
-    /// With --estimate: seed of the sample; default a fresh one, printed.
-    #[arg(long, requires = "estimate", allow_negative_numbers = true)]
+    /// With --estimate or --plan: seed of the sample; default a fresh one, printed.
+    #[arg(long, requires = "sampled", allow_negative_numbers = true)]
     seed: Option<u64>,
+    /// Deal the count's work items into S shards of about equal estimated work and write the
+    /// plan (JSON, formats/count-plan.md) to -o FILE, else to standard output: a timed sample
+    /// as --estimate takes (--estimate-seconds, --seed) scales a cheap per-item hint; the
+    /// plan holds each shard's items, time and the Slurm limits (--threads per shard).
+    /// `auto`: as many shards as keep each under --shard-hours. Regular queens on an empty
+    /// board, n = 4..31.
+    #[arg(
+        long,
+        value_name = "S",
+        conflicts_with_all = ["first", "range", "checkpoint", "distinct", "orders", "estimate", "shard", "plan_file", "json"]
+    )]
+    plan: Option<String>,
+    /// Count shard --shard I/S of the plan FILE that `count --plan` wrote (N is the plan's);
+    /// the result names the plan, and `count merge` adds the shards of one plan.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "shard",
+        conflicts_with_all = ["first", "range", "distinct", "orders", "estimate", "place", "from"]
+    )]
+    plan_file: Option<PathBuf>,
     /// Print one JSON object per count.
     #[arg(long)]
     json: bool,
@@ -194,7 +222,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
         return merge(files, *json);
     }
     let args = &args;
-    let plan = Plan::of(args)?;
+    let request = Request::of(args)?;
     if args.range.is_some() && !args.json {
         let mut head = format!("{:>4}  {:>24}", "n", "placements");
         if args.distinct {
@@ -205,15 +233,18 @@ pub fn run(args: Args) -> Result<i32, Error> {
         }
         outln!("{head}  {:>10}", "seconds")?;
     }
-    for &n in &plan.sizes {
-        let problem = Problem::new(n, plan.rules, plan.placed.clone())?;
+    for &n in &request.sizes {
+        let problem = Problem::new(n, request.rules, request.placed.clone())?;
         if args.first {
             return first(args, &problem);
         }
         if args.estimate {
-            return estimate(args, &problem, plan.shard);
+            return estimate(args, &problem, request.shard);
         }
-        let Some(v) = count_one(args, &problem, plan.shard)? else {
+        if let Some(shards) = &args.plan {
+            return write_plan(args, &problem, shards);
+        }
+        let Some(v) = count_one(args, &problem, &request)? else {
             return Ok(exit::INTERRUPTED);
         };
         if args.json {
@@ -228,16 +259,18 @@ pub fn run(args: Args) -> Result<i32, Error> {
 }
 
 /// What the arguments ask to count, checked against each other.
-struct Plan {
+struct Request {
     rules: Rules,
     /// Preplaced pieces, sorted.
     placed: Squares,
     sizes: Vec<u32>,
     shard: Shard,
+    /// With `--plan-file`: the plan read from it.
+    plan: Option<Plan>,
 }
 
-impl Plan {
-    fn of(args: &Args) -> Result<Plan, Error> {
+impl Request {
+    fn of(args: &Args) -> Result<Request, Error> {
         if !(args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0) {
             return Err(Error::Usage(format!(
                 "--checkpoint-every {:?}: expected a number of seconds, 0 or more",
@@ -253,9 +286,21 @@ impl Plan {
         count::Kernel::selected()?;
         let rules = Rules::new(args.piece.into(), args.kind.into());
         let (from_n, mut placed) = preplaced(args)?;
+        let plan = args.plan_file.as_deref().map(read_plan).transpose()?;
+        if let (Some(p), Some(n)) = (&plan, args.n)
+            && p.n != n
+        {
+            return Err(Error::Usage(format!(
+                "count: N = {n} but the plan {} is of n = {}",
+                args.plan_file.as_deref().unwrap_or(Path::new("")).display(),
+                p.n
+            )));
+        }
         let sizes: Vec<u32> = match (
             &args.range,
-            args.n.or(from_n.map(|f| f.min(u32::MAX as u64) as u32)),
+            args.n
+                .or(plan.as_ref().map(|p| p.n))
+                .or(from_n.map(|f| f.min(u32::MAX as u64) as u32)),
         ) {
             (Some(r), _) => parse_range(r)?,
             (None, Some(n)) => vec![n],
@@ -288,32 +333,44 @@ impl Plan {
                 "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first or --shard".into(),
             ));
         }
-        Ok(Plan {
+        Ok(Request {
             rules,
             placed,
             sizes,
             shard,
+            plan,
         })
     }
 }
 
 /// Counts one board size: by work items (with a progress bar, and a checkpoint when asked)
 /// where the count is made of them, else in one call. `None` when a signal stopped it.
-fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<CountRecord>, Error> {
+fn count_one(
+    args: &Args,
+    problem: &Problem,
+    request: &Request,
+) -> Result<Option<CountRecord>, Error> {
     let started = Instant::now();
+    let shard = request.shard;
     let by_items = (args.checkpoint.is_some() || shows_progress(args.quiet))
         && args.algorithm == Algorithm::Fast;
     let forced = forced_engine()?;
     let by_items = by_items || forced.is_some();
-    let items = match forced {
-        Some(engine) => Some(
+    let items = match (forced, &request.plan) {
+        (_, Some(plan)) => Some(ItemCount::planned(problem, plan, shard).map_err(|source| {
+            Error::Plan {
+                path: args.plan_file.clone().unwrap_or_default(),
+                source,
+            }
+        })?),
+        (Some(engine), None) => Some(
             ItemCount::with_engine(problem, args.distinct, shard, engine).ok_or_else(|| {
                 Error::Usage(
                     "NQUEENS_COUNT_ENGINE: that engine does not count this (regular queens on an empty board; half-boards: n = 4..23, constellations: n = 5..31)".into(),
                 )
             })?,
         ),
-        None => by_items
+        (None, None) => by_items
             .then(|| ItemCount::new(problem, args.distinct, shard))
             .flatten(),
     };
@@ -347,12 +404,29 @@ fn count_one(args: &Args, problem: &Problem, shard: Shard) -> Result<Option<Coun
     if args.checkpoint.is_some() {
         v.resumed_items = Some(resumed as u64);
     }
+    if let Some(plan) = &request.plan {
+        v.plan = Some(nqueens::json::PlanRef {
+            digest: plan.digest.clone(),
+            file: args
+                .plan_file
+                .as_deref()
+                .unwrap_or(Path::new(""))
+                .display()
+                .to_string(),
+        });
+    }
     Ok(Some(v))
 }
 
-/// `count N --estimate`: samples the count's items for `--estimate-seconds` and prints the
-/// projection.
-fn estimate(args: &Args, problem: &Problem, shard: Shard) -> Result<i32, Error> {
+/// The work items of `problem`'s `shard` and a timed sample of them, as `--estimate` and
+/// `--plan` take it (`--estimate-seconds`, `--seed`, `--shard-hours` checked): the items,
+/// the estimate and its seed.
+fn sample(
+    args: &Args,
+    problem: &Problem,
+    shard: Shard,
+    what: &str,
+) -> Result<(ItemCount, count::estimate::Estimate, u64), Error> {
     let seconds = args.estimate_seconds;
     let budget = Duration::try_from_secs_f64(seconds)
         .ok()
@@ -375,20 +449,27 @@ fn estimate(args: &Args, problem: &Problem, shard: Shard) -> Result<i32, Error> 
         None => ItemCount::new(problem, false, shard),
     }
     .ok_or_else(|| {
-        Error::Usage(
-            "count --estimate: only counts made of work items are estimated: regular queens on an empty board, n = 4..31".into(),
-        )
+        Error::Usage(format!(
+            "count {what}: only counts made of work items are sampled: regular queens on an empty board, n = 4..31"
+        ))
     })?;
     let setup = started.elapsed().as_secs_f64();
     let seed = args.seed.unwrap_or_else(rand::random);
     let n = problem.n;
     let progress = Progress::status(args.quiet, move || {
         format!(
-            "estimating n = {n}: timing a sample of the work items, whole, one per thread at least"
+            "sampling n = {n}: timing a sample of the work items, whole, one per thread at least"
         )
     });
     let e = count::estimate::Estimate::of(&items, seed, budget, setup);
     progress.finish();
+    Ok((items, e, seed))
+}
+
+/// `count N --estimate`: samples the count's items for `--estimate-seconds` and prints the
+/// projection.
+fn estimate(args: &Args, problem: &Problem, shard: Shard) -> Result<i32, Error> {
+    let (items, e, seed) = sample(args, problem, shard, "--estimate")?;
     let threads = rayon::current_num_threads() as u64;
     let record = nqueens::json::EstimateRecord {
         versions: Versions::current(),
@@ -458,6 +539,109 @@ fn print_estimate(r: &nqueens::json::EstimateRecord) -> Result<(), Error> {
         )?;
     }
     Ok(())
+}
+
+/// The most bytes of a plan file read: a few bytes per work item (375,252 at n = 24).
+const MAX_PLAN_BYTES: u64 = 256 << 20;
+
+/// `count N --plan S`: samples the count's items, deals them into S shards of about equal
+/// estimated work and writes the plan (to -o, else standard output), with a summary on
+/// standard output when it goes to a file.
+fn write_plan(args: &Args, problem: &Problem, shards: &str) -> Result<i32, Error> {
+    let asked: Option<u64> = match shards {
+        "auto" => {
+            if args.shard_hours.is_none() {
+                return Err(Error::Usage(
+                    "--plan auto: give --shard-hours H, the most hours a shard may take".into(),
+                ));
+            }
+            None
+        }
+        s => Some(s.trim().parse().map_err(|_| {
+            Error::Usage(format!(
+                "--plan {s:?}: expected a number of shards, or auto (with --shard-hours)"
+            ))
+        })?),
+    };
+    let (items, e, seed) = sample(args, problem, Shard::WHOLE, "--plan")?;
+    let threads = rayon::current_num_threads() as u64;
+    let shards =
+        asked.unwrap_or_else(|| e.shards_for(args.shard_hours.unwrap_or(1.0), threads as usize));
+    let out = args.output.as_deref().unwrap_or(Path::new("-"));
+    let plan_error = |source| Error::Plan {
+        path: out.to_path_buf(),
+        source,
+    };
+    let plan =
+        Plan::make(&items, shards, seed, e, threads, super::peak_rss()).map_err(plan_error)?;
+    let text = serde_json::to_string(&plan).expect("plans serialize") + "\n";
+    if writes_stdout(out) {
+        super::stdout()
+            .write_all(text.as_bytes())
+            .map_err(Error::Stdout)?;
+        return Ok(exit::OK);
+    }
+    let mut file = nqueens::format::AtomicFile::create(out)?;
+    file.write_all(text.as_bytes()).map_err(|e| {
+        nqueens::format::FormatError::new(out, nqueens::format::ErrorKind::Write(e))
+    })?;
+    file.commit()?;
+    let mean_wall = plan.shards.iter().map(|s| s.wall_seconds).sum::<f64>() / shards as f64;
+    let per_shard = plan.items / shards;
+    let [clo, chi] = plan.estimate.core_seconds_range;
+    let pct = |x: f64| 100.0 * (x / plan.estimate.core_seconds.max(f64::MIN_POSITIVE) - 1.0);
+    outln!(
+        "plan: n = {} in {} of {} ({}, {} sampled, seed {seed}), written to {} (digest {})",
+        plan.n,
+        super::plural(shards, "shard"),
+        super::plural(plan.items, "work item"),
+        name(&plan.engine),
+        plan.estimate.sampled,
+        out.display(),
+        plan.digest
+    )?;
+    outln!(
+        "each shard: about {} on {}, {per_shard}+ items; the slowest up to {:+.0} % by the items' spread (95 % range of the whole: {:+.1} % to {:+.1} %)",
+        human_duration(mean_wall),
+        super::plural(threads, "thread"),
+        100.0 * plan.expected_excess(),
+        pct(clo),
+        pct(chi)
+    )?;
+    if per_shard < 100 {
+        outln!(
+            "note: fewer than 100 items per shard: shards vary by the items they draw; fewer shards balance better"
+        )?;
+    }
+    outln!(
+        "slurm: --array={} --cpus-per-task={} --mem={} --time={}",
+        plan.slurm.array,
+        plan.slurm.cpus_per_task,
+        plan.slurm.mem,
+        plan.slurm.time
+    )?;
+    outln!(
+        "run: nqueens count --plan-file {} --shard I/{shards} --threads {threads} --json > part-I.json, I = 0..{}",
+        out.display(),
+        shards - 1
+    )?;
+    Ok(exit::OK)
+}
+
+/// The plan in the file at `path` (`-`: standard input), read up to [`MAX_PLAN_BYTES`] and
+/// checked (format, version, digest); whether it fits the count is checked where it is used.
+fn read_plan(path: &Path) -> Result<Plan, Error> {
+    let bytes = nqueens::format::read_bounded(path, MAX_PLAN_BYTES, "a count plan")?;
+    let corrupt = |why: String| Error::Plan {
+        path: path.to_path_buf(),
+        source: count::plan::PlanError::Corrupt(why),
+    };
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| corrupt(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
+    Plan::from_text(text).map_err(|source| Error::Plan {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// The engine `NQUEENS_COUNT_ENGINE` forces, if any.
@@ -735,6 +919,7 @@ fn record(p: &Problem, t: &Tally, shard: Shard, args: &Args, seconds: f64) -> Co
             [s[0], s[1]]
         }),
         resumed_items: None,
+        plan: None,
         digest: None,
     }
 }
@@ -757,10 +942,13 @@ fn print_human(r: &CountRecord) -> Result<(), Error> {
     if let Some(o) = &r.orders {
         outln!("orders: {o}")?;
     }
-    let part = if r.shard[1] == 1 {
-        String::new()
-    } else {
-        format!(", shard {}/{}", r.shard[0], r.shard[1])
+    let part = match (&r.plan, r.shard[1]) {
+        (Some(p), _) => format!(
+            ", shard {}/{} of plan {} ({})",
+            r.shard[0], r.shard[1], p.file, p.digest
+        ),
+        (None, 1) => String::new(),
+        (None, _) => format!(", shard {}/{}", r.shard[0], r.shard[1]),
     };
     outln!(
         "engine: {}, {}{part}",

@@ -111,6 +111,14 @@ pub enum Error {
         /// What is wrong with it.
         source: nqueens::count::checkpoint::CheckpointError,
     },
+    /// A count plan cannot be made or used.
+    #[error("{}: {source}", .path.display())]
+    Plan {
+        /// The plan file (`-`: standard output or input).
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        source: nqueens::count::plan::PlanError,
+    },
     /// A line given to `count merge` is not a result of `count --json`.
     #[error("{}: line {line}: not a result of `count --json`: {source}", .path.display())]
     NotACountRecord {

@@ -31,6 +31,8 @@ pub struct Key {
     pub engine_version: u32,
     /// Work items of the whole count.
     pub items: usize,
+    /// With a plan (`count --plan-file`): its digest, which names the shard's items.
+    pub plan: Option<String>,
 }
 
 impl Key {
@@ -51,6 +53,7 @@ impl Key {
             engine,
             engine_version,
             items,
+            plan: None,
         }
     }
 }
@@ -186,6 +189,7 @@ impl Checkpoint {
             "engine": k.engine,
             "engine_version": k.engine_version,
             "items": k.items,
+            "plan": k.plan,
             "counted": self.counted,
             "sum": self.sum.to_string(),
             "done": done,
@@ -247,6 +251,11 @@ impl Checkpoint {
             engine_version: u32::try_from(uint("engine_version")?)
                 .map_err(|_| bad("engine_version out of range"))?,
             items: usize::try_from(uint("items")?).map_err(|_| bad("items out of range"))?,
+            plan: match o.get("plan") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(serde_json::Value::String(d)) => Some(d.clone()),
+                Some(_) => return Err(bad("\"plan\" is not a digest")),
+            },
         };
         let expected = string("xxh3")?;
         let body_end = text
@@ -317,6 +326,11 @@ fn describe_difference(found: &Key, wanted: &Key) -> String {
             "work items",
             found.items.to_string(),
             wanted.items.to_string(),
+        ),
+        (
+            "plan",
+            found.plan.clone().unwrap_or_else(|| "none".into()),
+            wanted.plan.clone().unwrap_or_else(|| "none".into()),
         ),
     ];
     pairs

@@ -42,41 +42,6 @@ impl Item {
         self.weight * self.search(Kernel::best())
     }
 
-    /// A relative measure of this item's work, cheap beside it: the nodes of its search
-    /// down to `depth` free rows (the whole search when it has fewer). The class size
-    /// does not enter: the search runs once per class. Balances a plan's shards
-    /// (`count --plan`), calibrated there in seconds by timed items.
-    pub(super) fn work_hint(&self, depth: usize) -> f64 {
-        let depth = depth.min(self.levels);
-        let mut nodes = 0u64;
-        let (mut l, mut d, mut r, mut todo) = ([0u32; 32], [0u32; 32], [0u32; 32], [0u32; 32]);
-        let mut k = 0usize;
-        todo[0] = self.allowed[0];
-        loop {
-            if todo[k] == 0 {
-                if k == 0 {
-                    return nodes as f64;
-                }
-                k -= 1;
-                continue;
-            }
-            let bit = todo[k] & todo[k].wrapping_neg();
-            todo[k] ^= bit;
-            nodes += 1;
-            if k + 1 >= depth {
-                continue;
-            }
-            let g = self.gap[k];
-            let (nl, nd, nr) = ((l[k] | bit) << g, d[k] | bit, (r[k] | bit) >> g);
-            let free = self.allowed[k + 1] & !(nl | nd | nr);
-            if free == 0 {
-                continue;
-            }
-            k += 1;
-            (l[k], d[k], r[k], todo[k]) = (nl, nd, nr, free);
-        }
-    }
-
     /// Placements of queens on the free rows: depth first (explicit stacks; calls cost as
     /// much as a node's work) down to [`BOTTOM_LEVELS`] above the last free row, then
     /// breadth first over batches of those nodes (see [`Frontier`]).

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// A projection of a count's cost.
-#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Estimate {
     /// Work items of the shard.
     pub items: u64,
@@ -26,6 +26,10 @@ pub struct Estimate {
     pub core_seconds_range: [f64; 2],
     /// Seconds to set up the engine's tables, once per process.
     pub setup_seconds: f64,
+    /// Spread of the sampled items' times: standard deviation over mean (1 when fewer
+    /// than two were timed). A shard of k items varies by about this over the square root
+    /// of k.
+    pub item_cv: f64,
 }
 
 impl Estimate {
@@ -66,6 +70,12 @@ impl Estimate {
     /// under way projects what is left from the items it has counted).
     pub fn from_sums(items: u64, sums: &TimeSums, setup_seconds: f64) -> Estimate {
         let (k, sum) = (sums.count as f64, sums.sum);
+        let item_cv = if sums.count > 1 && sum > 0.0 {
+            let mean = sum / k;
+            (((sums.sum_of_squares - k * mean * mean) / (k - 1.0)).max(0.0)).sqrt() / mean
+        } else {
+            1.0
+        };
         let (core_seconds, range) = if sums.count == 0 {
             (0.0, [0.0, f64::INFINITY])
         } else if sums.count >= items {
@@ -90,6 +100,7 @@ impl Estimate {
             core_seconds,
             core_seconds_range: range,
             setup_seconds,
+            item_cv,
         }
     }
 

@@ -212,20 +212,6 @@ impl Halves {
         }
     }
 
-    /// Pairs of left and right quarter pieces [`Halves::on`] tries for `cols`: an upper
-    /// bound of the halves on them, read off the quarter tables' group sizes.
-    fn candidates(&self, cols: u32) -> u64 {
-        let low = cols & ((1 << self.split) - 1);
-        let high = cols >> self.split;
-        let all_rows = (1u32 << self.rows) - 1;
-        let mut sum = 0u64;
-        each_subset(self.rows, low.count_ones(), |rows| {
-            sum +=
-                (self.left.of(rows, low).len() * self.right.of(all_rows ^ rows, high).len()) as u64;
-        });
-        sum
-    }
-
     /// Appends the top mask of every placement on exactly the columns `cols` whose top
     /// mask has none of the bits of `avoid` to `out`; when `across_middle`, the mask of
     /// the placement turned upside down below the middle row instead
@@ -448,18 +434,6 @@ impl Work {
             s.lower = lower;
         }
         total
-    }
-
-    /// A relative measure of item `i`'s work, cheap beside it: per orbit, the candidate
-    /// joins of quarter pieces on its top columns times those on its bottom columns (the
-    /// pairs the item's sieve matches grow as the product of the halves on each side).
-    pub(super) fn work_hint(&self, i: usize) -> f64 {
-        let item = &self.items[i];
-        let top = self.halves.candidates(item.top) as f64;
-        item.orbits
-            .iter()
-            .map(|o| top * self.halves.candidates(o.bottom) as f64)
-            .sum()
     }
 
     /// Even n: pairs of a half from `tops` without a queen on a main diagonal and one from

@@ -28,6 +28,7 @@ mod halves;
 mod join;
 pub(crate) mod kernel;
 mod known;
+pub mod plan;
 mod problem;
 #[cfg(test)]
 mod reference;

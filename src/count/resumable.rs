@@ -5,6 +5,7 @@
 
 use super::checkpoint::Key;
 use super::dispatch::tally;
+use super::plan::{Plan, PlanError};
 use super::{Kind, Piece};
 use super::{Method, Problem, Shard, Tally, constellations, halves, kernel};
 use num_bigint::BigUint;
@@ -76,15 +77,15 @@ impl Hooks<'static> {
 const ORDER_SEED: u64 = 0x006e_7175_6565_6e73;
 const ORDER_BLOCK: usize = 64;
 
-/// Free rows a constellation's work hint searches: at n = 24 about a millisecond an item.
-const HINT_DEPTH: usize = 6;
-
 /// A count split into work items that add up.
 pub struct ItemCount {
     problem: Problem,
     distinct: bool,
     shard: Shard,
     work: Work,
+    /// Counting a shard of a plan: its items (sorted half-open ranges) and the plan's
+    /// digest; else the shard takes every S-th item.
+    planned: Option<(Vec<[u64; 2]>, String)>,
 }
 
 impl ItemCount {
@@ -134,7 +135,26 @@ impl ItemCount {
             distinct,
             shard,
             work,
+            planned: None,
         })
+    }
+
+    /// Shard `shard` of `plan`: the items the plan deals to it, counted by the plan's
+    /// engine, after checking that the plan is one of this count (board, engine and its
+    /// version, items) and deals every item exactly once.
+    pub fn planned(problem: &Problem, plan: &Plan, shard: Shard) -> Result<ItemCount, PlanError> {
+        let mut count =
+            Self::with_engine(problem, false, Shard::WHOLE, plan.engine).ok_or_else(|| {
+                PlanError::Mismatch(format!(
+                    "a plan of n = {} by engine {:?}, which does not count this",
+                    plan.n, plan.engine
+                ))
+            })?;
+        plan.check_against(&count)?;
+        let items = plan.shard(shard)?.items.clone();
+        count.shard = shard;
+        count.planned = Some((items, plan.digest.clone()));
+        Ok(count)
     }
 
     /// Work items of the whole count (all shards).
@@ -155,12 +175,27 @@ impl ItemCount {
 
     /// Whether this count's shard takes item `i`.
     pub fn takes(&self, i: usize) -> bool {
-        self.shard.takes(i)
+        match &self.planned {
+            None => self.shard.takes(i),
+            Some((ranges, _)) => {
+                let i = i as u64;
+                let at = ranges.partition_point(|r| r[1] <= i);
+                ranges.get(at).is_some_and(|r| r[0] <= i)
+            }
+        }
     }
 
     /// Work items of this count's shard.
     pub fn in_shard(&self) -> usize {
-        (0..self.items()).filter(|&i| self.takes(i)).count()
+        match &self.planned {
+            None => (0..self.items()).filter(|&i| self.takes(i)).count(),
+            Some((ranges, _)) => ranges.iter().map(|r| (r[1] - r[0]) as usize).sum(),
+        }
+    }
+
+    /// The digest of the plan whose shard this counts, if any.
+    pub fn plan_digest(&self) -> Option<&str> {
+        self.planned.as_ref().map(|(_, d)| d.as_str())
     }
 
     /// What a checkpoint of this count is tied to.
@@ -169,13 +204,15 @@ impl ItemCount {
             Work::Halves(_) => HALF_BOARDS_VERSION,
             Work::Constellations(_) => CONSTELLATIONS_VERSION,
         };
-        Key::new(
+        let mut key = Key::new(
             &self.problem,
             self.shard,
             self.engine(),
             version,
             self.items(),
-        )
+        );
+        key.plan = self.plan_digest().map(str::to_string);
+        key
     }
 
     /// Counts the shard's items that `hooks.skip` leaves, on the current rayon pool; the
@@ -222,16 +259,6 @@ impl ItemCount {
                 SCRATCH.with_borrow_mut(|scratch| work.count(i, kernel::Kernel::best(), scratch))
             }
             Work::Constellations(items) => items.get(i).count(),
-        }
-    }
-
-    /// A relative measure of item `i`'s work, computed in a small fraction of its time:
-    /// what a plan balances its shards by (`count --plan`), once calibrated in seconds by
-    /// timed items. Within one engine and n only.
-    pub fn work_hint(&self, i: usize) -> f64 {
-        match &self.work {
-            Work::Halves(work) => work.work_hint(i),
-            Work::Constellations(items) => items.get(i).work_hint(HINT_DEPTH),
         }
     }
 

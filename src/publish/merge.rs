@@ -28,6 +28,18 @@ pub enum MergeError {
         /// How another was.
         other: String,
     },
+    /// Shards of one count dealt by different plans, or some by a plan and some not.
+    #[error(
+        "n = {n}: shards of different splits of the work ({first}; {other}): count every shard from one plan (--plan-file), or every one without"
+    )]
+    Splits {
+        /// Board size of the count.
+        n: u32,
+        /// How the first shard was split.
+        first: String,
+        /// How another was.
+        other: String,
+    },
     /// Shards of one count asked for different fields (`--distinct`, `--orders`).
     #[error(
         "n = {n}: shards count different things ({first}; {other}): count every shard with the same --distinct and --orders"
@@ -126,6 +138,7 @@ pub enum MergeError {
 ///         seconds: 0.0,
 ///         conflict: None,
 ///         resumed_items: None,
+///         plan: None,
 ///         digest: None,
 ///     }
 ///     .sealed())
@@ -169,6 +182,25 @@ pub fn merge(records: Vec<CountRecord>) -> Result<Vec<CountRecord>, MergeError> 
             let a = &g[0];
             (a.n, a.piece, a.kind, &a.placed, a.shard[1])
                 == (r.n, r.piece, r.kind, &r.placed, r.shard[1])
+                && plan_digest(a) != plan_digest(&r)
+        }) {
+            let split = |x: &CountRecord| match &x.plan {
+                Some(p) => format!(
+                    "shard {}/{} of plan {} ({})",
+                    x.shard[0], x.shard[1], p.digest, p.file
+                ),
+                None => format!("shard {}/{} of the even split", x.shard[0], x.shard[1]),
+            };
+            return Err(MergeError::Splits {
+                n: r.n,
+                first: split(&g[0]),
+                other: split(&r),
+            });
+        }
+        if let Some(g) = groups.iter().find(|g| {
+            let a = &g[0];
+            (a.n, a.piece, a.kind, &a.placed, a.shard[1])
+                == (r.n, r.piece, r.kind, &r.placed, r.shard[1])
                 && !same_count(a, &r)
         }) {
             let fields = |x: &CountRecord| {
@@ -200,6 +232,13 @@ fn same_count(a: &CountRecord, b: &CountRecord) -> bool {
     (a.n, a.piece, a.kind, &a.placed, a.shard[1]) == (b.n, b.piece, b.kind, &b.placed, b.shard[1])
         && a.distinct.is_some() == b.distinct.is_some()
         && a.orders.is_some() == b.orders.is_some()
+        && plan_digest(a) == plan_digest(b)
+}
+
+/// The digest of the plan a shard was counted from: shards of different plans (or of a
+/// plan and of the even split) deal the items differently and never add up.
+fn plan_digest(r: &CountRecord) -> Option<&str> {
+    r.plan.as_ref().map(|p| p.digest.as_str())
 }
 
 /// How a shard was counted: shards of another engine, or another version of it, split
@@ -214,7 +253,10 @@ fn how(r: &CountRecord) -> String {
 /// The command that counts the `missing` shards again (the first few of `total`), as
 /// `count merge` tells a user whose cluster run lost some.
 fn rerun_command(r: &CountRecord, missing: &[u64], total: u64) -> String {
-    let mut args = format!("nqueens count {}", r.n);
+    let mut args = match &r.plan {
+        Some(plan) => format!("nqueens count --plan-file {}", shell_word(&plan.file)),
+        None => format!("nqueens count {}", r.n),
+    };
     if r.piece != crate::count::Piece::Queen {
         args += &format!(" --piece {}", name(&r.piece));
     }
@@ -244,6 +286,16 @@ fn rerun_command(r: &CountRecord, missing: &[u64], total: u64) -> String {
             "rerun: for I in {}; do {args} --shard $I/{of} --json > part-$I.json; done{more}",
             list.join(" ")
         ),
+    }
+}
+
+/// `word` as one shell word: as it is when it holds only safe characters, else quoted.
+fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./+:=@%,".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -372,6 +424,7 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
         orders,
         seconds,
         resumed_items: None,
+        plan: None,
         digest: None,
         ..parts[0].clone()
     }
@@ -400,6 +453,7 @@ mod tests {
             seconds: 1.0,
             conflict: None,
             resumed_items: None,
+            plan: None,
             digest: None,
         }
         .sealed()

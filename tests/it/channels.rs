@@ -38,6 +38,14 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("convert", "convert --model {--model} --base {--base} {OUT}"),
     ("count", "count --from {--from} --first -o {-o}"),
     ("count", "count 8 --checkpoint {--checkpoint}"),
+    (
+        "count",
+        "count 8 --plan 2 --estimate-seconds 0 --seed 1 -o {-o}",
+    ),
+    (
+        "count",
+        "count --plan-file {--plan-file} --shard 0/2 --checkpoint {--checkpoint}",
+    ),
     ("count merge", "count merge {FILES}"),
     ("generate solution", "generate solution --n 8 -o {-o}"),
     (
@@ -105,6 +113,21 @@ impl Fills {
             .unwrap()
             .stdout;
         std::fs::write(dir.path().join("shard.json"), shard).unwrap();
+        let plan = nqueens()
+            .args([
+                "count",
+                "8",
+                "--plan",
+                "2",
+                "--estimate-seconds",
+                "0",
+                "--seed",
+                "1",
+            ])
+            .output()
+            .unwrap()
+            .stdout;
+        std::fs::write(dir.path().join("plan.json"), plan).unwrap();
         // The solver's answer for a board with no free cell: no variable.
         std::fs::write(dir.path().join("model.txt"), "s SATISFIABLE\nv 0\n").unwrap();
         std::fs::create_dir(dir.path().join("man")).unwrap();
@@ -116,6 +139,7 @@ impl Fills {
         let p = |name: &str| self.dir.path().join(name);
         match (how, command, key) {
             (Use::Read, "count merge", _) => p("shard.json"),
+            (Use::Read, "count", "--plan-file") => p("plan.json"),
             (Use::Read, "convert", "--model") => p("model.txt"),
             (Use::Read, _, _) => p("solution.txt"),
             (Use::Dir, _, _) => p("man"),

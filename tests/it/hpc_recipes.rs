@@ -50,8 +50,8 @@ fn placements(text: &str) -> String {
     v["placements"].as_str().unwrap().to_string()
 }
 
-/// A stand-in for sbatch in `dir/bin`: `--parsable [--array=A-B --mem=.. --time=..
-/// --export=ALL,V=..] FILE` runs every task of the array (the option's, else the script's)
+/// A stand-in for sbatch in `dir/bin`: `--parsable [--array=A-B --cpus-per-task=C
+/// --mem=.. --time=.. --export=ALL,V=..] FILE` runs every task of the array (the option's, else the script's)
 /// with the variables exported, and prints a job id; `--dependency=afterok:ID --wrap CMD`
 /// runs CMD if ID is that job.
 fn write_sbatch_stand_in(dir: &Path) {
@@ -71,7 +71,8 @@ if [ "$1" = --parsable ]; then
     case "$a" in
       --array=*) range=${a#--array=} ;;
       --export=ALL,*) IFS=, read -ra exports <<< "${a#--export=ALL,}" ;;
-      --mem=*[0-9]M|--time=*:00:00) ;;
+      --mem=*[0-9]M|--time=*:00) ;;
+      --cpus-per-task=*) cpus=${a#--cpus-per-task=} ;;
       "$script") ;;
       *) echo "sbatch stand-in: unexpected option $a" >&2; exit 2 ;;
     esac
@@ -131,7 +132,7 @@ fn the_slurm_array_sized_from_an_estimate_gives_the_whole_count() {
     let (code, out, err) = shell(
         d.path(),
         &recipe("slurm-sized"),
-        &[("N", "12"), ("HOURS", "0.0000003")],
+        &[("N", "12"), ("HOURS", "0.00000001")],
     );
     assert_eq!(code, 0, "{out}{err}");
     let estimate: serde_json::Value =
@@ -155,6 +156,54 @@ fn the_slurm_array_sized_from_an_estimate_gives_the_whole_count() {
         placements(&total),
         "14200",
         "Q(12) from {shards} shards: {total}"
+    );
+}
+
+/// The planned array: `count --plan` sizes it (array, cores, memory, time), each task counts
+/// its shard of the plan, and the dependent merge gives the whole count.
+#[test]
+fn the_slurm_array_of_a_plan_gives_the_whole_count() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("plan.sbatch"), recipe("slurm-plan-array")).unwrap();
+    write_sbatch_stand_in(d.path());
+    let (code, out, err) = shell(
+        d.path(),
+        &recipe("slurm-planned"),
+        &[("N", "12"), ("SHARDS", "6"), ("SAMPLE", "0.2")],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("plan.json")).unwrap())
+            .unwrap();
+    assert_eq!(plan["slurm"]["array"], "0-5");
+    let part = std::fs::read_to_string(d.path().join("part-5.json")).unwrap();
+    assert!(
+        part.contains("\"shard\":[5,6]") && part.contains("\"plan\""),
+        "{part}"
+    );
+    let total = std::fs::read_to_string(d.path().join("total.json")).unwrap();
+    assert_eq!(
+        placements(&total),
+        "14200",
+        "Q(12) from 6 planned shards: {total}"
+    );
+}
+
+#[test]
+fn the_gnu_parallel_lines_of_a_plan_count() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, out, err) = shell(
+        d.path(),
+        &recipe("parallel-planned"),
+        &[("N", "11"), ("SHARDS", "4")],
+    );
+    assert_eq!(
+        code, 0,
+        "needs GNU parallel (.ci/run installs it): {out}{err}"
+    );
+    assert!(
+        out.contains("placements: 2680"),
+        "Q(11) from 4 planned shards: {out}"
     );
 }
 

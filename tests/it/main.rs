@@ -12,6 +12,7 @@ mod complete_cli;
 mod convert_cli;
 mod count_cli;
 mod count_kernels;
+mod count_plan;
 mod csplib_cli;
 mod file_edges;
 mod frontier_cli;
