@@ -357,7 +357,7 @@ fn count_one(
     let forced = forced_engine()?;
     let by_items = by_items || forced.is_some();
     let items = match (forced, &request.plan) {
-        (_, Some(plan)) => Some(ItemCount::planned(problem, plan, shard).map_err(|source| {
+        (_, Some(plan)) => Some(plan.shard_count(problem, shard).map_err(|source| {
             Error::Plan {
                 path: args.plan_file.clone().unwrap_or_default(),
                 source,

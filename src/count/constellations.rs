@@ -27,13 +27,13 @@ pub(super) const MIN_N: u32 = 5;
 #[derive(Clone)]
 pub(super) struct Item {
     /// Free rows (rows without a border queen), in order.
-    levels: usize,
+    pub(super) levels: usize,
     /// Squares each free row may take (border queens' lines struck).
-    allowed: [u32; 32],
+    pub(super) allowed: [u32; 32],
     /// Rows from each free row to the next: the diagonals shift by this much.
-    gap: [u32; 32],
+    pub(super) gap: [u32; 32],
     /// Constellations in the class.
-    weight: u64,
+    pub(super) weight: u64,
 }
 
 impl Item {

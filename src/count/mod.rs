@@ -19,6 +19,7 @@
 //! counter in `oracle`.
 
 mod basic;
+pub mod batch;
 mod bishops;
 pub mod checkpoint;
 mod constellations;

@@ -14,7 +14,7 @@
 
 use super::estimate::Estimate;
 use super::resumable::ItemCount;
-use super::{Method, Shard};
+use super::{Method, Problem, Shard};
 
 /// The `format` field of every plan.
 pub const FORMAT: &str = "nqueens-count-plan";
@@ -268,6 +268,22 @@ impl Plan {
         Ok(())
     }
 
+    /// Shard `shard` of this plan as a count of `problem`: the items the plan deals to it,
+    /// counted by the plan's engine, after checking that the plan is one of this count
+    /// (board, engine and its version, items) and deals every item exactly once.
+    pub fn shard_count(&self, problem: &Problem, shard: Shard) -> Result<ItemCount, PlanError> {
+        let count =
+            ItemCount::with_engine(problem, false, Shard::WHOLE, self.engine).ok_or_else(|| {
+                PlanError::Mismatch(format!(
+                    "a plan of n = {} by engine {:?}, which does not count this",
+                    self.n, self.engine
+                ))
+            })?;
+        self.check_against(&count)?;
+        let items = self.shard(shard)?.items.clone();
+        Ok(count.with_listed_items(shard, items, self.digest.clone()))
+    }
+
     /// The shard `shard` asks for, which must be one of this plan's.
     pub fn shard(&self, shard: Shard) -> Result<&PlanShard, PlanError> {
         if shard.of as usize != self.shards.len() {
@@ -324,7 +340,9 @@ mod tests {
             p.check_against(&count).unwrap();
             let mut total = 0;
             for i in 0..7 {
-                let part = ItemCount::planned(&queens(13), &p, Shard::new(i, 7).unwrap()).unwrap();
+                let part = p
+                    .shard_count(&queens(13), Shard::new(i, 7).unwrap())
+                    .unwrap();
                 total += part.run(&Hooks::none()).unwrap();
             }
             assert_eq!(total, 73712, "{engine:?}");

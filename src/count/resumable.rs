@@ -5,7 +5,6 @@
 
 use super::checkpoint::Key;
 use super::dispatch::tally;
-use super::plan::{Plan, PlanError};
 use super::{Kind, Piece};
 use super::{Method, Problem, Shard, Tally, constellations, halves, kernel};
 use num_bigint::BigUint;
@@ -139,22 +138,18 @@ impl ItemCount {
         })
     }
 
-    /// Shard `shard` of `plan`: the items the plan deals to it, counted by the plan's
-    /// engine, after checking that the plan is one of this count (board, engine and its
-    /// version, items) and deals every item exactly once.
-    pub fn planned(problem: &Problem, plan: &Plan, shard: Shard) -> Result<ItemCount, PlanError> {
-        let mut count =
-            Self::with_engine(problem, false, Shard::WHOLE, plan.engine).ok_or_else(|| {
-                PlanError::Mismatch(format!(
-                    "a plan of n = {} by engine {:?}, which does not count this",
-                    plan.n, plan.engine
-                ))
-            })?;
-        plan.check_against(&count)?;
-        let items = plan.shard(shard)?.items.clone();
-        count.shard = shard;
-        count.planned = Some((items, plan.digest.clone()));
-        Ok(count)
+    /// This count restricted to the items `ranges` (sorted half-open ranges of item
+    /// indices), as shard `shard` of the plan whose digest is `plan`
+    /// ([`super::plan::Plan::shard_count`] checks the plan first).
+    pub(super) fn with_listed_items(
+        mut self,
+        shard: Shard,
+        ranges: Vec<[u64; 2]>,
+        plan: String,
+    ) -> ItemCount {
+        self.shard = shard;
+        self.planned = Some((ranges, plan));
+        self
     }
 
     /// Work items of the whole count (all shards).
@@ -260,6 +255,21 @@ impl ItemCount {
             }
             Work::Constellations(items) => items.get(i).count(),
         }
+    }
+
+    /// Items `items` of the constellation engine as one batch of search nodes on the free
+    /// row `below` rows above each item's last ([`super::batch`]): what a data-parallel
+    /// backend takes. `None` for the half-board engine, whose items are matched as arrays
+    /// of half-board masks instead (`sieve::disjoint_pairs`).
+    pub fn node_batch(&self, items: &[usize], below: usize) -> Option<super::batch::NodeBatch> {
+        let Work::Constellations(work) = &self.work else {
+            return None;
+        };
+        let mut batch = super::batch::NodeBatch::default();
+        for &i in items {
+            batch.push(&work.get(i), below);
+        }
+        Some(batch)
     }
 
     /// Counts item `i` with `count` unless the count is stopping, and reports it.
@@ -368,6 +378,21 @@ mod tests {
                 .unwrap();
         assert_eq!(whole.run(&Hooks::none()), Some(14200));
         assert_eq!(count.key().engine, Method::Constellations);
+    }
+
+    #[test]
+    fn node_batches_of_a_shard_add_up_to_its_count() {
+        let p = queens(13);
+        let shard = Shard::new(1, 3).unwrap();
+        let count = ItemCount::with_engine(&p, false, shard, Method::Constellations).unwrap();
+        let mine: Vec<usize> = (0..count.items()).filter(|&i| count.takes(i)).collect();
+        let batched: u64 = mine
+            .chunks(500)
+            .map(|c| count.node_batch(c, 6).unwrap().count())
+            .sum();
+        assert_eq!(batched, count.run(&Hooks::none()).unwrap());
+        let halves = ItemCount::with_engine(&p, false, shard, Method::HalfBoards).unwrap();
+        assert!(halves.node_batch(&[0], 6).is_none());
     }
 
     #[test]

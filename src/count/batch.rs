@@ -1,0 +1,176 @@
+//! The constellation engine's work as batches of search nodes over flat tables: the shape a
+//! data-parallel backend takes, one node per thread. A batch holds, per item, its table
+//! (free rows, the row its nodes sit on, the squares each row may take, the row gaps) as
+//! plain `u32` words, and the nodes of all its items as four words each (the columns and
+//! both diagonals taken, as seen from the node's row, and the row's free squares); each
+//! node's placements are found by a search of the rows below it that reads nothing but
+//! its item's table ([`count_node`], written as a GPU thread would run it: fixed-size
+//! stacks, no allocation, no data-dependent memory beyond the table). The CPU engine
+//! expands the same nodes breadth first (`constellations::Bottom`); both give the same
+//! totals, checked for every item of n = 5..14.
+
+use super::constellations::Item;
+
+/// Words of one item's table: free rows, the nodes' row, then 32 words of allowed squares
+/// and 32 of row gaps.
+pub const TABLE_WORDS: usize = 66;
+
+/// Search nodes of some items with their tables.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeBatch {
+    /// [`TABLE_WORDS`] words per item: `levels`, `row` (the free row the item's nodes sit
+    /// on), `allowed[32]`, `gap[32]`.
+    pub tables: Vec<u32>,
+    /// Per item: the class size its placements count for.
+    pub weights: Vec<u64>,
+    /// Per node: columns, down-left and down-right diagonals taken as seen from its row,
+    /// and the row's squares still free.
+    pub nodes: Vec<[u32; 4]>,
+    /// Per node: its item's position in the batch.
+    pub owners: Vec<u32>,
+}
+
+impl NodeBatch {
+    /// Adds `item`'s nodes on the free row `below` rows above its last (row 0, the item
+    /// itself, when it has no more rows): its search down to that row, the nodes left
+    /// there.
+    pub(super) fn push(&mut self, item: &Item, below: usize) {
+        let owner = self.weights.len() as u32;
+        let row = item.levels.saturating_sub(below + 1);
+        self.tables.push(item.levels as u32);
+        self.tables.push(row as u32);
+        self.tables.extend_from_slice(&item.allowed);
+        self.tables.extend_from_slice(&item.gap);
+        self.weights.push(item.weight);
+        let mut emit = |node: [u32; 4]| {
+            self.nodes.push(node);
+            self.owners.push(owner);
+        };
+        if row == 0 {
+            emit([0, 0, 0, item.allowed[0]]);
+            return;
+        }
+        let (mut l, mut d, mut r, mut todo) = ([0u32; 32], [0u32; 32], [0u32; 32], [0u32; 32]);
+        let mut k = 0usize;
+        todo[0] = item.allowed[0];
+        loop {
+            if todo[k] == 0 {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                continue;
+            }
+            let bit = todo[k] & todo[k].wrapping_neg();
+            todo[k] ^= bit;
+            let g = item.gap[k];
+            let (nl, nd, nr) = ((l[k] | bit) << g, d[k] | bit, (r[k] | bit) >> g);
+            let free = item.allowed[k + 1] & !(nl | nd | nr);
+            if free == 0 {
+                continue;
+            }
+            if k + 1 == row {
+                emit([nl, nd, nr, free]);
+                continue;
+            }
+            k += 1;
+            (l[k], d[k], r[k], todo[k]) = (nl, nd, nr, free);
+        }
+    }
+
+    /// The placements of all the batch's items, each times its weight.
+    pub fn count(&self) -> u64 {
+        self.node_counts()
+            .iter()
+            .zip(&self.owners)
+            .map(|(&c, &o)| c * self.weights[o as usize])
+            .sum()
+    }
+
+    /// Each node's placements (unweighted), as a data-parallel backend returns them.
+    pub fn node_counts(&self) -> Vec<u64> {
+        self.nodes
+            .iter()
+            .zip(&self.owners)
+            .map(|(&node, &o)| {
+                let at = o as usize * TABLE_WORDS;
+                count_node(&self.tables[at..at + TABLE_WORDS], node)
+            })
+            .collect()
+    }
+}
+
+/// The placements below one node: a depth-first search from its row to the item's last
+/// free row over the item's `table` ([`TABLE_WORDS`] words), counting the free squares of
+/// the last row.
+pub fn count_node(table: &[u32], node: [u32; 4]) -> u64 {
+    let (levels, row) = (table[0] as usize, table[1] as usize);
+    let (allowed, gap) = (&table[2..34], &table[34..66]);
+    let last = levels - 1;
+    if row == last {
+        return node[3].count_ones() as u64;
+    }
+    let (mut l, mut d, mut r, mut todo) = ([0u32; 32], [0u32; 32], [0u32; 32], [0u32; 32]);
+    let mut k = row;
+    (l[k], d[k], r[k], todo[k]) = (node[0], node[1], node[2], node[3]);
+    let mut found = 0u64;
+    loop {
+        if todo[k] == 0 {
+            if k == row {
+                return found;
+            }
+            k -= 1;
+            continue;
+        }
+        let bit = todo[k] & todo[k].wrapping_neg();
+        todo[k] ^= bit;
+        let g = gap[k];
+        let (nl, nd, nr) = ((l[k] | bit) << g, d[k] | bit, (r[k] | bit) >> g);
+        let free = allowed[k + 1] & !(nl | nd | nr);
+        if k + 1 == last {
+            found += free.count_ones() as u64;
+            continue;
+        }
+        if free == 0 {
+            continue;
+        }
+        k += 1;
+        (l[k], d[k], r[k], todo[k]) = (nl, nd, nr, free);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::constellations::WorkItems;
+
+    /// OEIS A000170 from n = 5.
+    const TOTALS: [u64; 10] = [10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596];
+
+    #[test]
+    fn batches_give_every_item_its_count_at_every_split() {
+        for n in 5..=14u32 {
+            let work = WorkItems::new(n);
+            for below in [0, 1, 3, 8, 40] {
+                let mut whole = NodeBatch::default();
+                for i in 0..work.len() {
+                    let item = work.get(i);
+                    let mut one = NodeBatch::default();
+                    one.push(&item, below);
+                    assert_eq!(
+                        one.count(),
+                        item.count(),
+                        "n = {n}, item {i}, below {below}"
+                    );
+                    whole.push(&item, below);
+                }
+                assert_eq!(
+                    whole.count(),
+                    TOTALS[n as usize - 5],
+                    "n = {n}, below {below}"
+                );
+                assert_eq!(whole.tables.len(), work.len() * TABLE_WORDS);
+            }
+        }
+    }
+}
