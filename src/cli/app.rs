@@ -114,7 +114,9 @@ pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
     install_signal_handler();
     install_bus_error_handler();
     channels::check(&files)?;
-    if let Some(t) = checked_threads(cli.threads)? {
+    let threads = checked_threads(cli.threads)?;
+    let _ = REQUESTED_THREADS.set(threads);
+    if let Some(t) = threads {
         // Idle pool threads spin before they sleep: thousands of them on two cores took
         // 12 s to start and stop around a 0.01 s count. Results never depend on the
         // number of threads, so more than the cores can run are simply not started.
@@ -138,6 +140,15 @@ pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
         Command::Completions(a) => docs::completions(a),
         Command::Man(a) => docs::man(a),
     }
+}
+
+/// `--threads` as given (0 or absent: `None`), whatever this machine starts.
+static REQUESTED_THREADS: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+
+/// The threads the command line asked for (not those started, which are capped by this
+/// machine's cores): `count --plan` plans for the cluster's.
+pub(super) fn requested_threads() -> Option<usize> {
+    REQUESTED_THREADS.get().copied().flatten()
 }
 
 /// The most worker threads a command starts: far above any machine's cores, far below

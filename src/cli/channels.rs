@@ -99,7 +99,12 @@ pub const TABLE: &[Entry] = &[
         stdio: Stdio::No("a checkpoint is read back and replaced: name a file"),
         ..entry("count", "checkpoint", Role::ReadWrite)
     },
-    entry("count", "plan_file", Role::Read),
+    Entry {
+        stdio: Stdio::No(
+            "each shard's result names its plan file, to rerun a lost shard from it: name a file",
+        ),
+        ..entry("count", "plan_file", Role::Read)
+    },
     entry("count merge", "files", Role::Read),
     entry("generate solution", "output", Role::Write),
     entry("generate composition", "from", Role::Read),

@@ -258,6 +258,16 @@ pub fn run(args: Args) -> Result<i32, Error> {
     Ok(exit::OK)
 }
 
+/// A plan file as read, its shards not yet parsed ([`Plan::from_text`] bounds them by the
+/// count's items).
+struct PlanFile {
+    text: String,
+    header: count::plan::PlanHeader,
+    /// The file's absolute name, which each shard's result carries so that a lost shard is
+    /// rerun from it wherever `count merge` runs.
+    name: String,
+}
+
 /// What the arguments ask to count, checked against each other.
 struct Request {
     rules: Rules,
@@ -265,8 +275,8 @@ struct Request {
     placed: Squares,
     sizes: Vec<u32>,
     shard: Shard,
-    /// With `--plan-file`: the plan read from it.
-    plan: Option<Plan>,
+    /// With `--plan-file`: the plan file's text, what it is of, and its absolute name.
+    plan: Option<PlanFile>,
 }
 
 impl Request {
@@ -288,18 +298,18 @@ impl Request {
         let (from_n, mut placed) = preplaced(args)?;
         let plan = args.plan_file.as_deref().map(read_plan).transpose()?;
         if let (Some(p), Some(n)) = (&plan, args.n)
-            && p.n != n
+            && p.header.n != n
         {
             return Err(Error::Usage(format!(
                 "count: N = {n} but the plan {} is of n = {}",
                 args.plan_file.as_deref().unwrap_or(Path::new("")).display(),
-                p.n
+                p.header.n
             )));
         }
         let sizes: Vec<u32> = match (
             &args.range,
             args.n
-                .or(plan.as_ref().map(|p| p.n))
+                .or(plan.as_ref().map(|p| p.header.n))
                 .or(from_n.map(|f| f.min(u32::MAX as u64) as u32)),
         ) {
             (Some(r), _) => parse_range(r)?,
@@ -327,10 +337,11 @@ impl Request {
                 || !placed.is_empty()
                 || args.distinct
                 || args.first
-                || args.shard.is_some())
+                || args.shard.is_some()
+                || args.plan.is_some())
         {
             return Err(Error::Usage(
-                "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first or --shard".into(),
+                "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first, --shard or --plan".into(),
             ));
         }
         Ok(Request {
@@ -357,12 +368,7 @@ fn count_one(
     let forced = forced_engine()?;
     let by_items = by_items || forced.is_some();
     let items = match (forced, &request.plan) {
-        (_, Some(plan)) => Some(plan.shard_count(problem, shard).map_err(|source| {
-            Error::Plan {
-                path: args.plan_file.clone().unwrap_or_default(),
-                source,
-            }
-        })?),
+        (_, Some(file)) => Some(planned_shard(args, problem, file, shard)?),
         (Some(engine), None) => Some(
             ItemCount::with_engine(problem, args.distinct, shard, engine).ok_or_else(|| {
                 Error::Usage(
@@ -374,6 +380,9 @@ fn count_one(
             .then(|| ItemCount::new(problem, args.distinct, shard))
             .flatten(),
     };
+    let plan_digest = items
+        .as_ref()
+        .and_then(|i| i.plan_digest().map(str::to_string));
     let (tally, resumed) = if let Some(items) = items {
         match count_items(args, &items)? {
             Some(done) => done,
@@ -404,15 +413,10 @@ fn count_one(
     if args.checkpoint.is_some() {
         v.resumed_items = Some(resumed as u64);
     }
-    if let Some(plan) = &request.plan {
+    if let (Some(file), Some(digest)) = (&request.plan, plan_digest) {
         v.plan = Some(nqueens::json::PlanRef {
-            digest: plan.digest.clone(),
-            file: args
-                .plan_file
-                .as_deref()
-                .unwrap_or(Path::new(""))
-                .display()
-                .to_string(),
+            digest,
+            file: file.name.clone(),
         });
     }
     Ok(Some(v))
@@ -541,7 +545,8 @@ fn print_estimate(r: &nqueens::json::EstimateRecord) -> Result<(), Error> {
     Ok(())
 }
 
-/// The most bytes of a plan file read: a few bytes per work item (375,252 at n = 24).
+/// The most bytes of a plan file read before what it is of is known: a plan of n = 31 takes
+/// under 100 MB; [`Plan::from_text`] then bounds it by the count's items.
 const MAX_PLAN_BYTES: u64 = 256 << 20;
 
 /// `count N --plan S`: samples the count's items, deals them into S shards of about equal
@@ -564,16 +569,14 @@ fn write_plan(args: &Args, problem: &Problem, shards: &str) -> Result<i32, Error
         })?),
     };
     let (items, e, seed) = sample(args, problem, Shard::WHOLE, "--plan")?;
-    let threads = rayon::current_num_threads() as u64;
+    // The threads asked for, not those started here: a plan made on a small machine is
+    // for the cluster's.
+    let threads = super::requested_threads().unwrap_or_else(rayon::current_num_threads) as u64;
     let shards =
         asked.unwrap_or_else(|| e.shards_for(args.shard_hours.unwrap_or(1.0), threads as usize));
     let out = args.output.as_deref().unwrap_or(Path::new("-"));
-    let plan_error = |source| Error::Plan {
-        path: out.to_path_buf(),
-        source,
-    };
-    let plan =
-        Plan::make(&items, shards, seed, e, threads, super::peak_rss()).map_err(plan_error)?;
+    let plan = Plan::make(&items, shards, seed, e, threads, super::peak_rss())
+        .map_err(|e| Error::Usage(format!("--plan {shards}: {e}")))?;
     let text = serde_json::to_string(&plan).expect("plans serialize") + "\n";
     if writes_stdout(out) {
         super::stdout()
@@ -621,27 +624,75 @@ fn write_plan(args: &Args, problem: &Problem, shards: &str) -> Result<i32, Error
         plan.slurm.time
     )?;
     outln!(
-        "run: nqueens count --plan-file {} --shard I/{shards} --threads {threads} --json > part-I.json, I = 0..{}",
-        out.display(),
+        "run: nqueens count --plan-file={} --shard I/{shards} --threads {threads} --json > part-I.json, I = 0..{}",
+        nqueens::publish::merge::shell_word(&absolute(out).to_string_lossy()),
         shards - 1
     )?;
     Ok(exit::OK)
 }
 
-/// The plan in the file at `path` (`-`: standard input), read up to [`MAX_PLAN_BYTES`] and
-/// checked (format, version, digest); whether it fits the count is checked where it is used.
-fn read_plan(path: &Path) -> Result<Plan, Error> {
-    let bytes = nqueens::format::read_bounded(path, MAX_PLAN_BYTES, "a count plan")?;
+/// The plan file at `path`, read up to [`MAX_PLAN_BYTES`], with what it is of (format,
+/// version, n, engine, items); its shards are read once the count is built
+/// ([`planned_shard`]). Its name must be UTF-8 without control characters: each shard's
+/// result carries it, and `count merge` prints it in the command that reruns a shard.
+fn read_plan(path: &Path) -> Result<PlanFile, Error> {
     let corrupt = |why: String| Error::Plan {
         path: path.to_path_buf(),
         source: count::plan::PlanError::Corrupt(why),
     };
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| corrupt(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
-    Plan::from_text(text).map_err(|source| Error::Plan {
+    let absolute = absolute(path);
+    let name = absolute
+        .to_str()
+        .filter(|n| !n.chars().any(char::is_control))
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--plan-file {}: name the plan with printable UTF-8 characters: each shard's result carries its name",
+                path.display()
+            ))
+        })?
+        .to_string();
+    let bytes = nqueens::format::read_bounded(path, MAX_PLAN_BYTES, "a count plan")?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        corrupt(format!(
+            "not UTF-8 at byte {}",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    let header = Plan::header(&text).map_err(|source| Error::Plan {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    Ok(PlanFile { text, header, name })
+}
+
+/// `path` made absolute against the current directory (its links kept: a plan is named as
+/// the user named it).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Shard `shard` of the plan in `file`: the whole count by the plan's engine, the plan read
+/// for it (its size bounded by the count's items, its digest and deal checked), restricted
+/// to the shard's items.
+fn planned_shard(
+    args: &Args,
+    problem: &Problem,
+    file: &PlanFile,
+    shard: Shard,
+) -> Result<ItemCount, Error> {
+    let plan_error = |source| Error::Plan {
+        path: args.plan_file.clone().unwrap_or_default(),
+        source,
+    };
+    let count = ItemCount::with_engine(problem, false, Shard::WHOLE, file.header.engine)
+        .ok_or_else(|| {
+            plan_error(count::plan::PlanError::Mismatch(format!(
+                "a plan of n = {} by engine {:?}, which does not count this",
+                file.header.n, file.header.engine
+            )))
+        })?;
+    let plan = Plan::from_text(&file.text, &count).map_err(plan_error)?;
+    plan.restrict(count, shard).map_err(plan_error)
 }
 
 /// The engine `NQUEENS_COUNT_ENGINE` forces, if any.
@@ -717,6 +768,13 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
         None => None,
     }
     .unwrap_or_else(|| Checkpoint::new(key));
+    // A checkpoint marks items of the whole count: one of this shard's marks none of
+    // another's (a hand-sealed one could, and its sum would then hold them).
+    if let Some(i) = (0..items.items()).find(|&i| before.is_done(i) && !items.takes(i)) {
+        return Err(checkpoint_error(CheckpointError::Corrupt(format!(
+            "it marks work item {i} counted, which this shard does not take; the file was edited"
+        ))));
+    }
     let resumed = before.counted();
     let head = format!("counting n = {}", items.key().n);
     let bar = Progress::items(
@@ -1109,6 +1167,7 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
     let mut seen = std::collections::HashSet::new();
     // Files that hold no record: shards whose job failed before printing, most likely.
     let mut empty = Vec::new();
+    let mut names = Vec::new();
     for path in files {
         super::alloc::working_on(path);
         let before = records.len();
@@ -1116,10 +1175,14 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
         if records.len() == before {
             empty.push(path.clone());
         }
+        // Standard input has no name to write a rerun shard to.
+        let name = (!nqueens::format::is_stdio(path)).then(|| path.to_string_lossy().into_owned());
+        names.resize(records.len(), name);
     }
+    let records: Vec<(CountRecord, Option<String>)> = records.into_iter().zip(names).collect();
     if let Some(first) = empty.first() {
         // Said together with what the other files leave missing (and how to count it).
-        return Err(match nqueens::publish::merge::merge(records) {
+        return Err(match nqueens::publish::merge::merge_files(records) {
             Err(e @ nqueens::publish::merge::MergeError::Shards { .. }) => Error::FailedShards {
                 files: empty
                     .iter()
@@ -1131,7 +1194,7 @@ fn merge(files: &[PathBuf], as_json: bool) -> Result<i32, Error> {
             _ => Error::NoCountRecord(first.clone()),
         });
     }
-    let merged = nqueens::publish::merge::merge(records)?;
+    let merged = nqueens::publish::merge::merge_files(records)?;
     for r in merged {
         if as_json {
             print_json(&r)?;

@@ -39,6 +39,7 @@ pub use input::{EncodingArg, InputArgs};
 pub use stdout::guard_standard_output;
 pub(crate) use stdout::stdout;
 
+use app::requested_threads;
 pub(crate) use display::Progress;
 use error::EXIT_CODES;
 use input::{mapped, open_input, refuse_binary_on_terminal};

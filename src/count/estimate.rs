@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 /// A projection of a count's cost.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Estimate {
     /// Work items of the shard.
     pub items: u64,

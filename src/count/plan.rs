@@ -54,6 +54,29 @@ pub struct Plan {
     pub digest: String,
 }
 
+/// What a plan is of: its fields but the shards and the projections.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct PlanHeader {
+    /// Always `nqueens-count-plan`.
+    pub format: String,
+    /// Layout version.
+    pub version: u32,
+    /// Board size.
+    pub n: u32,
+    /// The engine whose items are dealt.
+    pub engine: Method,
+    /// Its version.
+    pub engine_version: u32,
+    /// Work items of the whole count.
+    pub items: u64,
+}
+
+/// The most bytes a plan of `items` items takes: its fields, a shard's fields (at most one
+/// shard per item) and one range per item, each at its longest.
+fn max_bytes(items: u64) -> u64 {
+    16_384u64.saturating_add(items.saturating_mul(200))
+}
+
 /// One shard of a plan.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -195,24 +218,58 @@ impl Plan {
         )
     }
 
-    /// The plan in `text`, checked: its format and version, its digest, and that its shards
-    /// deal every item of the count exactly once (`items` is trusted only after the caller
-    /// compares it with the engine's, in [`Plan::check_against`]).
-    pub fn from_text(text: &str) -> Result<Plan, PlanError> {
+    /// What a plan is of, read from `text` without its shards (format, version, n,
+    /// engine, items), so that its size can be checked against the count's before the
+    /// shards are read: [`Plan::from_text`].
+    pub fn header(text: &str) -> Result<PlanHeader, PlanError> {
         let corrupt = |why: String| PlanError::Corrupt(why);
-        let plan: Plan = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
-        if plan.format != FORMAT {
+        let h: PlanHeader = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        if h.format != FORMAT {
             return Err(corrupt(format!(
                 "its format is {:?}, not {FORMAT:?}",
-                plan.format
+                h.format
             )));
         }
-        if plan.version != VERSION {
+        if h.version != VERSION {
             return Err(PlanError::Mismatch(format!(
                 "layout version {}, this program reads {VERSION}",
-                plan.version
+                h.version
             )));
         }
+        if !(4..=31).contains(&h.n) {
+            return Err(corrupt(format!(
+                "n = {}: plans are made for n = 4..31",
+                h.n
+            )));
+        }
+        Ok(h)
+    }
+
+    /// The plan in `text` for `count` (the whole count, by the plan's engine), checked:
+    /// its header against the count (n, engine and version, items), its length against
+    /// what a plan of that many items can take (before its shards are read), its digest,
+    /// and that its shards deal every item exactly once.
+    pub fn from_text(text: &str, count: &ItemCount) -> Result<Plan, PlanError> {
+        let h = Self::header(text)?;
+        let key = count.key();
+        let ours = (key.n, key.engine, key.engine_version, key.items as u64);
+        let theirs = (h.n, h.engine, h.engine_version, h.items);
+        if ours != theirs {
+            return Err(PlanError::Mismatch(format!(
+                "n = {}, engine {:?} version {} with {} items; this nqueens counts n = {} with engine {:?} version {} in {} items: make the plan again with this version",
+                theirs.0, theirs.1, theirs.2, theirs.3, ours.0, ours.1, ours.2, ours.3
+            )));
+        }
+        let most = max_bytes(h.items);
+        if text.len() as u64 > most {
+            return Err(PlanError::Corrupt(format!(
+                "{} bytes, more than a plan of {} items takes ({most} at most)",
+                text.len(),
+                h.items
+            )));
+        }
+        let corrupt = |why: String| PlanError::Corrupt(why);
+        let plan: Plan = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
         if plan.digest != plan.content_digest() {
             return Err(corrupt(format!(
                 "digest {} recorded, {} computed: the file was edited or damaged; make the plan again",
@@ -227,6 +284,7 @@ impl Plan {
                 plan.items
             )));
         }
+        plan.check_against(count)?;
         Ok(plan)
     }
 
@@ -280,6 +338,12 @@ impl Plan {
                 ))
             })?;
         self.check_against(&count)?;
+        self.restrict(count, shard)
+    }
+
+    /// `count` (the whole count this plan was read for, [`Plan::from_text`]) restricted to
+    /// shard `shard`'s items.
+    pub fn restrict(&self, count: ItemCount, shard: Shard) -> Result<ItemCount, PlanError> {
         let items = self.shard(shard)?.items.clone();
         Ok(count.with_listed_items(shard, items, self.digest.clone()))
     }
@@ -353,8 +417,7 @@ mod tests {
     fn a_plan_reads_back_and_refuses_edits() {
         let (count, p) = plan(12, 5);
         let text = serde_json::to_string(&p).unwrap();
-        let back = Plan::from_text(&text).unwrap();
-        back.check_against(&count).unwrap();
+        let back = Plan::from_text(&text, &count).unwrap();
         assert_eq!(back.digest, p.digest);
         // Moving an item between shards changes what they count: refused.
         let mut moved = p.clone();
@@ -363,13 +426,12 @@ mod tests {
         moved.shards[1].items.sort_unstable();
         let edited = serde_json::to_string(&moved).unwrap();
         assert!(
-            matches!(Plan::from_text(&edited), Err(PlanError::Corrupt(m)) if m.contains("digest"))
+            matches!(Plan::from_text(&edited, &count), Err(PlanError::Corrupt(m)) if m.contains("digest"))
         );
         // Sealed anew it is another valid plan, with another digest: its shards and this
         // plan's never merge.
         moved.digest = moved.content_digest();
-        let other = Plan::from_text(&serde_json::to_string(&moved).unwrap()).unwrap();
-        other.check_against(&count).unwrap();
+        let other = Plan::from_text(&serde_json::to_string(&moved).unwrap(), &count).unwrap();
         assert_ne!(other.digest, p.digest);
         // Sealed anew without an item: refused for the item no shard counts.
         let mut dropped = p.clone();

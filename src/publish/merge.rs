@@ -28,6 +28,9 @@ pub enum MergeError {
         /// How another was.
         other: String,
     },
+    /// Shards of several counts cannot be added up, each for its reason.
+    #[error("{0}")]
+    Several(String),
     /// Shards of one count dealt by different plans, or some by a plan and some not.
     #[error(
         "n = {n}: shards of different splits of the work ({first}; {other}): count every shard from one plan (--plan-file), or every one without"
@@ -148,8 +151,19 @@ pub enum MergeError {
 /// # Ok::<(), nqueens::count::CountError>(())
 /// ```
 pub fn merge(records: Vec<CountRecord>) -> Result<Vec<CountRecord>, MergeError> {
+    merge_files(records.into_iter().map(|r| (r, None)).collect())
+}
+
+/// [`merge`] of records read from files (each with the name of its file, if any): a
+/// command that reruns missing shards writes them to files named as the others are
+/// (the text around the shard index in their names, where all show it at one place), else
+/// to `part-I.json`.
+pub fn merge_files(
+    records: Vec<(CountRecord, Option<String>)>,
+) -> Result<Vec<CountRecord>, MergeError> {
     let mut groups: Vec<Vec<CountRecord>> = Vec::new();
-    for r in records {
+    let mut names: Vec<Vec<(u64, Option<String>)>> = Vec::new();
+    for (r, file) in records {
         let known = crate::json::SCHEMA_VERSION;
         if r.versions.schema_version > known {
             return Err(MergeError::Schema {
@@ -220,12 +234,66 @@ pub fn merge(records: Vec<CountRecord>) -> Result<Vec<CountRecord>, MergeError> 
                 other: format!("shard {}/{} counts {}", r.shard[0], r.shard[1], fields(&r)),
             });
         }
-        match groups.iter_mut().find(|g| same_count(&g[0], &r)) {
-            Some(g) => g.push(r),
-            None => groups.push(vec![r]),
+        match groups.iter().position(|g| same_count(&g[0], &r)) {
+            Some(g) => {
+                names[g].push((r.shard[0], file));
+                groups[g].push(r);
+            }
+            None => {
+                names.push(vec![(r.shard[0], file)]);
+                groups.push(vec![r]);
+            }
         }
     }
-    groups.into_iter().map(add_up).collect()
+    let mut merged = Vec::new();
+    let mut failed = Vec::new();
+    for (group, files) in groups.into_iter().zip(names) {
+        match add_up(group, part_pattern(&files)) {
+            Ok(r) => merged.push(r),
+            Err(e) => failed.push(e),
+        }
+    }
+    match failed.len() {
+        0 => Ok(merged),
+        1 => Err(failed.remove(0)),
+        _ => Err(MergeError::Several(
+            failed
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" | "),
+        )),
+    }
+}
+
+/// The text before and after the shard index in the names of a count's part files, where
+/// every file shows its index at one place (the last run of digits that is the index);
+/// `None` when some record came from no file or the names differ otherwise.
+fn part_pattern(files: &[(u64, Option<String>)]) -> Option<(String, String)> {
+    let mut pattern: Option<(String, String)> = None;
+    for (index, file) in files {
+        let file = file.as_deref()?;
+        let digits = index.to_string();
+        let b = file.as_bytes();
+        let at = (0..=file.len().saturating_sub(digits.len()))
+            .rev()
+            .find(|&p| {
+                file.is_char_boundary(p)
+                    && file[p..].starts_with(&digits)
+                    && (p == 0 || !b[p - 1].is_ascii_digit())
+                    && b.get(p + digits.len()).is_none_or(|c| !c.is_ascii_digit())
+            })?;
+        let this = (
+            file[..at].to_string(),
+            file[at + digits.len()..].to_string(),
+        );
+        match &pattern {
+            None => pattern = Some(this),
+            Some(p) if *p == this => {}
+            Some(_) => return None,
+        }
+    }
+    pattern
 }
 
 fn same_count(a: &CountRecord, b: &CountRecord) -> bool {
@@ -250,11 +318,18 @@ fn how(r: &CountRecord) -> String {
     )
 }
 
-/// The command that counts the `missing` shards again (the first few of `total`), as
-/// `count merge` tells a user whose cluster run lost some.
-fn rerun_command(r: &CountRecord, missing: &[u64], total: u64) -> String {
+/// The command that counts the `missing` shards again (runs of shard indices, the first
+/// few of `runs` in all), as `count merge` tells a user whose cluster run lost some:
+/// writing each to the file named by `pattern` (the text around the index in the other
+/// part files' names), else to `part-I.json`.
+fn rerun_command(
+    r: &CountRecord,
+    missing: &[(u64, u64)],
+    runs: u64,
+    pattern: Option<&(String, String)>,
+) -> String {
     let mut args = match &r.plan {
-        Some(plan) => format!("nqueens count --plan-file {}", shell_word(&plan.file)),
+        Some(plan) => format!("nqueens count --plan-file={}", shell_word(&plan.file)),
         None => format!("nqueens count {}", r.n),
     };
     if r.piece != crate::count::Piece::Queen {
@@ -274,23 +349,53 @@ fn rerun_command(r: &CountRecord, missing: &[u64], total: u64) -> String {
         args += " --orders";
     }
     let of = r.shard[1];
-    let list: Vec<String> = missing.iter().map(u64::to_string).collect();
-    let more = if total > missing.len() as u64 {
-        " (and the rest of the missing ones)"
-    } else {
-        ""
+    let (before, after) = pattern
+        .cloned()
+        .unwrap_or_else(|| ("part-".to_string(), ".json".to_string()));
+    let quoted = |s: &str| {
+        if s.is_empty() {
+            String::new()
+        } else {
+            shell_word(s)
+        }
     };
-    match list.as_slice() {
-        [one] => format!("rerun: {args} --shard {one}/{of} --json > part-{one}.json"),
-        _ => format!(
-            "rerun: for I in {}; do {args} --shard $I/{of} --json > part-$I.json; done{more}",
-            list.join(" ")
-        ),
+    let file = |index: &str| format!("{}{index}{}", quoted(&before), quoted(&after));
+    if let [(one, last)] = missing
+        && one == last
+    {
+        let out = shell_word(&format!("{before}{one}{after}"));
+        return format!("rerun: {args} --shard {one}/{of} --json > {out}");
     }
+    let each = format!("{args} --shard $I/{of} --json > {}", file("${I}"));
+    if runs > missing.len() as u64 && pattern.is_some() {
+        // Too many runs to list: every shard whose file is absent or empty.
+        return format!(
+            "rerun: for I in $(seq 0 {}); do [ -s {} ] || {each}; done",
+            of - 1,
+            file("${I}")
+        );
+    }
+    let list: Vec<String> = missing
+        .iter()
+        .map(|&(a, b)| match b - a {
+            0 => a.to_string(),
+            1 => format!("{a} {b}"),
+            _ => format!("$(seq {a} {b})"),
+        })
+        .collect();
+    let more = if runs > missing.len() as u64 {
+        format!(
+            " (the first {} of {runs} runs of missing shards; the others likewise)",
+            missing.len()
+        )
+    } else {
+        String::new()
+    };
+    format!("rerun: for I in {}; do {each}; done{more}", list.join(" "))
 }
 
 /// `word` as one shell word: as it is when it holds only safe characters, else quoted.
-fn shell_word(word: &str) -> String {
+pub fn shell_word(word: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "-_./+:=@%,".contains(c);
     if !word.is_empty() && word.chars().all(safe) {
         word.to_string()
@@ -307,7 +412,10 @@ fn name(v: &impl serde::Serialize) -> String {
         .unwrap_or_default()
 }
 
-fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
+fn add_up(
+    parts: Vec<CountRecord>,
+    pattern: Option<(String, String)>,
+) -> Result<CountRecord, MergeError> {
     let (n, of) = (parts[0].n, parts[0].shard[1]);
     let mut seen: Vec<u64> = parts.iter().map(|r| r.shard[0]).collect();
     seen.sort_unstable();
@@ -334,6 +442,19 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
             .filter(|i| seen.binary_search(i).is_err())
             .take(SHOWN)
             .collect();
+        // Runs of missing indices: the gaps between the indices present.
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        let mut run_total = 0u64;
+        let mut next = 0u64;
+        for &p in present.iter().chain(std::iter::once(&of)) {
+            if p > next {
+                run_total += 1;
+                if runs.len() < SHOWN {
+                    runs.push((next, p - 1));
+                }
+            }
+            next = p.saturating_add(1);
+        }
         let mut twice: Vec<u64> = seen
             .windows(2)
             .filter(|w| w[0] == w[1])
@@ -342,7 +463,7 @@ fn add_up(parts: Vec<CountRecord>) -> Result<CountRecord, MergeError> {
         twice.dedup();
         let mut wrong = Vec::new();
         if !missing.is_empty() {
-            let rerun = rerun_command(&parts[0], &missing, missing_total);
+            let rerun = rerun_command(&parts[0], &runs, run_total, pattern.as_ref());
             wrong.push(format!("missing {}", listed(missing, missing_total)));
             wrong.push(rerun);
         }
@@ -478,7 +599,7 @@ mod tests {
         let err = merge(vec![shard(0, 4, "1"), shard(0, 4, "1"), shard(3, 4, "1")]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "n = 12: need each shard I/4, I = 0 to S - 1, exactly once: missing 1/4, 2/4; rerun: for I in 1 2; do nqueens count 12 --shard $I/4 --json > part-$I.json; done; given more than once 0/4"
+            "n = 12: need each shard I/4, I = 0 to S - 1, exactly once: missing 1/4, 2/4; rerun: for I in 1 2; do nqueens count 12 --shard $I/4 --json > part-${I}.json; done; given more than once 0/4"
         );
 
         let mut other = shard(1, 2, "1");

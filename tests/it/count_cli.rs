@@ -407,9 +407,13 @@ fn merge_names_missing_and_failed_shards_and_the_command_that_reruns_them() {
         "{err}"
     );
     let rerun = err.split("rerun: ").nth(1).unwrap().trim().to_string();
+    // Written where the other part files are, named as they are.
     assert_eq!(
         rerun,
-        "for I in 2 3; do nqueens count 10 --shard $I/5 --json > part-$I.json; done"
+        format!(
+            "for I in 2 3; do nqueens count 10 --shard $I/5 --json > {}/part-${{I}}.json; done",
+            d.path().display()
+        )
     );
     // Run as printed, with this build's nqueens on PATH.
     let bin = assert_cmd::cargo::cargo_bin("nqueens");
