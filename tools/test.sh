@@ -4,7 +4,8 @@
 # our CNF exports; the DRAT checker rate, through cargo, which verifies the proofs beside
 # certificates; GNU parallel, for the README's cluster recipes; the clients of the
 # differential test: GNU Octave, and scipy, h5py and NumPy for python3) when they are
-# missing, then runs `cargo test` with any arguments given, then the Python package's tests
+# missing, then runs `cargo test` with any arguments given, then compiles the count's CUDA
+# kernel to PTX with NVRTC from PyPI (tools/check_cuda_kernel.py), then the Python package's tests
 # (tools/test_python.sh: the bindings built with maturin in a virtual environment of their
 # own, pytest through the built module; a failure to build them fails this script).
 set -euo pipefail
@@ -58,4 +59,23 @@ if [ "$(id -u)" -eq 0 ] && ! printf '%s\n' "$@" | grep -qx -- '--'; then
 else
   cargo test "$@"
 fi
+# The count's CUDA kernel (src/count/batch.cu) compiled to PTX by NVRTC, as a GPU backend
+# compiles it at run time: NVRTC from PyPI (no GPU, driver or toolkit needed), in a
+# virtual environment of its own; a kernel that does not compile fails this script. (Its
+# host build is run and checked node by node by `cargo test`, count::batch.)
+nvrtc_env="${CARGO_TARGET_DIR:-$PWD/target}/nvrtc-env"
+if ! "$nvrtc_env/bin/python" -c "import nvidia.cuda_nvrtc" >/dev/null 2>&1; then
+  echo "tools/test.sh: making $nvrtc_env (NVRTC from PyPI)" >&2
+  if ! python3 -m venv --clear "$nvrtc_env" >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq python3-venv >/dev/null
+    python3 -m venv --clear "$nvrtc_env"
+  fi
+  "$nvrtc_env/bin/python" -m pip install -q --disable-pip-version-check \
+    "nvidia-cuda-nvrtc-cu12==12.9.86"
+fi
+"$nvrtc_env/bin/python" tools/check_cuda_kernel.py
 tools/test_python.sh

@@ -7,7 +7,9 @@
 //! its item's table ([`count_node`], written as a GPU thread would run it: fixed-size
 //! stacks, no allocation, no data-dependent memory beyond the table). The CPU engine
 //! expands the same nodes breadth first (`constellations::Bottom`); both give the same
-//! totals, checked for every item of n = 5..14.
+//! totals, checked for every item of n = 5..14. `batch.cu` beside this file is the same
+//! search as a CUDA kernel; the tests compile it with the host's C++ compiler and compare
+//! its count of every node with [`count_node`]'s.
 
 use super::constellations::Item;
 
@@ -146,6 +148,67 @@ mod tests {
 
     /// OEIS A000170 from n = 5.
     const TOTALS: [u64; 10] = [10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596];
+
+    /// The CUDA kernel's text (`batch.cu`), built for the host by the C++ compiler (`c++`,
+    /// which .ci/run's machines have), counts every node of the batches of n = 12..13 as
+    /// [`count_node`] does.
+    #[test]
+    fn the_cuda_kernel_built_for_the_host_counts_every_node_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("kernel");
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/count/batch.cu");
+        let built = std::process::Command::new("c++")
+            .args([
+                "-O2",
+                "-x",
+                "c++",
+                "-DNQUEENS_HOST_MAIN",
+                "-Wall",
+                "-Werror",
+                "-o",
+            ])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .expect("a C++ compiler (c++) on PATH");
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        for (n, below) in [(12u32, 4usize), (13, 8), (13, 0)] {
+            let work = WorkItems::new(n);
+            let mut batch = NodeBatch::default();
+            for i in 0..work.len() {
+                batch.push(&work.get(i), below);
+            }
+            let mut input = Vec::new();
+            let mut word = |w: u32| input.extend_from_slice(&w.to_le_bytes());
+            word(batch.weights.len() as u32);
+            word(batch.nodes.len() as u32);
+            batch.tables.iter().for_each(|&w| word(w));
+            batch.nodes.iter().flatten().for_each(|&w| word(w));
+            batch.owners.iter().for_each(|&w| word(w));
+            let mut child = std::process::Command::new(&exe)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            let writer = std::thread::spawn(move || {
+                std::io::Write::write_all(&mut stdin, &input).unwrap();
+            });
+            let out = child.wait_with_output().unwrap();
+            writer.join().unwrap();
+            assert!(out.status.success(), "n = {n}");
+            let counts: Vec<u64> = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(|l| l.parse().unwrap())
+                .collect();
+            assert_eq!(counts, batch.node_counts(), "n = {n}, below {below}");
+        }
+    }
 
     #[test]
     fn batches_give_every_item_its_count_at_every_split() {
