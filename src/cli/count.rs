@@ -133,6 +133,13 @@ pub struct Args {
         conflicts_with_all = ["first", "range", "checkpoint", "distinct", "orders", "estimate", "shard", "plan_file", "json"]
     )]
     plan: Option<String>,
+    /// Count on an NVIDIA GPU (a build with the cargo feature `gpu`): regular queens on an
+    /// empty board, by the items of the constellation engine (whatever n), each searched
+    /// node by node by the GPU; --shard, --plan-file and --checkpoint work as on the CPU.
+    /// Where no GPU, CUDA driver or NVRTC is found, or the build has no GPU support, it says
+    /// so and counts the same items on the CPU.
+    #[arg(long, conflicts_with_all = ["first", "estimate", "plan", "range"])]
+    gpu: bool,
     /// Count shard --shard I/S of the plan FILE that `count --plan` wrote (N is the plan's);
     /// the result names the plan, and `count merge` adds the shards of one plan.
     #[arg(
@@ -338,10 +345,11 @@ impl Request {
                 || args.distinct
                 || args.first
                 || args.shard.is_some()
-                || args.plan.is_some())
+                || args.plan.is_some()
+                || args.gpu)
         {
             return Err(Error::Usage(
-                "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first, --shard or --plan".into(),
+                "count: --algorithm basic counts regular queens only, without --place, --from, --distinct, --first, --shard, --plan or --gpu".into(),
             ));
         }
         Ok(Request {
@@ -365,15 +373,22 @@ fn count_one(
     let shard = request.shard;
     let by_items = (args.checkpoint.is_some() || shows_progress(args.quiet))
         && args.algorithm == Algorithm::Fast;
-    let forced = forced_engine()?;
+    // --gpu counts the constellation engine's items, on the GPU where one is found and on
+    // the CPU where not: the same items either way, so its shards and checkpoints mix.
+    let forced = match args.gpu {
+        true => Some(count::Method::Constellations),
+        false => forced_engine()?,
+    };
     let by_items = by_items || forced.is_some();
     let items = match (forced, &request.plan) {
         (_, Some(file)) => Some(planned_shard(args, problem, file, shard)?),
         (Some(engine), None) => Some(
             ItemCount::with_engine(problem, args.distinct, shard, engine).ok_or_else(|| {
-                Error::Usage(
-                    "NQUEENS_COUNT_ENGINE: that engine does not count this (regular queens on an empty board; half-boards: n = 4..23, constellations: n = 5..31)".into(),
-                )
+                Error::Usage(if args.gpu {
+                    "--gpu counts regular queens on an empty board, n = 5..31, without --distinct with --shard".into()
+                } else {
+                    "NQUEENS_COUNT_ENGINE: that engine does not count this (regular queens on an empty board; half-boards: n = 4..23, constellations: n = 5..31)".into()
+                })
             })?,
         ),
         (None, None) => by_items
@@ -384,7 +399,8 @@ fn count_one(
         .as_ref()
         .and_then(|i| i.plan_digest().map(str::to_string));
     let (tally, resumed) = if let Some(items) = items {
-        match count_items(args, &items)? {
+        let gpu = args.gpu.then(|| open_gpu(&items)).flatten();
+        match count_items(args, &items, gpu.as_ref())? {
             Some(done) => done,
             None => return Ok(None),
         }
@@ -695,6 +711,40 @@ fn planned_shard(
     plan.restrict(count, shard).map_err(plan_error)
 }
 
+/// A GPU as `count --gpu` uses it: the library's where the build has the `gpu` feature,
+/// else a type with no value.
+#[cfg(feature = "gpu")]
+type Gpu = count::gpu::Gpu;
+#[cfg(not(feature = "gpu"))]
+type Gpu = std::convert::Infallible;
+
+/// The GPU to count `items` on, or `None` after saying on standard error why the count runs
+/// on the CPU instead (no GPU support in this build, no driver, NVRTC or device, or items
+/// of an engine the GPU does not count).
+fn open_gpu(items: &ItemCount) -> Option<Gpu> {
+    let on_cpu = |why: &str| {
+        errln!("nqueens: --gpu: {why}; counting on the CPU");
+        None
+    };
+    if items.engine() != count::Method::Constellations {
+        return on_cpu(
+            "the plan's items are the half-board engine's, which the GPU does not count",
+        );
+    }
+    #[cfg(feature = "gpu")]
+    {
+        match count::gpu::Gpu::open() {
+            Ok(g) => {
+                errln!("nqueens: counting on {}", g.name());
+                Some(g)
+            }
+            Err(why) => on_cpu(&why),
+        }
+    }
+    #[cfg(not(feature = "gpu"))]
+    on_cpu("this nqueens was built without GPU support (cargo feature gpu)")
+}
+
 /// The engine `NQUEENS_COUNT_ENGINE` forces, if any.
 fn forced_engine() -> Result<Option<count::Method>, Error> {
     match std::env::var("NQUEENS_COUNT_ENGINE").ok().as_deref() {
@@ -756,7 +806,11 @@ fn shows_progress(quiet: bool) -> bool {
 /// every `--checkpoint-every` seconds, when stopped by a signal, and at the end. Returns
 /// the tally and how many items came from the checkpoint, or `None` when a signal stopped
 /// the count (the checkpoint is then saved).
-fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>, Error> {
+fn count_items(
+    args: &Args,
+    items: &ItemCount,
+    gpu: Option<&Gpu>,
+) -> Result<Option<(Tally, usize)>, Error> {
     let path = args.checkpoint.as_deref();
     let key = items.key();
     let checkpoint_error = |source: CheckpointError| Error::Checkpoint {
@@ -849,7 +903,19 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
         counted: &counted,
         stop: &stop,
     };
-    let finished = items.run(&hooks).is_some();
+    let finished = match gpu {
+        None => items.run(&hooks).is_some(),
+        #[cfg(feature = "gpu")]
+        Some(g) => g
+            .count(items, &hooks)
+            .map_err(|why| Error::System {
+                what: "count --gpu".into(),
+                source: std::io::Error::other(why),
+            })?
+            .is_some(),
+        #[cfg(not(feature = "gpu"))]
+        Some(never) => match *never {},
+    };
     bar.finish();
     let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {

@@ -25,6 +25,8 @@ pub mod checkpoint;
 mod constellations;
 mod dispatch;
 pub mod estimate;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 mod halves;
 mod join;
 pub(crate) mod kernel;

@@ -218,14 +218,7 @@ impl ItemCount {
         // the items counted so far are then a random sample, from which a count under way
         // projects its time left as `count --estimate` does, and no run of costly items
         // comes last to leave threads idle. The sum does not depend on the order.
-        let mut blocks: Vec<usize> = (0..self.items().div_ceil(ORDER_BLOCK)).collect();
-        blocks.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(ORDER_SEED));
-        let order: Vec<usize> = blocks
-            .into_iter()
-            .flat_map(|b| b * ORDER_BLOCK..((b + 1) * ORDER_BLOCK).min(self.items()))
-            .filter(|&i| self.takes(i) && !(hooks.skip)(i))
-            .collect();
-        let todo = order.into_par_iter();
+        let todo = self.todo(hooks.skip).into_par_iter();
         // Each engine's items, with the scratch space one thread reuses between them.
         let sum = match &self.work {
             Work::Halves(work) => {
@@ -240,6 +233,28 @@ impl ItemCount {
                 .sum(),
         };
         (!stopped.load(Ordering::Relaxed)).then_some(sum)
+    }
+
+    /// The shard's items that `skip` leaves, in the order they are counted: blocks of
+    /// `ORDER_BLOCK` consecutive items in an order drawn once for all runs.
+    pub fn todo(&self, skip: &(dyn Fn(usize) -> bool + Sync)) -> Vec<usize> {
+        let mut blocks: Vec<usize> = (0..self.items().div_ceil(ORDER_BLOCK)).collect();
+        blocks.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(ORDER_SEED));
+        blocks
+            .into_iter()
+            .flat_map(|b| b * ORDER_BLOCK..((b + 1) * ORDER_BLOCK).min(self.items()))
+            .filter(|&i| self.takes(i) && !skip(i))
+            .collect()
+    }
+
+    /// Appends item `i`'s search nodes on the free row `below` rows above its last to
+    /// `batch` ([`super::batch`]); `false` (nothing added) for the half-board engine.
+    pub fn push_nodes(&self, batch: &mut super::batch::NodeBatch, i: usize, below: usize) -> bool {
+        let Work::Constellations(work) = &self.work else {
+            return false;
+        };
+        batch.push(&work.get(i), below);
+        true
     }
 
     /// The value of item `i` alone (to time it: see [`super::estimate`]), with the
@@ -262,14 +277,13 @@ impl ItemCount {
     /// backend takes. `None` for the half-board engine, whose items are matched as arrays
     /// of half-board masks instead (`sieve::disjoint_pairs`).
     pub fn node_batch(&self, items: &[usize], below: usize) -> Option<super::batch::NodeBatch> {
-        let Work::Constellations(work) = &self.work else {
-            return None;
-        };
         let mut batch = super::batch::NodeBatch::default();
         for &i in items {
-            batch.push(&work.get(i), below);
+            if !self.push_nodes(&mut batch, i, below) {
+                return None;
+            }
         }
-        Some(batch)
+        (self.engine() == Method::Constellations).then_some(batch)
     }
 
     /// Counts item `i` with `count` unless the count is stopping, and reports it.

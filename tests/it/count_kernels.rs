@@ -274,3 +274,71 @@ fn an_estimate_samples_the_items_and_projects_the_count() {
     assert_eq!(code, 2);
     assert!(err.contains("only counts made of work items"), "{err}");
 }
+
+/// `count --gpu` where the build has no GPU support (as here, and in CI): it says so in one
+/// line and counts the constellation engine's items on the CPU, so that its results mix
+/// with those of a GPU run, shard by shard.
+#[test]
+fn gpu_without_support_says_so_and_counts_the_same_items_on_the_cpu() {
+    let out = nq(&["count", "12", "--gpu", "--json"]).ok();
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--gpu: ") && out.stderr.contains("counting on the CPU"),
+        "{}",
+        out.stderr
+    );
+    let v = json(&out.stdout);
+    assert_eq!(
+        (v["placements"].as_str(), v["engine"].as_str()),
+        (Some("14200"), Some("constellations"))
+    );
+    // A shard counted with --gpu and one without, by the same engine's items, merge.
+    let d = tempfile::tempdir().unwrap();
+    let gpu = nq(&["count", "11", "--gpu", "--shard", "0/2", "--json"]).ok();
+    let cpu = nq(&["count", "11", "--shard", "1/2", "--json"])
+        .env("NQUEENS_COUNT_ENGINE", "constellations")
+        .ok();
+    std::fs::write(d.path().join("a.json"), gpu.stdout).unwrap();
+    std::fs::write(d.path().join("b.json"), cpu.stdout).unwrap();
+    let merged = nq(&["count", "merge", "a.json", "b.json", "--json"])
+        .current_dir(d.path())
+        .ok();
+    assert_eq!(json(&merged.stdout)["placements"], "2680");
+    // What the GPU does not count is refused or counted on the CPU, said either way.
+    let out = nq(&["count", "12", "--gpu", "--distinct", "--shard", "0/2"]).code(2);
+    assert!(
+        out.stderr.contains("--gpu counts regular queens"),
+        "{}",
+        out.stderr
+    );
+    let out = nq(&["count", "8", "--gpu", "--piece", "rook"]).code(2);
+    assert!(
+        out.stderr.contains("--gpu counts regular queens"),
+        "{}",
+        out.stderr
+    );
+    nq(&[
+        "count",
+        "10",
+        "--plan",
+        "2",
+        "--estimate-seconds",
+        "0",
+        "-o",
+        "p.json",
+    ])
+    .current_dir(d.path())
+    .ok();
+    let out = nq(&[
+        "count",
+        "--plan-file",
+        "p.json",
+        "--shard",
+        "1/2",
+        "--gpu",
+        "--json",
+    ])
+    .current_dir(d.path())
+    .ok();
+    assert!(out.stderr.contains("half-board engine"), "{}", out.stderr);
+}
