@@ -150,8 +150,9 @@ mod tests {
     const TOTALS: [u64; 10] = [10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596];
 
     /// The CUDA kernel's text (`batch.cu`), built for the host by the C++ compiler (`c++`,
-    /// which .ci/run's machines have), counts every node of the batches of n = 12..13 as
-    /// [`count_node`] does.
+    /// which .ci/run's machines have), counts every node of the batches of n = 5..16 (the
+    /// nodes `count --gpu` sends, 9 rows up; and 0 and 4 rows up) as [`count_node`] does,
+    /// and their weighted sums are the OEIS counts.
     #[test]
     fn the_cuda_kernel_built_for_the_host_counts_every_node_alike() {
         let dir = tempfile::tempdir().unwrap();
@@ -176,7 +177,8 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&built.stderr)
         );
-        for (n, below) in [(12u32, 4usize), (13, 8), (13, 0)] {
+        let cases = (5..=16u32).map(|n| (n, 9usize)).chain([(12, 4), (13, 0)]);
+        for (n, below) in cases {
             let work = WorkItems::new(n);
             let mut batch = NodeBatch::default();
             for i in 0..work.len() {
@@ -207,6 +209,15 @@ mod tests {
                 .map(|l| l.parse().unwrap())
                 .collect();
             assert_eq!(counts, batch.node_counts(), "n = {n}, below {below}");
+            let total: u64 = counts
+                .iter()
+                .zip(&batch.owners)
+                .map(|(&c, &o)| c * batch.weights[o as usize])
+                .sum();
+            let oeis = [
+                10u64, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512,
+            ];
+            assert_eq!(total, oeis[n as usize - 5], "n = {n}");
         }
     }
 
