@@ -134,11 +134,13 @@ pub struct Args {
     )]
     plan: Option<String>,
     /// Count on an NVIDIA GPU (a build with the cargo feature `gpu`): regular queens on an
-    /// empty board, by the items of the constellation engine (whatever n), each searched
+    /// empty board, n = 5..31, by the items of the constellation engine (also below n = 24,
+    /// where the CPU's default is the half-board engine: a plan for --gpu shards is made with
+    /// --plan S --gpu, its times sampled on the CPU), each searched
     /// node by node by the GPU; --shard, --plan-file and --checkpoint work as on the CPU.
     /// Where no GPU, CUDA driver or NVRTC is found, or the build has no GPU support, it says
     /// so and counts the same items on the CPU.
-    #[arg(long, conflicts_with_all = ["first", "estimate", "plan", "range"])]
+    #[arg(long, conflicts_with_all = ["first", "estimate", "range"])]
     gpu: bool,
     /// Count shard --shard I/S of the plan FILE that `count --plan` wrote (N is the plan's);
     /// the result names the plan, and `count merge` adds the shards of one plan.
@@ -375,9 +377,19 @@ fn count_one(
         && args.algorithm == Algorithm::Fast;
     // --gpu counts the constellation engine's items, on the GPU where one is found and on
     // the CPU where not: the same items either way, so its shards and checkpoints mix.
-    let forced = match args.gpu {
-        true => Some(count::Method::Constellations),
-        false => forced_engine()?,
+    let forced = match (args.gpu, forced_engine()?) {
+        (true, Some(count::Method::HalfBoards)) => {
+            return Err(Error::Usage(
+                "--gpu counts the constellation engine's items: NQUEENS_COUNT_ENGINE=half-boards contradicts it".into(),
+            ));
+        }
+        (true, _) => {
+            if let Some(why) = gpu_refusal(args, problem) {
+                return Err(Error::Usage(why));
+            }
+            Some(count::Method::Constellations)
+        }
+        (false, forced) => forced,
     };
     let by_items = by_items || forced.is_some();
     let items = match (forced, &request.plan) {
@@ -399,8 +411,7 @@ fn count_one(
         .as_ref()
         .and_then(|i| i.plan_digest().map(str::to_string));
     let (tally, resumed) = if let Some(items) = items {
-        let gpu = args.gpu.then(|| open_gpu(&items)).flatten();
-        match count_items(args, &items, gpu.as_ref())? {
+        match count_items(args, &items)? {
             Some(done) => done,
             None => return Ok(None),
         }
@@ -464,7 +475,11 @@ fn sample(
         )));
     }
     let started = Instant::now();
-    let items = match forced_engine()? {
+    let engine = match args.gpu {
+        true => Some(count::Method::Constellations),
+        false => forced_engine()?,
+    };
+    let items = match engine {
         Some(engine) => ItemCount::with_engine(problem, false, shard, engine),
         None => ItemCount::new(problem, false, shard),
     }
@@ -711,6 +726,26 @@ fn planned_shard(
     plan.restrict(count, shard).map_err(plan_error)
 }
 
+/// Why `--gpu` cannot count `problem` as asked, naming what is in the way, or `None`.
+fn gpu_refusal(args: &Args, problem: &Problem) -> Option<String> {
+    let why = if problem.rules.piece != Piece::Queen {
+        format!("not --piece {}", name(&problem.rules.piece))
+    } else if problem.rules.kind != Kind::Regular {
+        format!("not --kind {}", name(&problem.rules.kind))
+    } else if !problem.placed.is_empty() {
+        "not with preplaced pieces (--place, --from)".into()
+    } else if !(5..=31).contains(&problem.n) {
+        format!("n = 5..31, not {}", problem.n)
+    } else if args.distinct && args.shard.is_some() {
+        "not --distinct with --shard (the distinct count needs the whole total)".into()
+    } else {
+        return None;
+    };
+    Some(format!(
+        "--gpu counts regular queens on an empty board: {why}"
+    ))
+}
+
 /// A GPU as `count --gpu` uses it: the library's where the build has the `gpu` feature,
 /// else a type with no value.
 #[cfg(feature = "gpu")]
@@ -806,11 +841,7 @@ fn shows_progress(quiet: bool) -> bool {
 /// every `--checkpoint-every` seconds, when stopped by a signal, and at the end. Returns
 /// the tally and how many items came from the checkpoint, or `None` when a signal stopped
 /// the count (the checkpoint is then saved).
-fn count_items(
-    args: &Args,
-    items: &ItemCount,
-    gpu: Option<&Gpu>,
-) -> Result<Option<(Tally, usize)>, Error> {
+fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>, Error> {
     let path = args.checkpoint.as_deref();
     let key = items.key();
     let checkpoint_error = |source: CheckpointError| Error::Checkpoint {
@@ -830,6 +861,8 @@ fn count_items(
         ))));
     }
     let resumed = before.counted();
+    // Only once the checkpoint is known good: a refused one is the only thing said.
+    let gpu = args.gpu.then(|| open_gpu(items)).flatten();
     let head = format!("counting n = {}", items.key().n);
     let bar = Progress::items(
         args.quiet,
@@ -906,15 +939,24 @@ fn count_items(
     let finished = match gpu {
         None => items.run(&hooks).is_some(),
         #[cfg(feature = "gpu")]
-        Some(g) => g
-            .count(items, &hooks)
-            .map_err(|why| Error::System {
-                what: "count --gpu".into(),
-                source: std::io::Error::other(why),
-            })?
-            .is_some(),
+        Some(g) => match g.count(items, &hooks) {
+            Ok(done) => done.is_some(),
+            Err(why) => {
+                // The items the GPU counted are kept (each was reported whole); the rest
+                // are counted on the CPU.
+                errln!("nqueens: --gpu: {why}; counting the rest on the CPU");
+                let done_now = state.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let skip_done = |i: usize| done_now.is_done(i);
+                let rest = Hooks {
+                    skip: &skip_done,
+                    counted: &counted,
+                    stop: &stop,
+                };
+                items.run(&rest).is_some()
+            }
+        },
         #[cfg(not(feature = "gpu"))]
-        Some(never) => match *never {},
+        Some(never) => match never {},
     };
     bar.finish();
     let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -925,6 +967,29 @@ fn count_items(
     // shows only now, when the finished count meets the published total.
     if resumed > 0 {
         st.check_plausible().map_err(checkpoint_error)?;
+    }
+    // A whole count whose total is published is checked against it before anything is
+    // saved or printed: a wrong total (a GPU that misbehaved) is never reported, and its
+    // checkpoint, whose sums cannot be trusted, is removed.
+    if finished
+        && items.key().shard.of == 1
+        && items.plan_digest().is_none()
+        && let Some(known) = count::known_total(items.key().n)
+        && st.sum != known
+    {
+        if let Some(p) = path {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(Error::CountCheck(format!(
+            "count: the work items add up to {} placements, but the count of {} queens is {known} (OEIS A000170): not reported{}",
+            st.sum,
+            items.key().n,
+            if path.is_some() {
+                "; the checkpoint, which holds them, was removed"
+            } else {
+                ""
+            }
+        )));
     }
     if let Some(p) = path {
         st.save(p).map_err(checkpoint_error)?;

@@ -111,6 +111,10 @@ pub enum Error {
         /// What is wrong with it.
         source: nqueens::count::checkpoint::CheckpointError,
     },
+    /// A count's result failed its own check (a total other than the published one, or a
+    /// GPU that disagreed with the CPU); nothing was written.
+    #[error("{0}")]
+    CountCheck(String),
     /// A count plan cannot be made or used.
     #[error("{}: {source}", .path.display())]
     Plan {
@@ -193,7 +197,9 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         use nqueens::dimacs::DimacsError;
         match self {
-            Error::Job(nqueens::complete::JobError::SelfCheck(_)) => exit::INTERNAL,
+            Error::Job(nqueens::complete::JobError::SelfCheck(_)) | Error::CountCheck(_) => {
+                exit::INTERNAL
+            }
             Error::Stopped(stopped) => exit::of_stop(stopped.reason),
             // A value off the board makes a file no composition, in every format.
             Error::Format(e) | Error::Dimacs(DimacsError::Format(e))

@@ -304,6 +304,14 @@ impl Checkpoint {
     }
 }
 
+/// An engine as the records and the command line name it (`half-boards`).
+fn engine_name(engine: Method) -> String {
+    serde_json::to_value(engine)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// The first field in which two keys differ, for the error message.
 fn describe_difference(found: &Key, wanted: &Key) -> String {
     let s = |s: Shard| format!("{}/{}", s.index, s.of);
@@ -314,8 +322,8 @@ fn describe_difference(found: &Key, wanted: &Key) -> String {
         ("shard", s(found.shard), s(wanted.shard)),
         (
             "engine",
-            format!("{:?}", found.engine),
-            format!("{:?}", wanted.engine),
+            engine_name(found.engine),
+            engine_name(wanted.engine),
         ),
         (
             "engine version",

@@ -19,6 +19,9 @@ const SOURCE: &str = include_str!("batch.cu");
 /// Nodes sent to the GPU at once: 64 MiB of nodes and 32 MiB of counts.
 pub const NODES_PER_LAUNCH: usize = 1 << 22;
 
+/// Nodes of each launch also counted on the CPU and compared.
+const SPOT_CHECKS: usize = 16;
+
 /// Free rows each GPU thread searches below its node. Not tuned: no GPU was at hand to
 /// measure it (the CPU's frontier engine takes 8).
 pub const ROWS_PER_THREAD: usize = 9;
@@ -30,10 +33,39 @@ pub struct Gpu {
     name: String,
 }
 
+/// Runs `f`, turning a panic into its message, silently: cudarc panics when a library it
+/// loaded lacks a function it calls (a `libcuda.so` or `libnvrtc.so` that is not one, or
+/// too old), and that must be a reason to count on the CPU, not a crash. The process's
+/// panic hook is set aside meanwhile (no other thread counts while the GPU is used).
+fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    result.map_err(|p| {
+        let why = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("the CUDA library found is not one this build can use ({why})")
+    })
+}
+
+/// A driver error as one line: the code's name (`CUDA_ERROR_INVALID_DEVICE`).
+fn driver(e: cudarc::driver::DriverError) -> String {
+    format!("{:?}", e.0)
+}
+
 impl Gpu {
     /// The first GPU, with the kernel compiled for it; else why there is none (no driver
-    /// library, no NVRTC library, no device, or the kernel did not build).
+    /// library, no NVRTC library, libraries that are not usable, no device, or the kernel
+    /// did not build), in one line.
     pub fn open() -> Result<Gpu, String> {
+        quietly(Self::open_checked)?
+    }
+
+    fn open_checked() -> Result<Gpu, String> {
         // SAFETY: these only try to load the libraries.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err("no CUDA driver library (libcuda.so) found".into());
@@ -42,16 +74,20 @@ impl Gpu {
         if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
             return Err("no NVRTC library (libnvrtc.so) found".into());
         }
-        let ctx = CudaContext::new(0).map_err(|e| format!("no GPU: {e}"))?;
+        let ctx = CudaContext::new(0).map_err(|e| format!("no GPU: {}", driver(e)))?;
         let name = ctx.name().unwrap_or_else(|_| "GPU 0".into());
-        let ptx = cudarc::nvrtc::compile_ptx(SOURCE)
-            .map_err(|e| format!("the kernel does not build for {name}: {e}"))?;
+        let ptx = cudarc::nvrtc::compile_ptx(SOURCE).map_err(|e| {
+            format!(
+                "the kernel does not build for {name}: {}",
+                e.to_string().lines().next().unwrap_or_default()
+            )
+        })?;
         let module = ctx
             .load_module(ptx)
-            .map_err(|e| format!("{name}: cannot load the kernel: {e}"))?;
+            .map_err(|e| format!("{name}: cannot load the kernel: {}", driver(e)))?;
         let kernel = module
             .load_function("count_nodes")
-            .map_err(|e| format!("{name}: no kernel count_nodes: {e}"))?;
+            .map_err(|e| format!("{name}: no kernel count_nodes: {}", driver(e)))?;
         Ok(Gpu {
             stream: ctx.default_stream(),
             kernel,
@@ -64,9 +100,30 @@ impl Gpu {
         &self.name
     }
 
-    /// Each node's placements (unweighted), as [`NodeBatch::node_counts`] gives them.
+    /// Each node's placements (unweighted), as [`NodeBatch::node_counts`] gives them; a
+    /// few nodes of each launch are counted on the CPU too, and a GPU that disagrees is an
+    /// error (the path has no other check where no total is published).
     pub fn node_counts(&self, batch: &NodeBatch) -> Result<Vec<u64>, String> {
-        let fail = |e: cudarc::driver::DriverError| format!("{}: {e}", self.name);
+        let counts = quietly(|| self.launch(batch))??;
+        let step = (batch.nodes.len() / SPOT_CHECKS).max(1);
+        for i in (0..batch.nodes.len()).step_by(step).take(SPOT_CHECKS + 1) {
+            let at = batch.owners[i] as usize * super::batch::TABLE_WORDS;
+            let cpu = super::batch::count_node(
+                &batch.tables[at..at + super::batch::TABLE_WORDS],
+                batch.nodes[i],
+            );
+            if counts[i] != cpu {
+                return Err(format!(
+                    "{}: node {i} of a batch counted {} on the GPU and {cpu} on the CPU",
+                    self.name, counts[i]
+                ));
+            }
+        }
+        Ok(counts)
+    }
+
+    fn launch(&self, batch: &NodeBatch) -> Result<Vec<u64>, String> {
+        let fail = |e: cudarc::driver::DriverError| format!("{}: {}", self.name, driver(e));
         let mut counts = Vec::with_capacity(batch.nodes.len());
         if batch.nodes.is_empty() {
             return Ok(counts);
