@@ -64,18 +64,6 @@ fi
 # virtual environment of its own; a kernel that does not compile fails this script. (Its
 # host build is run and checked node by node by `cargo test`, count::batch.)
 nvrtc_env="${CARGO_TARGET_DIR:-$PWD/target}/nvrtc-env"
-if ! "$nvrtc_env/bin/python" -c "import nvidia.cuda_nvrtc" >/dev/null 2>&1; then
-  echo "tools/test.sh: making $nvrtc_env (NVRTC from PyPI)" >&2
-  if ! python3 -m venv --clear "$nvrtc_env" >/dev/null 2>&1; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq python3-venv >/dev/null
-    python3 -m venv --clear "$nvrtc_env"
-  fi
-  "$nvrtc_env/bin/python" -m pip install -q --disable-pip-version-check \
-    "nvidia-cuda-nvrtc-cu12==12.9.86"
-fi
+tools/venv.sh "$nvrtc_env" "import nvidia.cuda_nvrtc" "nvidia-cuda-nvrtc-cu12==12.9.86"
 "$nvrtc_env/bin/python" tools/check_cuda_kernel.py
 tools/test_python.sh

@@ -9,19 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target/pyenv"
-if ! "$venv/bin/python" -c "import maturin, numpy, pytest" >/dev/null 2>&1; then
-  echo "tools/test_python.sh: making $venv (maturin, numpy, pytest from PyPI)" >&2
-  if ! python3 -m venv --clear "$venv" >/dev/null 2>&1; then
-    # Debian's python3 keeps venv in a package of its own.
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq python3-venv >/dev/null
-    python3 -m venv --clear "$venv"
-  fi
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.9,<2" numpy pytest
-fi
+tools/venv.sh "$venv" "import maturin, numpy, pytest" "maturin>=1.9,<2" numpy pytest
 # The command line, debug build, as `cargo test` leaves it (a no-op after it).
 cargo build --quiet --bin nqueens
 # The bindings, debug build (the dependencies are those `cargo test` compiled), installed

@@ -1,6 +1,6 @@
 //! `nqueens count` through the binary.
 
-use crate::common::{listing, nq, nqueens, run};
+use crate::common::{listing, nq, nqueens, run, shell};
 use serde_json::Value;
 
 fn json_lines(out: &str) -> Vec<Value> {
@@ -416,19 +416,8 @@ fn merge_names_missing_and_failed_shards_and_the_command_that_reruns_them() {
         )
     );
     // Run as printed, with this build's nqueens on PATH.
-    let bin = assert_cmd::cargo::cargo_bin("nqueens");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let status = std::process::Command::new("sh")
-        .args(["-c", &rerun])
-        .current_dir(d.path())
-        .env("PATH", path)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let (code, _, err) = shell(d.path(), &rerun, &[]);
+    assert_eq!(code, 0, "{err}");
     let out = merge();
     assert!(
         out.status.success(),

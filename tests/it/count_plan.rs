@@ -104,23 +104,12 @@ fn the_shards_of_a_plan_merge_to_the_count_and_a_lost_one_is_rerun_as_named() {
             rerun,
             format!("nqueens count --plan-file={plan_path} --shard 3/5 --json > part-3.json")
         );
-        let bin = assert_cmd::cargo::cargo_bin("nqueens");
-        let status = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(&rerun)
-            .current_dir(d.path())
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}",
-                    bin.parent().unwrap().display(),
-                    std::env::var("PATH").unwrap()
-                ),
-            )
-            .envs(engine.map(|e| ("NQUEENS_COUNT_ENGINE", e)))
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let env: Vec<(&str, &str)> = engine
+            .map(|e| ("NQUEENS_COUNT_ENGINE", e))
+            .into_iter()
+            .collect();
+        let (code, _, err) = shell(d.path(), &rerun, &env);
+        assert_eq!(code, 0, "{err}");
         assert_eq!(json(&merge_parts(d.path()).stdout)["placements"], total);
     }
 }
@@ -447,22 +436,8 @@ fn many_lost_shards_and_shards_in_a_folder_are_rerun_where_they_belong() {
         .trim()
         .to_string();
     assert!(rerun.contains("[ -s out/s${I}.res ] ||"), "{rerun}");
-    let bin = assert_cmd::cargo::cargo_bin("nqueens");
-    let status = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(&rerun)
-        .current_dir(d.path())
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                bin.parent().unwrap().display(),
-                std::env::var("PATH").unwrap()
-            ),
-        )
-        .status()
-        .unwrap();
-    assert!(status.success(), "{rerun}");
+    let (code, _, err) = shell(d.path(), &rerun, &[]);
+    assert_eq!(code, 0, "{rerun}: {err}");
     assert_eq!(json(&merge().stdout)["placements"], "14200");
 }
 

@@ -3,6 +3,7 @@
 //! `sbatch` that runs the array and then the dependent merge, and the GNU parallel lines
 //! (Debian's `parallel`, which .ci/run installs).
 
+use crate::common::shell;
 use std::path::Path;
 use std::process::Command;
 
@@ -18,30 +19,6 @@ fn recipe(name: &str) -> String {
     let start = block.find("```sh\n").expect("a sh block") + 6;
     let end = block[start..].find("```").unwrap();
     block[start..start + end].to_string()
-}
-
-/// A shell command in `dir` with the binary under test first on PATH.
-fn shell(dir: &Path, script: &str, env: &[(&str, &str)]) -> (i32, String, String) {
-    let bin = assert_cmd::cargo::cargo_bin("nqueens");
-    let path = format!(
-        "{}:{}:{}",
-        dir.join("bin").display(),
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .env("PATH", path)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `placements` of the one JSON line in `text`.

@@ -323,3 +323,30 @@ pub fn run_bounded(args: &[&str], vars: &[(&str, &str)], limit: std::time::Durat
         killed,
     }
 }
+
+/// A bash script run in `dir` with the binary under test first on PATH (after `dir/bin`,
+/// where a test may put stand-ins such as `sbatch`): its exit code, standard output and
+/// standard error. What the README's recipes and the `rerun:` lines of `count merge` are
+/// run with.
+pub fn shell(dir: &Path, script: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let path = format!(
+        "{}:{}:{}",
+        dir.join("bin").display(),
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
