@@ -5,8 +5,9 @@ machines without a GPU. NVRTC comes from PyPI (the nvidia-cuda-nvrtc-cu12 wheel:
 driver or toolkit needed); tools/test.sh installs it in a virtual environment.
 
 Usage: tools/check_cuda_kernel.py [--arch compute_80,compute_90] [--lib PATH/libnvrtc.so.12]
-Exit 0 when the kernel compiles for every architecture named (prints the PTX size and
-the kernel's entry), 1 with NVRTC's log otherwise, 2 when NVRTC cannot be loaded.
+Exit 0 when the kernel compiles for every architecture named, with its stacks in local
+and in shared memory as src/count/gpu.rs builds it (prints the PTX size and the kernel's
+entry), 1 with NVRTC's log otherwise (warnings included), 2 when NVRTC cannot be loaded.
 """
 
 import argparse
@@ -42,13 +43,17 @@ def main():
         return 2
     nvrtc.nvrtcGetErrorString.restype = ctypes.c_char_p
     source = open(SOURCE, "rb").read()
-    for arch in a.arch.split(","):
+    # The settings gpu.rs passes: stack depth and block size, stacks local or shared.
+    variants = [["-DSTACK_DEPTH=16", "-DBLOCK=128"],
+                ["-DSTACK_DEPTH=16", "-DBLOCK=128", "-DSTACK_SHARED"],
+                ["-DSTACK_DEPTH=26", "-DBLOCK=64", "-DSTACK_SHARED"]]
+    for arch, defines in [(arch, v) for arch in a.arch.split(",") for v in variants]:
         prog = ctypes.c_void_p()
         rc = nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source, b"batch.cu", 0, None, None)
         if rc != 0:
             print(f"nvrtcCreateProgram: {nvrtc.nvrtcGetErrorString(rc).decode()}", file=sys.stderr)
             return 1
-        opts = [f"--gpu-architecture={arch}".encode(), b"-default-device"]
+        opts = [f"--gpu-architecture={arch}".encode()] + [d.encode() for d in defines]
         arr = (ctypes.c_char_p * len(opts))(*opts)
         rc = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
         size = ctypes.c_size_t()
@@ -67,8 +72,10 @@ def main():
             print(f"batch.cu for {arch}: no entry count_nodes in the PTX", file=sys.stderr)
             return 1
         warnings = log.value.decode().strip()
-        print(f"batch.cu -> PTX for {arch}: {len(text)} bytes, entry count_nodes"
-              + (f" (warnings: {warnings})" if warnings else ""))
+        if warnings:
+            print(f"batch.cu for {arch} {' '.join(defines)}: warnings\n{warnings}", file=sys.stderr)
+            return 1
+        print(f"batch.cu -> PTX for {arch} {' '.join(defines)}: {len(text)} bytes, entry count_nodes")
         nvrtc.nvrtcDestroyProgram(ctypes.byref(prog))
     return 0
 

@@ -768,9 +768,20 @@ fn open_gpu(items: &ItemCount) -> Option<Gpu> {
     }
     #[cfg(feature = "gpu")]
     {
-        match count::gpu::Gpu::open() {
+        let threads = rayon::current_num_threads().max(1);
+        let opened = count::share::Settings::for_board(items.key().n, threads)
+            .and_then(|settings| count::gpu::Gpu::open(items.key().n, settings));
+        match opened {
             Ok(g) => {
-                errln!("nqueens: counting on {}", g.name());
+                let s = g.settings();
+                errln!(
+                    "nqueens: counting on {} (nodes of free row {}, {} threads per block, stacks in {} memory) and {} CPU threads",
+                    g.name(),
+                    s.depth,
+                    s.block,
+                    if s.shared { "shared" } else { "local" },
+                    s.cpu_threads
+                );
                 Some(g)
             }
             Err(why) => on_cpu(&why),
@@ -940,7 +951,26 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
         None => items.run(&hooks).is_some(),
         #[cfg(feature = "gpu")]
         Some(g) => match g.count(items, &hooks) {
-            Ok(done) => done.is_some(),
+            Ok(done) => {
+                if let Some(shared) = done
+                    && !args.quiet
+                {
+                    errln!(
+                        "nqueens: --gpu: {} items counted on {} ({} nodes in {} batches; built in {:.2} s, sent in {:.2} s, waited for {:.2} s, checked and reported in {:.2} s), {} on the CPU ({:.2} thread-seconds)",
+                        shared.device_items,
+                        g.name(),
+                        shared.nodes,
+                        shared.batches,
+                        shared.build_seconds,
+                        shared.launch_seconds,
+                        shared.wait_seconds,
+                        shared.check_seconds,
+                        shared.cpu_items,
+                        shared.cpu_seconds
+                    );
+                }
+                done.is_some()
+            }
             Err(why) => {
                 // The items the GPU counted are kept (each was reported whole); the rest
                 // are counted on the CPU.

@@ -33,12 +33,11 @@ pub struct NodeBatch {
 }
 
 impl NodeBatch {
-    /// Adds `item`'s nodes on the free row `below` rows above its last (row 0, the item
-    /// itself, when it has no more rows): its search down to that row, the nodes left
-    /// there.
-    pub(super) fn push(&mut self, item: &Item, below: usize) {
+    /// Adds `item`'s nodes on its free row `depth` (its last when it has fewer; row 0 is
+    /// the item itself): its search down to that row, the nodes left there.
+    pub(super) fn push(&mut self, item: &Item, depth: usize) {
         let owner = self.weights.len() as u32;
-        let row = item.levels.saturating_sub(below + 1);
+        let row = depth.min(item.levels.saturating_sub(1));
         self.tables.push(item.levels as u32);
         self.tables.push(row as u32);
         self.tables.extend_from_slice(&item.allowed);
@@ -177,12 +176,14 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&built.stderr)
         );
-        let cases = (5..=14u32).map(|n| (n, 9usize)).chain([(12, 4), (13, 0)]);
-        for (n, below) in cases {
+        let cases = (5..=14u32)
+            .map(|n| (n, 3usize))
+            .chain([(12, 4), (13, 0), (14, 1), (11, 40)]);
+        for (n, depth) in cases {
             let work = WorkItems::new(n);
             let mut batch = NodeBatch::default();
             for i in 0..work.len() {
-                batch.push(&work.get(i), below);
+                batch.push(&work.get(i), depth);
             }
             let mut input = Vec::new();
             let mut word = |w: u32| input.extend_from_slice(&w.to_le_bytes());
@@ -208,7 +209,7 @@ mod tests {
                 .lines()
                 .map(|l| l.parse().unwrap())
                 .collect();
-            assert_eq!(counts, batch.node_counts(), "n = {n}, below {below}");
+            assert_eq!(counts, batch.node_counts(), "n = {n}, depth {depth}");
             let total: u64 = counts
                 .iter()
                 .zip(&batch.owners)
@@ -225,23 +226,23 @@ mod tests {
     fn batches_give_every_item_its_count_at_every_split() {
         for n in 5..=13u32 {
             let work = WorkItems::new(n);
-            for below in [0, 1, 3, 8, 40] {
+            for depth in [0, 1, 3, 8, 40] {
                 let mut whole = NodeBatch::default();
                 for i in 0..work.len() {
                     let item = work.get(i);
                     let mut one = NodeBatch::default();
-                    one.push(&item, below);
+                    one.push(&item, depth);
                     assert_eq!(
                         one.count(),
                         item.count(),
-                        "n = {n}, item {i}, below {below}"
+                        "n = {n}, item {i}, depth {depth}"
                     );
-                    whole.push(&item, below);
+                    whole.push(&item, depth);
                 }
                 assert_eq!(
                     whole.count(),
                     TOTALS[n as usize - 5],
-                    "n = {n}, below {below}"
+                    "n = {n}, depth {depth}"
                 );
                 assert_eq!(whole.tables.len(), work.len() * TABLE_WORDS);
             }

@@ -1,42 +1,39 @@
-//! Counting on an NVIDIA GPU (`count --gpu`, cargo feature `gpu`): the constellation
-//! engine's items as node batches ([`super::batch`]), each node searched by one thread of
-//! the CUDA kernel `batch.cu`, compiled at run time by NVRTC for the GPU found. The CUDA
-//! driver and NVRTC are loaded at run time (cudarc's dynamic loading), so a build with the
-//! feature starts where neither is installed, and [`Gpu::open`] says which is missing.
+//! Counting on an NVIDIA GPU (`count --gpu`, cargo feature `gpu`): the CUDA device of
+//! [`super::share`], which shares a count's items between it and CPU threads. Its kernel,
+//! `batch.cu`, is compiled at run time by NVRTC for the GPU found and the count's settings.
+//! The CUDA driver and NVRTC are loaded at run time (cudarc's dynamic loading), so a build
+//! with the feature starts where neither is installed, and [`Gpu::open`] says which is
+//! missing.
 //!
 //! Why cudarc and NVRTC rather than wgpu: the kernel is plain CUDA C with 64-bit counters
 //! and `__popc`, which WGSL lacks (no 64-bit integers), and the same text builds for the
 //! host, so the tests run its exact code path on any CPU (`batch::tests`).
 
 use super::batch::NodeBatch;
-use super::resumable::{Hooks, ItemCount};
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use super::share::{Device, Settings};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg, sys,
+};
 use std::sync::Arc;
 
 /// The kernel's text.
 const SOURCE: &str = include_str!("batch.cu");
 
-/// Nodes sent to the GPU at once: 64 MiB of nodes and 32 MiB of counts.
-pub const NODES_PER_LAUNCH: usize = 1 << 22;
-
-/// Nodes of each launch also counted on the CPU and compared.
-const SPOT_CHECKS: usize = 16;
-
-/// Free rows each GPU thread searches below its node. Not tuned: no GPU was at hand to
-/// measure it (the CPU's frontier engine takes 8).
-pub const ROWS_PER_THREAD: usize = 9;
-
 /// A GPU with the counting kernel loaded.
 pub struct Gpu {
-    stream: Arc<CudaStream>,
+    streams: [Arc<CudaStream>; 2],
     kernel: CudaFunction,
     name: String,
+    settings: Settings,
+    /// Blocks that run at once on the whole GPU: the grid of a launch.
+    resident_blocks: u32,
 }
 
 /// Runs `f`, turning a panic into its message, silently: cudarc panics when a library it
 /// loaded lacks a function it calls (a `libcuda.so` or `libnvrtc.so` that is not one, or
 /// too old), and that must be a reason to count on the CPU, not a crash. The process's
-/// panic hook is set aside meanwhile (no other thread counts while the GPU is used).
+/// panic hook is set aside meanwhile (a CPU thread counting beside the GPU does not panic:
+/// the engine's search has no failure path).
 fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
@@ -57,17 +54,41 @@ fn driver(e: cudarc::driver::DriverError) -> String {
     format!("{:?}", e.0)
 }
 
+/// NVRTC's name of the virtual architecture of a device of compute capability
+/// `major.minor`, for the ones this build knows (others get NVRTC's default, which the
+/// driver compiles further).
+fn architecture(major: i32, minor: i32) -> Option<&'static str> {
+    Some(match (major, minor) {
+        (7, 0) => "compute_70",
+        (7, 5) => "compute_75",
+        (8, 0) => "compute_80",
+        (8, 6) => "compute_86",
+        (8, 9) => "compute_89",
+        (9, 0) => "compute_90",
+        _ => return None,
+    })
+}
+
+/// A batch under way on one of the GPU's streams.
+pub struct Pending {
+    stream: usize,
+    nodes: usize,
+    out: CudaSlice<u64>,
+    // Kept until the stream has run the kernel that reads them.
+    _inputs: [CudaSlice<u32>; 4],
+}
+
 impl Gpu {
-    /// The first GPU, with the kernel compiled for it; else why there is none (no driver
-    /// library, no NVRTC library, libraries that are not usable, no device, or the kernel
-    /// did not build), in one line.
-    pub fn open() -> Result<Gpu, String> {
-        quietly(Self::open_checked)?
+    /// The first GPU, with the kernel compiled for boards of `n` as `settings` asks; else
+    /// why there is none (no driver library, no NVRTC library, libraries that are not
+    /// usable, no device, or the kernel did not build), in one line.
+    pub fn open(n: u32, settings: Settings) -> Result<Gpu, String> {
+        quietly(|| Self::open_checked(n, settings))?
     }
 
-    fn open_checked() -> Result<Gpu, String> {
+    fn open_checked(n: u32, settings: Settings) -> Result<Gpu, String> {
         // SAFETY: these only try to load the libraries.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        if !unsafe { sys::is_culib_present() } {
             return Err("no CUDA driver library (libcuda.so) found".into());
         }
         // SAFETY: as above, a load attempt only.
@@ -76,7 +97,26 @@ impl Gpu {
         }
         let ctx = CudaContext::new(0).map_err(|e| format!("no GPU: {}", driver(e)))?;
         let name = ctx.name().unwrap_or_else(|_| "GPU 0".into());
-        let ptx = cudarc::nvrtc::compile_ptx(SOURCE).map_err(|e| {
+        // The feeding thread sleeps while it waits for the GPU, leaving its core to the
+        // CPU threads that count beside it.
+        let _ = ctx.set_flags(sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC);
+        let arch = ctx
+            .compute_capability()
+            .ok()
+            .and_then(|(major, minor)| architecture(major, minor));
+        let mut options = vec![
+            format!("-DSTACK_DEPTH={}", settings.stack_depth(n)),
+            format!("-DBLOCK={}", settings.block),
+        ];
+        if settings.shared {
+            options.push("-DSTACK_SHARED".into());
+        }
+        let opts = cudarc::nvrtc::CompileOptions {
+            options,
+            arch,
+            ..Default::default()
+        };
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(SOURCE, opts).map_err(|e| {
             format!(
                 "the kernel does not build for {name}: {}",
                 e.to_string().lines().next().unwrap_or_default()
@@ -88,10 +128,25 @@ impl Gpu {
         let kernel = module
             .load_function("count_nodes")
             .map_err(|e| format!("{name}: no kernel count_nodes: {}", driver(e)))?;
+        let sms = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|e| format!("{name}: {}", driver(e)))?
+            .max(1) as u32;
+        let per_sm = kernel
+            .occupancy_max_active_blocks_per_multiprocessor(settings.block, 0, None)
+            .unwrap_or(2048 / settings.block)
+            .max(1);
+        let fail = |e| format!("{name}: {}", driver(e));
+        let streams = [
+            ctx.new_stream().map_err(fail)?,
+            ctx.new_stream().map_err(fail)?,
+        ];
         Ok(Gpu {
-            stream: ctx.default_stream(),
+            streams,
             kernel,
             name,
+            settings,
+            resident_blocks: sms * per_sm,
         })
     }
 
@@ -100,90 +155,76 @@ impl Gpu {
         &self.name
     }
 
-    /// Each node's placements (unweighted), as [`NodeBatch::node_counts`] gives them; a
-    /// few nodes of each launch are counted on the CPU too, and a GPU that disagrees is an
-    /// error (the path has no other check where no total is published).
-    pub fn node_counts(&self, batch: &NodeBatch) -> Result<Vec<u64>, String> {
-        let counts = quietly(|| self.launch(batch))??;
-        let step = (batch.nodes.len() / SPOT_CHECKS).max(1);
-        for i in (0..batch.nodes.len()).step_by(step).take(SPOT_CHECKS + 1) {
-            let at = batch.owners[i] as usize * super::batch::TABLE_WORDS;
-            let cpu = super::batch::count_node(
-                &batch.tables[at..at + super::batch::TABLE_WORDS],
-                batch.nodes[i],
-            );
-            if counts[i] != cpu {
-                return Err(format!(
-                    "{}: node {i} of a batch counted {} on the GPU and {cpu} on the CPU",
-                    self.name, counts[i]
-                ));
-            }
-        }
-        Ok(counts)
+    /// The settings it counts with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
+}
 
-    fn launch(&self, batch: &NodeBatch) -> Result<Vec<u64>, String> {
+impl Gpu {
+    /// Counts `count`'s items that `hooks` leaves on this GPU and the CPU threads the
+    /// settings name ([`super::share::count`]); a panic of the CUDA library is an error.
+    pub fn count(
+        &self,
+        count: &super::resumable::ItemCount,
+        hooks: &super::resumable::Hooks,
+    ) -> Result<Option<super::share::Shared>, String> {
+        quietly(|| super::share::count(self, &self.settings, count, hooks))?
+    }
+}
+
+impl Device for Gpu {
+    type Pending = Pending;
+
+    fn launch(&self, queue: usize, batch: &NodeBatch) -> Result<Pending, String> {
+        let s = &self.streams[queue];
         let fail = |e: cudarc::driver::DriverError| format!("{}: {}", self.name, driver(e));
-        let mut counts = Vec::with_capacity(batch.nodes.len());
-        if batch.nodes.is_empty() {
-            return Ok(counts);
-        }
-        let s = &self.stream;
+        let count = batch.nodes.len();
         let tables = s.clone_htod(&batch.tables).map_err(fail)?;
-        for (chunk, owners) in batch
-            .nodes
-            .chunks(NODES_PER_LAUNCH)
-            .zip(batch.owners.chunks(NODES_PER_LAUNCH))
-        {
-            let flat: Vec<u32> = chunk.iter().flatten().copied().collect();
-            let nodes = s.clone_htod(&flat).map_err(fail)?;
-            let owners = s.clone_htod(owners).map_err(fail)?;
-            let mut out = s.alloc_zeros::<u64>(chunk.len()).map_err(fail)?;
-            let n = chunk.len() as u32;
+        let flat: Vec<u32> = batch.nodes.iter().flatten().copied().collect();
+        let nodes = s.clone_htod(&flat).map_err(fail)?;
+        let owners = s.clone_htod(&batch.owners).map_err(fail)?;
+        let next = s.alloc_zeros::<u32>(1).map_err(fail)?;
+        let mut out = s.alloc_zeros::<u64>(count.max(1)).map_err(fail)?;
+        if count > 0 {
+            let n = u32::try_from(count).map_err(|_| "a batch of more than 2^32 nodes")?;
+            let config = LaunchConfig {
+                grid_dim: (
+                    n.div_ceil(self.settings.block).min(self.resident_blocks),
+                    1,
+                    1,
+                ),
+                block_dim: (self.settings.block, 1, 1),
+                shared_mem_bytes: 0,
+            };
             let mut launch = s.launch_builder(&self.kernel);
             launch.arg(&tables);
             launch.arg(&nodes);
             launch.arg(&owners);
             launch.arg(&mut out);
             launch.arg(&n);
+            launch.arg(&next);
             // SAFETY: the arguments are those of `count_nodes` in batch.cu, in order and of
-            // its types; `owners` index items of `tables`, checked by `NodeBatch::push`.
-            unsafe { launch.launch(LaunchConfig::for_num_elems(n)) }.map_err(fail)?;
-            counts.extend(s.clone_dtoh(&out).map_err(fail)?);
+            // its types; `owners` index items of `tables` (`NodeBatch::push` makes them so),
+            // `out` has a word per node, and `next` starts at 0.
+            unsafe { launch.launch(config) }.map_err(fail)?;
         }
+        Ok(Pending {
+            stream: queue,
+            nodes: count,
+            out,
+            _inputs: [tables, nodes, owners, next],
+        })
+    }
+
+    fn wait(&self, p: Pending) -> Result<Vec<u64>, String> {
+        let fail = |e: cudarc::driver::DriverError| format!("{}: {}", self.name, driver(e));
+        let mut counts = self.streams[p.stream].clone_dtoh(&p.out).map_err(fail)?;
+        counts.truncate(p.nodes);
         Ok(counts)
     }
 
-    /// Counts `count`'s items that `hooks` leaves, in batches of about
-    /// [`NODES_PER_LAUNCH`] nodes, reporting each item's value as the CPU engine does
-    /// (so that checkpoints and progress work alike); `Ok(None)` when `hooks.stop` stopped
-    /// it between batches. The half-board engine's items are refused: its kernel is not
-    /// written.
-    pub fn count(&self, count: &ItemCount, hooks: &Hooks) -> Result<Option<u64>, String> {
-        let todo = count.todo(hooks.skip);
-        let (mut sum, mut at) = (0u64, 0usize);
-        while at < todo.len() {
-            if hooks.stop.now() {
-                return Ok(None);
-            }
-            let start = at;
-            let mut batch = NodeBatch::default();
-            while at < todo.len() && batch.nodes.len() < NODES_PER_LAUNCH {
-                if !count.push_nodes(&mut batch, todo[at], ROWS_PER_THREAD) {
-                    return Err("the GPU counts the constellation engine's items only".into());
-                }
-                at += 1;
-            }
-            let counts = self.node_counts(&batch)?;
-            let mut per_item = vec![0u64; at - start];
-            for (c, &o) in counts.iter().zip(&batch.owners) {
-                per_item[o as usize] += c * batch.weights[o as usize];
-            }
-            for (k, &value) in per_item.iter().enumerate() {
-                (hooks.counted)(todo[start + k], value);
-                sum += value;
-            }
-        }
-        Ok(Some(sum))
+    fn name(&self) -> &str {
+        &self.name
     }
 }

@@ -38,6 +38,7 @@ mod reference;
 pub mod resumable;
 pub(crate) mod row_search;
 mod rules;
+pub mod share;
 mod sieve;
 mod split;
 mod squares;

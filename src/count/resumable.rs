@@ -247,13 +247,13 @@ impl ItemCount {
             .collect()
     }
 
-    /// Appends item `i`'s search nodes on the free row `below` rows above its last to
+    /// Appends item `i`'s search nodes on its free row `depth` (its last if it has fewer) to
     /// `batch` ([`super::batch`]); `false` (nothing added) for the half-board engine.
-    pub fn push_nodes(&self, batch: &mut super::batch::NodeBatch, i: usize, below: usize) -> bool {
+    pub fn push_nodes(&self, batch: &mut super::batch::NodeBatch, i: usize, depth: usize) -> bool {
         let Work::Constellations(work) = &self.work else {
             return false;
         };
-        batch.push(&work.get(i), below);
+        batch.push(&work.get(i), depth);
         true
     }
 
@@ -273,13 +273,13 @@ impl ItemCount {
     }
 
     /// Items `items` of the constellation engine as one batch of search nodes on the free
-    /// row `below` rows above each item's last ([`super::batch`]): what a data-parallel
+    /// row `depth` of each item ([`super::batch`]): what a data-parallel
     /// backend takes. `None` for the half-board engine, whose items are matched as arrays
     /// of half-board masks instead (`sieve::disjoint_pairs`).
-    pub fn node_batch(&self, items: &[usize], below: usize) -> Option<super::batch::NodeBatch> {
+    pub fn node_batch(&self, items: &[usize], depth: usize) -> Option<super::batch::NodeBatch> {
         let mut batch = super::batch::NodeBatch::default();
         for &i in items {
-            if !self.push_nodes(&mut batch, i, below) {
+            if !self.push_nodes(&mut batch, i, depth) {
                 return None;
             }
         }

@@ -1,0 +1,474 @@
+//! A count shared between a data-parallel device (the GPU of `count --gpu`, [`Device`])
+//! and CPU threads: the items left are taken from one counter, by the device in batches
+//! of about [`Settings::batch_nodes`] search nodes ([`super::batch`]) and by each CPU
+//! thread one item at a time. Two batches are in flight, so that the device starts one
+//! batch while the other's last nodes finish and the host builds the next batch while the
+//! device works; near the end the device takes at most half of what is left, so that
+//! neither side waits long for the other. A few nodes of every batch are counted on the
+//! CPU too, and a device that disagrees is an error.
+//!
+//! This part holds no GPU code, so the tests run it over a device made of the CPU's
+//! node search ([`tests`]); `gpu.rs` is the CUDA device.
+
+use super::batch::{NodeBatch, TABLE_WORDS, count_node};
+use super::resumable::{Hooks, ItemCount};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Nodes of each batch also counted on the CPU and compared.
+const SPOT_CHECKS: usize = 16;
+
+/// Static shared memory a GPU block may have.
+const SHARED_BYTES: usize = 48 * 1024;
+
+/// How a count runs on the device: defaults, each of which an environment variable
+/// overrides (for tuning on a new card; README, "Counting on a GPU").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The free row whose nodes go to the device (`NQUEENS_GPU_DEPTH`): each of its
+    /// threads searches from there to the item's last row.
+    pub depth: usize,
+    /// Threads per block (`NQUEENS_GPU_BLOCK`).
+    pub block: u32,
+    /// Search stacks in shared memory rather than each thread's local memory
+    /// (`NQUEENS_GPU_STACK=shared|local`).
+    pub shared: bool,
+    /// Nodes per batch (`NQUEENS_GPU_BATCH`).
+    pub batch_nodes: usize,
+    /// CPU threads counting items beside the device (`NQUEENS_GPU_CPU_THREADS`; default:
+    /// the count's threads).
+    pub cpu_threads: usize,
+}
+
+/// The value of environment variable `name` when set and not empty, if `ok` takes it.
+fn var<T: std::str::FromStr>(name: &str, ok: impl Fn(&T) -> bool) -> Result<Option<T>, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(None),
+        Ok(v) if v.is_empty() => Ok(None),
+        Ok(v) => match v.parse::<T>() {
+            Ok(x) if ok(&x) => Ok(Some(x)),
+            _ => Err(format!("{name}={v:?} is not a value it takes")),
+        },
+    }
+}
+
+impl Settings {
+    /// The settings for boards of `n`, with `threads` CPU threads, as the environment
+    /// overrides them; an error names a variable whose value is not usable.
+    pub fn for_board(n: u32, threads: usize) -> Result<Settings, String> {
+        let depth = var("NQUEENS_GPU_DEPTH", |&d: &usize| (1..=12).contains(&d))?
+            .unwrap_or(if n >= 19 { 3 } else { 4 });
+        let block = var("NQUEENS_GPU_BLOCK", |&b: &u32| {
+            b % 32 == 0 && (32..=1024).contains(&b)
+        })?
+        .unwrap_or(128);
+        let stack = match std::env::var("NQUEENS_GPU_STACK").ok().as_deref() {
+            None | Some("") => None,
+            Some("shared") => Some(true),
+            Some("local") => Some(false),
+            Some(v) => {
+                return Err(format!("NQUEENS_GPU_STACK={v:?}: expected shared or local"));
+            }
+        };
+        let batch_nodes =
+            var("NQUEENS_GPU_BATCH", |&b: &usize| (1..=1 << 28).contains(&b))?.unwrap_or(1 << 22);
+        let cpu_threads =
+            var("NQUEENS_GPU_CPU_THREADS", |&t: &usize| t <= 4096)?.unwrap_or(threads);
+        let mut s = Settings {
+            depth,
+            block,
+            shared: false,
+            batch_nodes,
+            cpu_threads,
+        };
+        if stack == Some(true) && s.shared_bytes(n) > SHARED_BYTES {
+            return Err(format!(
+                "NQUEENS_GPU_STACK=shared: {} stack levels for blocks of {block} threads take {} bytes of shared memory, more than {SHARED_BYTES}",
+                s.stack_depth(n),
+                s.shared_bytes(n)
+            ));
+        }
+        s.shared = stack == Some(true);
+        Ok(s)
+    }
+
+    /// Stack levels a device thread needs at `n`: an item has at most n - 2 free rows,
+    /// and a thread stacks the rows from its node's down to two above the last.
+    pub fn stack_depth(&self, n: u32) -> usize {
+        (n as usize).saturating_sub(3 + self.depth).max(1)
+    }
+
+    /// Shared memory a block's stacks take, when they are in shared memory.
+    pub fn shared_bytes(&self, n: u32) -> usize {
+        16 * self.stack_depth(n) * self.block as usize
+    }
+}
+
+/// What a shared count did: its sum, how many items each side counted, and where the
+/// time went (for tuning: README, "Counting on a GPU").
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Shared {
+    /// The items' values added up.
+    pub sum: u64,
+    /// Items counted on the device.
+    pub device_items: usize,
+    /// Items counted by the CPU threads beside it.
+    pub cpu_items: usize,
+    /// Search nodes sent to the device.
+    pub nodes: usize,
+    /// Batches sent to the device.
+    pub batches: usize,
+    /// Seconds the feeding thread spent building batches.
+    pub build_seconds: f64,
+    /// Seconds it spent sending them (copies to the device, launches).
+    pub launch_seconds: f64,
+    /// Seconds it waited for the device's results.
+    pub wait_seconds: f64,
+    /// Seconds it spent checking nodes on the CPU and reporting items.
+    pub check_seconds: f64,
+    /// Seconds the CPU threads spent counting items, all threads together.
+    pub cpu_seconds: f64,
+}
+
+/// A data-parallel device that counts the nodes of a batch.
+pub trait Device: Sync {
+    /// A batch under way.
+    type Pending;
+    /// Starts counting `batch` on queue `queue` (0 or 1), returning before it is done.
+    fn launch(&self, queue: usize, batch: &NodeBatch) -> Result<Self::Pending, String>;
+    /// Waits for a batch: each node's placements (unweighted), in order.
+    fn wait(&self, pending: Self::Pending) -> Result<Vec<u64>, String>;
+    /// The device's name, for messages.
+    fn name(&self) -> &str;
+}
+
+/// Counts `count`'s items that `hooks` leaves on `device` and `settings.cpu_threads` CPU
+/// threads, reporting each item's value as the CPU engine does (so that checkpoints and
+/// progress work alike); `Ok(None)` when `hooks.stop` stopped it (the items under way are
+/// finished and reported). On a device error the CPU threads finish the queue, the items
+/// the device held are not reported, and the error is returned: the caller counts what no
+/// report covers. The half-board engine's items are refused (no kernel for them).
+pub fn count<D: Device>(
+    device: &D,
+    settings: &Settings,
+    count: &ItemCount,
+    hooks: &Hooks,
+) -> Result<Option<Shared>, String> {
+    if count.engine() != super::Method::Constellations {
+        return Err("the GPU counts the constellation engine's items only".into());
+    }
+    let todo = count.todo(hooks.skip);
+    let next = AtomicUsize::new(0);
+    let stopped = AtomicBool::new(false);
+    let (cpu_sum, cpu_items, cpu_nanos) =
+        (AtomicU64::new(0), AtomicUsize::new(0), AtomicU64::new(0));
+    let fed = std::thread::scope(|s| {
+        for _ in 0..settings.cpu_threads {
+            s.spawn(|| {
+                loop {
+                    if stopped.load(Ordering::Relaxed) || hooks.stop.now() {
+                        stopped.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = todo.get(k) else { return };
+                    let started = Instant::now();
+                    let value = count.count_item(i);
+                    cpu_nanos.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                    (hooks.counted)(i, value);
+                    cpu_sum.fetch_add(value, Ordering::Relaxed);
+                    cpu_items.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+        let helped = settings.cpu_threads > 0;
+        feed(
+            device, settings, count, hooks, &todo, &next, helped, &stopped,
+        )
+    })?;
+    // Every item taken was counted and reported: the count is whole when none is left to
+    // take (a thread that saw the stop took nothing more).
+    if next.into_inner() < todo.len() {
+        return Ok(None);
+    }
+    Ok(Some(Shared {
+        sum: fed.sum + cpu_sum.into_inner(),
+        cpu_items: cpu_items.into_inner(),
+        cpu_seconds: cpu_nanos.into_inner() as f64 * 1e-9,
+        ..fed
+    }))
+}
+
+/// A batch on the device with the items it holds.
+struct InFlight<P> {
+    pending: P,
+    batch: NodeBatch,
+    items: Vec<usize>,
+}
+
+/// The device's side of [`count`]: batches taken from `next` until `todo` is done.
+#[allow(clippy::too_many_arguments)]
+fn feed<D: Device>(
+    device: &D,
+    settings: &Settings,
+    count: &ItemCount,
+    hooks: &Hooks,
+    todo: &[usize],
+    next: &AtomicUsize,
+    helped: bool,
+    stopped: &AtomicBool,
+) -> Result<Shared, String> {
+    let mut done = Shared::default();
+    let mut in_flight: VecDeque<InFlight<D::Pending>> = VecDeque::new();
+    let (mut items_sent, mut nodes_sent) = (0usize, 0usize);
+    let mut queue = 0usize;
+    loop {
+        let left = todo.len().saturating_sub(next.load(Ordering::Relaxed));
+        if left == 0 {
+            break;
+        }
+        if stopped.load(Ordering::Relaxed) || hooks.stop.now() {
+            stopped.store(true, Ordering::Relaxed);
+            break;
+        }
+        // Items for about batch_nodes nodes at the nodes per item seen so far; at most
+        // half of what is left while CPU threads take the rest.
+        let want = match nodes_sent {
+            0 => 1024,
+            _ => (settings.batch_nodes * items_sent / nodes_sent).max(1),
+        };
+        let want = if helped {
+            want.min(left.div_ceil(2))
+        } else {
+            want
+        };
+        let from = next.fetch_add(want, Ordering::Relaxed).min(todo.len());
+        let to = (from + want).min(todo.len());
+        if from == to {
+            continue;
+        }
+        let started = Instant::now();
+        let mut batch = NodeBatch::default();
+        for &i in &todo[from..to] {
+            count.push_nodes(&mut batch, i, settings.depth);
+        }
+        items_sent += to - from;
+        nodes_sent += batch.nodes.len();
+        let built = Instant::now();
+        done.build_seconds += (built - started).as_secs_f64();
+        let pending = device.launch(queue, &batch)?;
+        done.launch_seconds += built.elapsed().as_secs_f64();
+        done.nodes += batch.nodes.len();
+        done.batches += 1;
+        queue ^= 1;
+        in_flight.push_back(InFlight {
+            pending,
+            batch,
+            items: todo[from..to].to_vec(),
+        });
+        while in_flight.len() > 1 {
+            report(device, in_flight.pop_front().unwrap(), hooks, &mut done)?;
+        }
+    }
+    while let Some(f) = in_flight.pop_front() {
+        report(device, f, hooks, &mut done)?;
+    }
+    Ok(done)
+}
+
+/// Waits for a batch, checks a few of its nodes on the CPU, and reports its items.
+fn report<D: Device>(
+    device: &D,
+    f: InFlight<D::Pending>,
+    hooks: &Hooks,
+    done: &mut Shared,
+) -> Result<(), String> {
+    let started = Instant::now();
+    let counts = device.wait(f.pending)?;
+    let waited = Instant::now();
+    done.wait_seconds += (waited - started).as_secs_f64();
+    let b = &f.batch;
+    if counts.len() != b.nodes.len() {
+        return Err(format!(
+            "{}: a batch of {} nodes came back with {} counts",
+            device.name(),
+            b.nodes.len(),
+            counts.len()
+        ));
+    }
+    let step = (b.nodes.len() / SPOT_CHECKS).max(1);
+    for i in (0..b.nodes.len()).step_by(step).take(SPOT_CHECKS + 1) {
+        let at = b.owners[i] as usize * TABLE_WORDS;
+        let cpu = count_node(&b.tables[at..at + TABLE_WORDS], b.nodes[i]);
+        if counts[i] != cpu {
+            return Err(format!(
+                "{}: node {i} of a batch counted {} on the device and {cpu} on the CPU",
+                device.name(),
+                counts[i]
+            ));
+        }
+    }
+    let mut values = vec![0u64; f.items.len()];
+    for (c, &o) in counts.iter().zip(&b.owners) {
+        values[o as usize] += c * b.weights[o as usize];
+    }
+    for (&i, &value) in f.items.iter().zip(&values) {
+        (hooks.counted)(i, value);
+        done.sum += value;
+        done.device_items += 1;
+    }
+    done.check_seconds += waited.elapsed().as_secs_f64();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::{Kind, Method, Piece, Problem, Rules, Shard};
+    use std::sync::Mutex;
+
+    /// A device made of the CPU's node search: counts a batch when it is waited for, and
+    /// gets every `wrong`-th batch's node 0 wrong (when `wrong` > 0).
+    struct Host {
+        wrong: usize,
+        launched: AtomicUsize,
+    }
+
+    impl Device for Host {
+        type Pending = (usize, NodeBatch);
+        fn launch(&self, queue: usize, batch: &NodeBatch) -> Result<Self::Pending, String> {
+            assert!(queue < 2);
+            Ok((self.launched.fetch_add(1, Ordering::SeqCst), batch.clone()))
+        }
+        fn wait(&self, (k, batch): Self::Pending) -> Result<Vec<u64>, String> {
+            let mut counts = batch.node_counts();
+            if self.wrong > 0 && (k + 1) % self.wrong == 0 && !counts.is_empty() {
+                counts[0] += 1;
+            }
+            Ok(counts)
+        }
+        fn name(&self) -> &str {
+            "the host"
+        }
+    }
+
+    fn host(wrong: usize) -> Host {
+        Host {
+            wrong,
+            launched: AtomicUsize::new(0),
+        }
+    }
+
+    fn items(n: u32, shard: Shard) -> ItemCount {
+        let p = Problem::new(n, Rules::new(Piece::Queen, Kind::Regular), vec![]).unwrap();
+        ItemCount::with_engine(&p, false, shard, Method::Constellations).unwrap()
+    }
+
+    fn settings(depth: usize, batch_nodes: usize, cpu_threads: usize) -> Settings {
+        Settings {
+            depth,
+            block: 128,
+            shared: false,
+            batch_nodes,
+            cpu_threads,
+        }
+    }
+
+    #[test]
+    fn device_and_cpu_threads_count_every_item_once() {
+        // OEIS A000170 at n = 10..13, at several depths, batch sizes and thread counts.
+        for (n, total) in [(10u32, 724u64), (11, 2680), (12, 14200), (13, 73712)] {
+            let count = items(n, Shard::WHOLE);
+            for (depth, batch, threads) in [(3, 1 << 22, 0), (4, 50, 2), (1, 7, 1), (40, 300, 3)] {
+                let seen = Mutex::new(vec![0u32; count.items()]);
+                let counted = |i: usize, _: u64| seen.lock().unwrap()[i] += 1;
+                let stop = crate::stop::Stop::new(None, None);
+                let hooks = Hooks {
+                    skip: &|_| false,
+                    counted: &counted,
+                    stop: &stop,
+                };
+                let s = settings(depth, batch, threads);
+                let done = super::count(&host(0), &s, &count, &hooks).unwrap().unwrap();
+                assert_eq!(done.sum, total, "n = {n}, {s:?}");
+                assert_eq!(done.device_items + done.cpu_items, count.items());
+                assert!(
+                    seen.into_inner().unwrap().iter().all(|&k| k == 1),
+                    "n = {n}"
+                );
+                if threads == 0 {
+                    assert_eq!(done.cpu_items, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_shard_a_stop_and_a_resume_give_the_shard_s_count() {
+        let count = items(13, Shard::new(1, 3).unwrap());
+        let straight = count.run(&Hooks::none()).unwrap();
+        let saved = Mutex::new(std::collections::BTreeMap::<usize, u64>::new());
+        for stop_after in [5usize, 60, usize::MAX] {
+            let before = saved.lock().unwrap().clone();
+            let skip = |i: usize| before.contains_key(&i);
+            let stop = crate::stop::Stop::new(None, Some(Default::default()));
+            let counted = |i: usize, v: u64| {
+                let mut st = saved.lock().unwrap();
+                assert!(st.insert(i, v).is_none(), "item {i} reported twice");
+                if st.len() - before.len() >= stop_after {
+                    stop.raise();
+                }
+            };
+            let hooks = Hooks {
+                skip: &skip,
+                counted: &counted,
+                stop: &stop,
+            };
+            let done = super::count(&host(0), &settings(3, 200, 1), &count, &hooks).unwrap();
+            assert_eq!(done.is_some(), stop_after == usize::MAX);
+        }
+        let st = saved.into_inner().unwrap();
+        assert_eq!(st.values().sum::<u64>(), straight);
+        assert!(st.keys().all(|&i| count.takes(i)));
+    }
+
+    #[test]
+    fn a_device_that_miscounts_is_caught_and_its_items_are_left_unreported() {
+        let count = items(12, Shard::WHOLE);
+        let reported = Mutex::new(Vec::new());
+        let counted = |i: usize, v: u64| reported.lock().unwrap().push((i, v));
+        let stop = crate::stop::Stop::new(None, None);
+        let hooks = Hooks {
+            skip: &|_| false,
+            counted: &counted,
+            stop: &stop,
+        };
+        let why = super::count(&host(2), &settings(3, 500, 0), &count, &hooks).unwrap_err();
+        assert!(why.contains("on the device and"), "{why}");
+        let reported = reported.into_inner().unwrap();
+        assert!(!reported.is_empty());
+        // What was reported is right, item by item.
+        for (i, v) in reported {
+            assert_eq!(v, count.count_item(i), "item {i}");
+        }
+    }
+
+    #[test]
+    fn stacks_fit_every_item_and_the_environment_is_checked() {
+        for n in 5..=31u32 {
+            for depth in 1..=12 {
+                let s = Settings {
+                    depth,
+                    ..settings(depth, 1, 0)
+                };
+                // An item has at most n - 2 free rows; a thread stacks its node's row
+                // down to the row two above the last.
+                let worst = (n as usize - 2).saturating_sub(2 + depth);
+                assert!(s.stack_depth(n) >= worst, "n = {n}, depth {depth}");
+            }
+        }
+        let s = Settings::for_board(21, 3).unwrap();
+        assert_eq!((s.depth, s.cpu_threads, s.shared), (3, 3, false));
+    }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The GPU measurement in one go, for a machine lent for minutes (issue "Count on the GPU"):
+# checks that `count --gpu` runs on the GPU and gives the published counts (whole, a shard
+# beside the CPU's, and a count stopped by SIGTERM and resumed from its checkpoint), then
+# runs tools/bench_count_gpu.py (tuning at n = 19, then the tables) within a deadline.
+#
+#   tools/bench_count_gpu.sh BIN OUTDIR [DEADLINE_SECONDS] [bench_count_gpu.py options]
+#
+# BIN is nqueens built with `--features gpu`. Writes OUTDIR/{smoke,bench}.txt and
+# OUTDIR/runs.jsonl; exits 1 at once, with what it found, when the GPU is not used.
+set -u
+bin=$(realpath "$1"); out=$(realpath -m "$2"); deadline=${3:-420}; shift 3 2>/dev/null || shift $#
+mkdir -p "$out"
+here=$(dirname "$(realpath "$0")")
+started=$(date +%s)
+{
+  nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv
+  command -v nvcc >/dev/null && nvcc --version | tail -2
+  lscpu | grep -E "Model name|^CPU\(s\)"
+} >"$out/smoke.txt" 2>&1
+probe() { NQUEENS_GPU_CPU_THREADS=0 "$bin" count 12 --gpu --json 2>&1 >/dev/null; }
+# NVRTC may be there only under a versioned name the loader is not asked for
+# (libnvrtc.so.13): offer it as libnvrtc.so, with its directory (for its builtins library).
+if ! probe | grep -q "^nqueens: counting on"; then
+  links=$(mktemp -d)
+  for name in nvrtc cuda; do
+    lib=$(find /usr/local /usr/lib /usr/lib64 /opt -name "lib$name.so*" 2>/dev/null \
+          | grep -v -e builtins -e stubs | sort -V | tail -1)
+    [ -n "$lib" ] || continue
+    ln -sf "$lib" "$links/lib$name.so"
+    export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  done
+  export LD_LIBRARY_PATH="$links${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+if ! probe | grep -q "^nqueens: counting on"; then
+  { echo "the GPU is not used:"; probe; echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+    ldconfig -p | grep -E "nvrtc|libcuda"
+    find /usr/local /usr/lib /usr/lib64 /opt -name 'libnvrtc*' -o -name 'libcuda.so*' 2>/dev/null
+  } >>"$out/smoke.txt" 2>&1
+  exit 1
+fi
+{
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+  for stack in local shared; do
+    for n in 12 14 16; do
+      echo "== count $n --gpu, GPU alone, stacks $stack"
+      NQUEENS_GPU_STACK=$stack NQUEENS_GPU_CPU_THREADS=0 timeout 60 "$bin" count $n --gpu --json; echo "exit $?"
+    done
+  done
+  for depth in 1 8; do
+    echo "== count 15 --gpu, GPU alone, nodes of free row $depth"
+    NQUEENS_GPU_DEPTH=$depth NQUEENS_GPU_CPU_THREADS=0 timeout 60 "$bin" count 15 --gpu --json; echo "exit $?"
+  done
+  echo "== count 18 --gpu (GPU and CPU threads)"
+  timeout 60 "$bin" count 18 --gpu --json; echo "exit $?"
+  d=$(mktemp -d)
+  echo "== count 19 --shard 1/3: --gpu with a checkpoint, and on the CPU"
+  timeout 60 "$bin" count 19 --shard 1/3 --gpu --checkpoint "$d/s.json" --json; echo "exit $?"
+  NQUEENS_COUNT_ENGINE=constellations timeout 60 "$bin" count 19 --shard 1/3 --json; echo "exit $?"
+  echo "== count 21 --gpu --checkpoint, SIGTERM after 4 s, then resumed"
+  timeout -s TERM 4 "$bin" count 21 --gpu --checkpoint "$d/c.json" --json; echo "exit $?"
+  timeout 120 "$bin" count 21 --gpu --checkpoint "$d/c.json" --json; echo "exit $?"
+  echo "== does a GPU count slow the CPU? count 20 --threads 15, alone, then beside a GPU count"
+  timeout 60 "$bin" count 20 --threads 15 --json; echo "exit $?"
+  NQUEENS_GPU_CPU_THREADS=0 timeout 60 "$bin" count 21 --gpu --json >/dev/null 2>&1 &
+  sleep 2
+  timeout 60 "$bin" count 20 --threads 15 --json; echo "exit $?"
+  wait
+  rm -rf "$d"
+} >>"$out/smoke.txt" 2>&1
+left=$((deadline - ($(date +%s) - started)))
+python3 "$here/bench_count_gpu.py" --bin "$bin" --deadline "$left" --log "$out/runs.jsonl" \
+  --tune 19 --skip-peer "$@" >"$out/bench.txt" 2>&1
+echo "bench exit $?" >>"$out/bench.txt"
