@@ -14,12 +14,18 @@
 // nodes differ in size by orders of magnitude, and a warp runs until its slowest thread
 // ends; a thread whose node is done takes the next one at once, so the warp's threads
 // stay busy on the same loop until the batch runs out (only the last nodes leave lanes
-// idle). Each loop turn is one step of a depth-first search: the current row's words in
-// registers, the rows above on a stack (`STACK_SHARED`: in shared memory, BLOCK threads
-// per block, one column per thread; else in the thread's local memory).
+// idle). Each loop turn is one step of a depth-first search written without branches
+// but the node's end, so that a warp's threads, each at its own step, run the same
+// instructions: read the stack's top entry (columns, both diagonals, squares left: one
+// 16-byte word), take its lowest square, pop the entry if that was its last (the child
+// then takes its place), and push the child unless it is on the last row, whose free
+// squares are counted instead. A row's index is the number of queens above it (the
+// columns taken), so the entries need no more. Stacks are in shared memory
+// (`STACK_SHARED`: the entries of one level of a warp's 32 threads side by side, so a
+// warp reads 512 contiguous bytes) or in each thread's local memory.
 //
-// Compile-time settings (NVRTC -D options from gpu.rs): STACK_DEPTH, the deepest stack a
-// node of the batch needs (its item's free rows below the node's row); STACK_SHARED and
+// Compile-time settings (NVRTC -D options from gpu.rs): STACK_DEPTH, the most entries a
+// thread's stack holds (its item's free rows below its node's row); STACK_SHARED and
 // BLOCK (threads per block, the launch's block size).
 
 #ifndef __CUDACC__
@@ -36,10 +42,19 @@ typedef unsigned long long u64;
 #define STACK_DEPTH 32
 #endif
 
-#if defined(__CUDACC__) && defined(STACK_SHARED)
-#define AT(word, level) stack[((word) * STACK_DEPTH + (level)) * BLOCK + threadIdx.x]
+#ifdef __CUDACC__
+typedef uint4 entry;
 #else
-#define AT(word, level) stack[(word) * STACK_DEPTH + (level)]
+typedef struct { u32 x, y, z, w; } entry;  // columns... as uint4 on the GPU
+#endif
+
+#if defined(__CUDACC__) && defined(STACK_SHARED)
+// Entry `t` of this thread's stack: level t of its warp's block of 32 x STACK_DEPTH.
+#define STACK_BASE ((threadIdx.x / 32) * 32 * STACK_DEPTH + threadIdx.x % 32)
+#define STACK_STRIDE 32
+#else
+#define STACK_BASE 0
+#define STACK_STRIDE 1
 #endif
 
 __device__ static inline u32 bits_set(u32 x) {
@@ -60,16 +75,16 @@ __device__ static inline u32 take(u32 *next) {
 
 // Takes nodes from `*next` until `count` are taken, writing each node's placements (its
 // search from its row to its item's last free row, the free squares of that row counted)
-// to `out`. `stack` holds 4 x STACK_DEPTH words per thread (see AT).
+// to `out`. `stack` holds the thread's STACK_DEPTH entries (see STACK_BASE).
 __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *owners, u64 *out,
-                             u32 count, u32 *next, u32 *stack) {
+                             u32 count, u32 *next, entry *stack) {
     const u32 *allowed = 0, *gap = 0;
-    u32 i = 0, level = 0, leaf = 0;
-    u32 l = 0, d = 0, r = 0, todo = 0;
+    u32 i = 0, top = 0, last = 0;  // top: entries on the stack
     u64 found = 0;
-    bool idle = true;
     for (;;) {
-        if (idle) {
+        if (top == 0) {
+            if (allowed) out[i] = found;
+            allowed = 0;
             i = take(next);
             if (i >= count) return;
             const u32 *table = tables + (u64)owners[i] * TABLE_WORDS;
@@ -79,37 +94,33 @@ __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *own
                 out[i] = bits_set(node[3]);
                 continue;
             }
-            // Levels count from the node's row: the search runs over levels 0..leaf,
-            // whose free squares it counts.
-            allowed = table + 2 + row;
-            gap = table + 34 + row;
-            leaf = levels - 1 - row;
-            l = node[0]; d = node[1]; r = node[2]; todo = node[3];
-            level = 0; found = 0; idle = false;
+            allowed = table + 2;
+            gap = table + 34;
+            last = levels - 1;
+            found = 0;
+            entry first = {node[0], node[1], node[2], node[3]};
+            stack[STACK_BASE] = first;
+            top = 1;
         }
-        if (todo == 0) {
-            if (level == 0) {
-                out[i] = found;
-                idle = true;
-                continue;
-            }
-            level--;
-            l = AT(0, level); d = AT(1, level); r = AT(2, level); todo = AT(3, level);
-            continue;
+        // The step: x, y, z, w = down-left diagonals, columns, down-right diagonals and
+        // squares left of the entry on top, whose row is the number of its columns.
+        entry *at = &stack[STACK_BASE + (top - 1) * STACK_STRIDE];
+        const entry e = *at;
+        const u32 bit = e.w & (0u - e.w);
+        const u32 todo = e.w ^ bit;
+        at->w = todo;
+        const u32 k = bits_set(e.y);
+        top -= todo == 0;
+        const u32 g = gap[k];
+        const u32 nl = (e.x | bit) << g, nd = e.y | bit, nr = (e.z | bit) >> g;
+        const u32 free = allowed[k + 1] & ~(nl | nd | nr);
+        const bool leaf = k + 1 == last;
+        found += leaf ? bits_set(free) : 0;
+        if (!leaf && free != 0) {
+            entry child = {nl, nd, nr, free};
+            stack[STACK_BASE + top * STACK_STRIDE] = child;
+            top++;
         }
-        const u32 bit = todo & (0u - todo);
-        todo ^= bit;
-        const u32 g = gap[level];
-        const u32 nl = (l | bit) << g, nd = d | bit, nr = (r | bit) >> g;
-        const u32 free = allowed[level + 1] & ~(nl | nd | nr);
-        if (level + 1 == leaf) {
-            found += bits_set(free);
-            continue;
-        }
-        if (free == 0) continue;
-        AT(0, level) = l; AT(1, level) = d; AT(2, level) = r; AT(3, level) = todo;
-        level++;
-        l = nl; d = nd; r = nr; todo = free;
     }
 }
 
@@ -119,9 +130,9 @@ extern "C" __global__ void count_nodes(const u32 *__restrict__ tables, const u32
                                        const u32 *__restrict__ owners, u64 *__restrict__ out,
                                        u32 count, u32 *next) {
 #if defined(__CUDACC__) && defined(STACK_SHARED)
-    __shared__ u32 stack[4 * STACK_DEPTH * BLOCK];
+    __shared__ entry stack[STACK_DEPTH * BLOCK];
 #else
-    u32 stack[4 * STACK_DEPTH];
+    entry stack[STACK_DEPTH];
 #endif
     drain(tables, nodes, owners, out, count, next, stack);
 }
