@@ -22,7 +22,7 @@ fn main() {
         .build()
         .unwrap();
     println!(
-        "| n | items | engine s | node batches s (nodes 8 rows up) | nodes | batch / engine |"
+        "| n | items | engine s | node batches s (nodes on free row 4) | nodes | batch / engine |"
     );
     println!("|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
@@ -37,7 +37,7 @@ fn main() {
         let mut nodes = 0;
         let mut batched = 0;
         for chunk in all.chunks(4096) {
-            let b = count.node_batch(chunk, 8).unwrap();
+            let b = count.node_batch(chunk, 4).unwrap();
             nodes += b.nodes.len();
             batched += b.count();
         }

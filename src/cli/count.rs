@@ -387,6 +387,10 @@ fn count_one(
             if let Some(why) = gpu_refusal(args, problem) {
                 return Err(Error::Usage(why));
             }
+            // Settings a variable names wrongly are refused before anything is counted,
+            // with or without a GPU (not a reason to count on the CPU instead).
+            count::share::Settings::for_board(problem.n, 1)
+                .map_err(|why| Error::Usage(format!("--gpu: {why}")))?;
             Some(count::Method::Constellations)
         }
         (false, forced) => forced,

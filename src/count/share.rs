@@ -41,14 +41,19 @@ pub struct Settings {
     pub cpu_threads: usize,
 }
 
-/// The value of environment variable `name` when set and not empty, if `ok` takes it.
-fn var<T: std::str::FromStr>(name: &str, ok: impl Fn(&T) -> bool) -> Result<Option<T>, String> {
+/// The value of environment variable `name` when set and not empty, if `ok` takes it;
+/// else an error saying what it takes (`expected`).
+fn var<T: std::str::FromStr>(
+    name: &str,
+    expected: &str,
+    ok: impl Fn(&T) -> bool,
+) -> Result<Option<T>, String> {
     match std::env::var(name) {
         Err(_) => Ok(None),
         Ok(v) if v.is_empty() => Ok(None),
         Ok(v) => match v.parse::<T>() {
             Ok(x) if ok(&x) => Ok(Some(x)),
-            _ => Err(format!("{name}={v:?} is not a value it takes")),
+            _ => Err(format!("{name}={v:?}: expected {expected}")),
         },
     }
 }
@@ -57,11 +62,19 @@ impl Settings {
     /// The settings for boards of `n`, with `threads` CPU threads, as the environment
     /// overrides them; an error names a variable whose value is not usable.
     pub fn for_board(n: u32, threads: usize) -> Result<Settings, String> {
-        let depth = var("NQUEENS_GPU_DEPTH", |&d: &usize| (1..=12).contains(&d))?
-            .unwrap_or(if n >= 19 { 3 } else { 4 });
-        let block = var("NQUEENS_GPU_BLOCK", |&b: &u32| {
-            b % 32 == 0 && (32..=1024).contains(&b)
-        })?
+        // The defaults are the fastest of depths 3 and 4, blocks of 64, 128 and 256, and
+        // stacks local or shared, measured at n = 19 on an H100 (BENCHMARKS.md).
+        let depth = var(
+            "NQUEENS_GPU_DEPTH",
+            "a free row from 1 to 12",
+            |&d: &usize| (1..=12).contains(&d),
+        )?
+        .unwrap_or(4);
+        let block = var(
+            "NQUEENS_GPU_BLOCK",
+            "a multiple of 32 from 32 to 1024",
+            |&b: &u32| b % 32 == 0 && (32..=1024).contains(&b),
+        )?
         .unwrap_or(128);
         let stack = match std::env::var("NQUEENS_GPU_STACK").ok().as_deref() {
             None | Some("") => None,
@@ -71,10 +84,16 @@ impl Settings {
                 return Err(format!("NQUEENS_GPU_STACK={v:?}: expected shared or local"));
             }
         };
-        let batch_nodes =
-            var("NQUEENS_GPU_BATCH", |&b: &usize| (1..=1 << 28).contains(&b))?.unwrap_or(1 << 22);
-        let cpu_threads =
-            var("NQUEENS_GPU_CPU_THREADS", |&t: &usize| t <= 4096)?.unwrap_or(threads);
+        let batch_nodes = var("NQUEENS_GPU_BATCH", "nodes from 1 to 2^28", |&b: &usize| {
+            (1..=1 << 28).contains(&b)
+        })?
+        .unwrap_or(1 << 22);
+        let cpu_threads = var(
+            "NQUEENS_GPU_CPU_THREADS",
+            "threads from 0 to 4096",
+            |&t: &usize| t <= 4096,
+        )?
+        .unwrap_or(threads);
         let mut s = Settings {
             depth,
             block,
@@ -89,7 +108,7 @@ impl Settings {
                 s.shared_bytes(n)
             ));
         }
-        s.shared = stack == Some(true);
+        s.shared = stack.unwrap_or(s.shared_bytes(n) <= SHARED_BYTES);
         Ok(s)
     }
 
@@ -182,7 +201,7 @@ pub fn count<D: Device>(
                 }
             });
         }
-        let helped = settings.cpu_threads > 0;
+        let helped = (settings.cpu_threads > 0).then_some(&cpu_items);
         feed(
             device, settings, count, hooks, &todo, &next, helped, &stopped,
         )
@@ -208,6 +227,7 @@ struct InFlight<P> {
 }
 
 /// The device's side of [`count`]: batches taken from `next` until `todo` is done.
+/// `helped` counts the items CPU threads have counted, when they work beside it.
 #[allow(clippy::too_many_arguments)]
 fn feed<D: Device>(
     device: &D,
@@ -216,7 +236,7 @@ fn feed<D: Device>(
     hooks: &Hooks,
     todo: &[usize],
     next: &AtomicUsize,
-    helped: bool,
+    helped: Option<&AtomicUsize>,
     stopped: &AtomicBool,
 ) -> Result<Shared, String> {
     let mut done = Shared::default();
@@ -232,16 +252,41 @@ fn feed<D: Device>(
             stopped.store(true, Ordering::Relaxed);
             break;
         }
-        // Items for about batch_nodes nodes at the nodes per item seen so far; at most
-        // half of what is left while CPU threads take the rest.
+        // Items for about batch_nodes nodes at the nodes per item seen so far. Beside CPU
+        // threads, no more than keeps the device's work (what it holds and the new batch)
+        // within its share of all the work left, its share being the part of the items
+        // counted so far that it counted (a half until its first batch of 1,024 is back),
+        // less a quarter for the error of that guess: both sides then run out of work at
+        // about the same time. A device whose share is not one item more takes no more.
         let want = match nodes_sent {
             0 => 1024,
             _ => (settings.batch_nodes * items_sent / nodes_sent).max(1),
         };
-        let want = if helped {
-            want.min(left.div_ceil(2))
-        } else {
-            want
+        let want = match helped {
+            None => want,
+            Some(cpu_items) => {
+                let (by_device, by_cpu) = (done.device_items, cpu_items.load(Ordering::Relaxed));
+                let share = match (by_device, by_cpu) {
+                    (0, _) => 0.5,
+                    (_, 0) => 0.9,
+                    _ => by_device as f64 / (by_device + by_cpu) as f64,
+                };
+                let held: usize = in_flight.iter().map(|f| f.items.len()).sum();
+                let fair = ((left + held) as f64 * share * 0.75) as usize;
+                match (fair.saturating_sub(held), in_flight.pop_front()) {
+                    (0, None) => break,
+                    (0, Some(f)) => {
+                        report(device, f, hooks, &mut done)?;
+                        continue;
+                    }
+                    (room, f) => {
+                        if let Some(f) = f {
+                            in_flight.push_front(f);
+                        }
+                        want.min(room)
+                    }
+                }
+            }
         };
         let from = next.fetch_add(want, Ordering::Relaxed).min(todo.len());
         let to = (from + want).min(todo.len());
@@ -267,7 +312,10 @@ fn feed<D: Device>(
             batch,
             items: todo[from..to].to_vec(),
         });
-        while in_flight.len() > 1 {
+        // Beside CPU threads, the first batch comes back before a second is sent: the
+        // device's share is guessed until then.
+        let first = helped.is_some() && done.device_items == 0;
+        while in_flight.len() > 1 || (first && !in_flight.is_empty()) {
             report(device, in_flight.pop_front().unwrap(), hooks, &mut done)?;
         }
     }
@@ -469,6 +517,6 @@ mod tests {
             }
         }
         let s = Settings::for_board(21, 3).unwrap();
-        assert_eq!((s.depth, s.cpu_threads, s.shared), (3, 3, false));
+        assert_eq!((s.depth, s.cpu_threads, s.shared), (4, 3, true));
     }
 }

@@ -342,3 +342,42 @@ fn gpu_without_support_says_so_and_counts_the_same_items_on_the_cpu() {
     .ok();
     assert!(out.stderr.contains("half-board engine"), "{}", out.stderr);
 }
+
+/// The GPU's settings (NQUEENS_GPU_*, for tuning) are checked before anything is counted,
+/// with or without a GPU: a value a variable does not take is a usage error naming it, not
+/// a reason to count on the CPU.
+#[test]
+fn gpu_settings_the_environment_names_wrongly_are_refused() {
+    let cases = [
+        ("NQUEENS_GPU_BLOCK", "100", "a multiple of 32"),
+        ("NQUEENS_GPU_BLOCK", "2048", "a multiple of 32"),
+        ("NQUEENS_GPU_DEPTH", "0", "a free row"),
+        ("NQUEENS_GPU_DEPTH", "x", "a free row"),
+        ("NQUEENS_GPU_STACK", "global", "shared or local"),
+        ("NQUEENS_GPU_BATCH", "-1", "nodes from"),
+        ("NQUEENS_GPU_CPU_THREADS", "1e3", "threads from"),
+    ];
+    for (var, value, says) in cases {
+        let out = nq(&["count", "12", "--gpu"]).env(var, value).code(2);
+        assert_eq!(
+            out.stderr.lines().count(),
+            1,
+            "{var}={value}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains(var) && out.stderr.contains(says),
+            "{var}={value}: {}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty());
+    }
+    // Shared-memory stacks that do not fit a block.
+    let out = nq(&["count", "20", "--gpu"])
+        .env("NQUEENS_GPU_STACK", "shared")
+        .env("NQUEENS_GPU_BLOCK", "1024")
+        .code(2);
+    assert!(out.stderr.contains("shared memory"), "{}", out.stderr);
+    // Without --gpu the variables are not read.
+    nq(&["count", "8"]).env("NQUEENS_GPU_BLOCK", "100").ok();
+}
