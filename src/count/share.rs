@@ -7,8 +7,9 @@
 //! neither side waits long for the other. A few nodes of every batch are counted on the
 //! CPU too, and a device that disagrees is an error.
 //!
-//! This part holds no GPU code, so the tests run it over a device made of the CPU's
-//! node search ([`tests`]); `gpu.rs` is the CUDA device.
+//! This part holds no GPU code, so its tests run it over a device made of the CPU's node
+//! search, and `benches/count_share.rs` times it over a simulated one; `gpu.rs` is the
+//! CUDA device.
 
 use super::batch::{NodeBatch, TABLE_WORDS, count_node};
 use super::resumable::{Hooks, ItemCount};
