@@ -786,6 +786,11 @@ fn open_gpu(items: &ItemCount) -> Option<Gpu> {
                     if s.shared { "shared" } else { "local" },
                     s.cpu_threads
                 );
+                if let Some((before, after)) = g.narrowed() {
+                    errln!(
+                        "nqueens: --gpu: opening the GPU left this thread {after} of the {before} CPUs it had; the CPU threads get all {before} back"
+                    );
+                }
                 Some(g)
             }
             Err(why) => on_cpu(&why),

@@ -161,6 +161,9 @@ pub trait Device: Sync {
     fn wait(&self, pending: Self::Pending) -> Result<Vec<u64>, String>;
     /// The device's name, for messages.
     fn name(&self) -> &str;
+    /// Run by each CPU thread before it counts: undoes what opening the device did to
+    /// the process's threads, if anything (`gpu.rs`: their CPU affinity).
+    fn prepare_cpu_thread(&self) {}
 }
 
 /// Counts `count`'s items that `hooks` leaves on `device` and `settings.cpu_threads` CPU
@@ -186,6 +189,7 @@ pub fn count<D: Device>(
     let fed = std::thread::scope(|s| {
         for _ in 0..settings.cpu_threads {
             s.spawn(|| {
+                device.prepare_cpu_thread();
                 loop {
                     if stopped.load(Ordering::Relaxed) || hooks.stop.now() {
                         stopped.store(true, Ordering::Relaxed);
