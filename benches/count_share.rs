@@ -49,19 +49,57 @@ impl Device for Simulated {
     }
 }
 
-fn main() {
-    let args: Vec<f64> = std::env::args()
+/// The arguments, N THREADS RATE...: a board size of 5..=31, 1..=1024 threads, rates of
+/// nodes a second above 0; else why not.
+fn arguments() -> Result<(u32, usize, Vec<f64>), String> {
+    // `cargo bench` passes --bench to every bench binary: not ours.
+    let args: Vec<String> = std::env::args()
         .skip(1)
-        .filter_map(|a| a.parse().ok())
+        .filter(|a| a != "--bench")
         .collect();
-    let n = args.first().map_or(18, |&n| n as u32);
-    let threads = args
-        .get(1)
-        .map_or(rayon::current_num_threads(), |&t| t as usize);
-    let rates = if args.len() > 2 {
-        args[2..].to_vec()
-    } else {
+    let n = match args.first() {
+        None => 18,
+        Some(a) => a
+            .parse()
+            .ok()
+            .filter(|n| (5..=31).contains(n))
+            .ok_or(format!("N {a:?}: expected 5..31"))?,
+    };
+    let threads = match args.get(1) {
+        None => rayon::current_num_threads(),
+        Some(a) => a
+            .parse()
+            .ok()
+            .filter(|t| (1..=1024).contains(t))
+            .ok_or(format!("THREADS {a:?}: expected 1..1024"))?,
+    };
+    let rates = args
+        .iter()
+        .skip(2)
+        .map(|a| {
+            a.parse::<f64>()
+                .ok()
+                .filter(|r| r.is_finite() && *r > 0.0)
+                .ok_or(format!("RATE {a:?}: expected nodes a second, above 0"))
+        })
+        .collect::<Result<Vec<f64>, String>>()?;
+    let rates = if rates.is_empty() {
         vec![2e5, 1e6, 1e7]
+    } else {
+        rates
+    };
+    Ok((n, threads, rates))
+}
+
+fn main() {
+    let (n, threads, rates) = match arguments() {
+        Ok(a) => a,
+        Err(why) => {
+            eprintln!(
+                "count_share: {why} (usage: cargo bench --bench count_share [-- N THREADS RATE...])"
+            );
+            std::process::exit(2);
+        }
     };
     let p = Problem::new(n, Rules::new(Piece::Queen, Kind::Regular), vec![]).unwrap();
     let count = ItemCount::with_engine(&p, false, Shard::WHOLE, Method::Constellations).unwrap();

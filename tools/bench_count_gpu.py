@@ -80,7 +80,13 @@ def plain(scratch, n, timeout):
 
 
 def span(text):
-    lo, hi = (int(x) for x in text.split("-"))
+    """A range of board sizes, "LO-HI" (argparse's type: a bad one is a usage error)."""
+    try:
+        lo, hi = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected LO-HI, such as 16-22")
+    if not 4 <= lo <= hi <= 23:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 4 <= LO <= HI <= 23")
     return range(lo, hi + 1)
 
 
@@ -88,10 +94,10 @@ def main():
     global LOG
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--sizes", default="16-22")
-    ap.add_argument("--cpu-sizes", default="16-20")
-    ap.add_argument("--plain-sizes", default="16-20")
-    ap.add_argument("--tune", type=int)
+    ap.add_argument("--sizes", type=span, default=span("16-22"))
+    ap.add_argument("--cpu-sizes", type=span, default=span("16-20"))
+    ap.add_argument("--plain-sizes", type=span, default=span("16-20"))
+    ap.add_argument("--tune", type=lambda t: span(f"{t}-{t}")[0])
     ap.add_argument("--tune-depths", default="3,4")
     ap.add_argument("--tune-blocks", default="64,128,256")
     ap.add_argument("--tune-stacks", default="local,shared")
@@ -104,6 +110,9 @@ def main():
     LOG = a.log
     scratch = a.scratch or tempfile.mkdtemp(prefix="bench-gpu-")
     os.makedirs(scratch, exist_ok=True)
+    if not a.scratch:
+        import atexit
+        atexit.register(shutil.rmtree, scratch, True)
     gpu_name = "no GPU found"
     if shutil.which("nvidia-smi"):
         gpu_name = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
@@ -144,7 +153,7 @@ def main():
     print("|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     src = None if a.skip_peer else peers.peer_source(a, scratch)
     last = {}
-    cpu_sizes, plain_sizes = span(a.cpu_sizes), span(a.plain_sizes)
+    cpu_sizes, plain_sizes = a.cpu_sizes, a.plain_sizes
 
     def timed(key, n, fn):
         """fn() unless its projection (last size's time x 8) passes the deadline."""
@@ -160,7 +169,7 @@ def main():
         last[key] = s
         return f"{s:.2f}"
 
-    for n in span(a.sizes):
+    for n in a.sizes:
         row, split = [str(n)], ""
 
         def on_gpu(env, budget):

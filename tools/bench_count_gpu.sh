@@ -10,8 +10,15 @@
 # BIN is nqueens built with `--features gpu`. Writes OUTDIR/{smoke,bench}.txt and
 # OUTDIR/runs.jsonl; exits 1 at once, with what it found, when the GPU is not used.
 set -u
+usage="usage: tools/bench_count_gpu.sh BIN OUTDIR [DEADLINE_SECONDS] [bench_count_gpu.py options]"
+if [ $# -lt 2 ] || [ ! -x "${1:-}" ] || [ -z "${2:-}" ]; then
+  echo "$usage" >&2; [ $# -ge 1 ] && [ ! -x "$1" ] && echo "bench_count_gpu.sh: $1: not an executable" >&2
+  exit 2
+fi
+case "${3:-420}" in *[!0-9]*|'') echo "$usage (DEADLINE_SECONDS: a whole number)" >&2; exit 2;; esac
 bin=$(realpath "$1"); out=$(realpath -m "$2"); deadline=${3:-420}; shift 3 2>/dev/null || shift $#
-mkdir -p "$out"
+mkdir -p "$out" || exit 2
+scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 here=$(dirname "$(realpath "$0")")
 started=$(date +%s)
 {
@@ -23,7 +30,7 @@ probe() { NQUEENS_GPU_CPU_THREADS=0 "$bin" count 12 --gpu --json 2>&1 >/dev/null
 # NVRTC may be there only under a versioned name the loader is not asked for
 # (libnvrtc.so.13): offer it as libnvrtc.so, with its directory (for its builtins library).
 if ! probe | grep -q "^nqueens: counting on"; then
-  links=$(mktemp -d)
+  links="$scratch/links"; mkdir -p "$links"
   for name in nvrtc cuda; do
     lib=$(find /usr/local /usr/lib /usr/lib64 /opt -name "lib$name.so*" 2>/dev/null \
           | grep -v -e builtins -e stubs | sort -V | tail -1)
@@ -38,6 +45,7 @@ if ! probe | grep -q "^nqueens: counting on"; then
     ldconfig -p | grep -E "nvrtc|libcuda"
     find /usr/local /usr/lib /usr/lib64 /opt -name 'libnvrtc*' -o -name 'libcuda.so*' 2>/dev/null
   } >>"$out/smoke.txt" 2>&1
+  echo "bench_count_gpu.sh: the GPU is not used (why: $out/smoke.txt)" >&2
   exit 1
 fi
 {
@@ -54,16 +62,16 @@ fi
   done
   echo "== count 18 --gpu (GPU and CPU threads)"
   timeout 60 "$bin" count 18 --gpu --json; echo "exit $?"
-  d=$(mktemp -d)
+  d="$scratch/counts"; mkdir -p "$d"
   echo "== count 19 --shard 1/3: --gpu with a checkpoint, and on the CPU"
   timeout 60 "$bin" count 19 --shard 1/3 --gpu --checkpoint "$d/s.json" --json; echo "exit $?"
   NQUEENS_COUNT_ENGINE=constellations timeout 60 "$bin" count 19 --shard 1/3 --json; echo "exit $?"
   echo "== count 20 --gpu --checkpoint, SIGTERM after 3 s, then resumed"
   timeout -s TERM 3 "$bin" count 20 --gpu --checkpoint "$d/c.json" --json; echo "exit $?"
   timeout 60 "$bin" count 20 --gpu --checkpoint "$d/c.json" --json; echo "exit $?"
-  rm -rf "$d"
 } >>"$out/smoke.txt" 2>&1
 left=$((deadline - ($(date +%s) - started)))
 python3 "$here/bench_count_gpu.py" --bin "$bin" --deadline "$left" --log "$out/runs.jsonl" \
+  --scratch "$scratch/bench" \
   --tune 19 --skip-peer "$@" >"$out/bench.txt" 2>&1
 echo "bench exit $?" >>"$out/bench.txt"

@@ -479,9 +479,20 @@ fn sample(
         )));
     }
     let started = Instant::now();
-    let engine = match args.gpu {
-        true => Some(count::Method::Constellations),
-        false => forced_engine()?,
+    // As for a count with --gpu: the constellation engine's items, which the engine
+    // variable may not contradict, and the GPU's settings checked.
+    let engine = match (args.gpu, forced_engine()?) {
+        (true, Some(count::Method::HalfBoards)) => {
+            return Err(Error::Usage(format!(
+                "count {what} --gpu: the GPU counts the constellation engine's items: NQUEENS_COUNT_ENGINE=half-boards contradicts it"
+            )));
+        }
+        (true, _) => {
+            count::share::Settings::for_board(problem.n, 1)
+                .map_err(|why| Error::Usage(format!("--gpu: {why}")))?;
+            Some(count::Method::Constellations)
+        }
+        (false, forced) => forced,
     };
     let items = match engine {
         Some(engine) => ItemCount::with_engine(problem, false, shard, engine),
@@ -489,7 +500,8 @@ fn sample(
     }
     .ok_or_else(|| {
         Error::Usage(format!(
-            "count {what}: only counts made of work items are sampled: regular queens on an empty board, n = 4..31"
+            "count {what}: only counts made of work items are sampled: regular queens on an empty board, n = {}..31",
+            if engine == Some(count::Method::Constellations) { 5 } else { 4 }
         ))
     })?;
     let setup = started.elapsed().as_secs_f64();
@@ -659,8 +671,9 @@ fn write_plan(args: &Args, problem: &Problem, shards: &str) -> Result<i32, Error
         plan.slurm.time
     )?;
     outln!(
-        "run: nqueens count --plan-file={} --shard I/{shards} --threads {threads} --json > part-I.json, I = 0..{}",
+        "run: nqueens count --plan-file={} --shard I/{shards} --threads {threads}{} --json > part-I.json, I = 0..{}",
         nqueens::publish::merge::shell_word(&absolute(out).to_string_lossy()),
+        if args.gpu { " --gpu" } else { "" },
         shards - 1
     )?;
     Ok(exit::OK)

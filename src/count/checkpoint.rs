@@ -152,10 +152,12 @@ impl Checkpoint {
         Checkpoint::from_text(&text, key).map(Some)
     }
 
-    /// The most bytes a checkpoint of `key` takes: its fields, and 16 hexadecimal digits
-    /// per 64 items.
+    /// The most bytes a checkpoint of `key`'s board takes: its fields, and 16 hexadecimal
+    /// digits per 64 items, of this count or of the other engine's count of the board
+    /// (well under 2^24 items at n <= 31), so that a checkpoint of the other engine is read
+    /// and named as such rather than refused as too long.
     fn max_bytes(key: &Key) -> u64 {
-        4096 + 16 * key.items.div_ceil(64) as u64
+        4096 + 16 * key.items.max(1 << 24).div_ceil(64) as u64
     }
 
     /// Refuses a sum that the items marked done cannot add up to: more than the whole
@@ -341,10 +343,15 @@ fn describe_difference(found: &Key, wanted: &Key) -> String {
             wanted.plan.clone().unwrap_or_else(|| "none".into()),
         ),
     ];
+    let hint = if found.engine != wanted.engine && found.engine == Method::Constellations {
+        ": it was counted with --gpu or NQUEENS_COUNT_ENGINE=constellations, which resume it"
+    } else {
+        ""
+    };
     pairs
         .iter()
         .find(|(_, a, b)| a != b)
-        .map(|(what, a, b)| format!("{what} {a}, this count has {b}"))
+        .map(|(what, a, b)| format!("{what} {a}, this count has {b}{hint}"))
         .unwrap_or_default()
 }
 

@@ -49,13 +49,22 @@ fn var<T: std::str::FromStr>(
     expected: &str,
     ok: impl Fn(&T) -> bool,
 ) -> Result<Option<T>, String> {
-    match std::env::var(name) {
-        Err(_) => Ok(None),
-        Ok(v) if v.is_empty() => Ok(None),
-        Ok(v) => match v.parse::<T>() {
+    match text(name)? {
+        None => Ok(None),
+        Some(v) => match v.parse::<T>() {
             Ok(x) if ok(&x) => Ok(Some(x)),
             _ => Err(format!("{name}={v:?}: expected {expected}")),
         },
+    }
+}
+
+/// Environment variable `name` when set and not empty; an error when it is not text.
+fn text(name: &str) -> Result<Option<String>, String> {
+    match std::env::var(name) {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!("{name}={v:?}: not text")),
+        Ok(v) if v.is_empty() => Ok(None),
+        Ok(v) => Ok(Some(v)),
     }
 }
 
@@ -77,8 +86,8 @@ impl Settings {
             |&b: &u32| b % 32 == 0 && (32..=1024).contains(&b),
         )?
         .unwrap_or(128);
-        let stack = match std::env::var("NQUEENS_GPU_STACK").ok().as_deref() {
-            None | Some("") => None,
+        let stack = match text("NQUEENS_GPU_STACK")?.as_deref() {
+            None => None,
             Some("shared") => Some(true),
             Some("local") => Some(false),
             Some(v) => {

@@ -18,7 +18,7 @@ pub enum MergeError {
     },
     /// The shards were counted by different engines, versions or work splits.
     #[error(
-        "n = {n}: shards counted differently ({first}; {other}): count every shard with one version of nqueens"
+        "n = {n}: shards counted differently ({first}; {other}): count every shard with one version of nqueens and one engine (--gpu and NQUEENS_COUNT_ENGINE=constellations count the constellation engine's items)"
     )]
     Mixed {
         /// Board size of the count.
@@ -330,6 +330,11 @@ fn rerun_command(
 ) -> String {
     let mut args = match &r.plan {
         Some(plan) => format!("nqueens count --plan-file={}", shell_word(&plan.file)),
+        // Below n = 24 a count's items are the half-board engine's unless the shards
+        // were counted with --gpu or the variable: the rerun must count the same items.
+        None if r.engine == "constellations" && r.n <= 23 => {
+            format!("NQUEENS_COUNT_ENGINE=constellations nqueens count {}", r.n)
+        }
         None => format!("nqueens count {}", r.n),
     };
     if r.piece != crate::count::Piece::Queen {

@@ -381,3 +381,125 @@ fn gpu_settings_the_environment_names_wrongly_are_refused() {
     // Without --gpu the variables are not read.
     nq(&["count", "8"]).env("NQUEENS_GPU_BLOCK", "100").ok();
 }
+
+/// What a shard or checkpoint counted with --gpu (the constellation engine's items, also
+/// at n < 24) meets elsewhere: the GPU's settings that are not text, a resume without
+/// --gpu, a merge with a shard missing, a plan made for --gpu.
+#[test]
+fn gpu_counts_meet_resumes_merges_and_plans_as_what_they_are() {
+    use std::os::unix::ffi::OsStrExt;
+    let out = nq(&["count", "12", "--gpu"])
+        .env("NQUEENS_GPU_DEPTH", std::ffi::OsStr::from_bytes(b"\xff"))
+        .code(2);
+    assert!(
+        out.stderr.contains("NQUEENS_GPU_DEPTH") && out.stderr.contains("not text"),
+        "{}",
+        out.stderr
+    );
+    let d = tempfile::tempdir().unwrap();
+    // A checkpoint of a --gpu count, resumed without --gpu: named as the other engine's.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args([
+            "count",
+            "17",
+            "--gpu",
+            "--threads",
+            "1",
+            "--checkpoint",
+            "c.json",
+        ])
+        .args(["--checkpoint-every", "0"])
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !d.path().join("c.json").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(d.path().join("c.json").exists(), "no checkpoint saved");
+    let out = nq(&["count", "17", "--checkpoint", "c.json"])
+        .current_dir(d.path())
+        .code(2);
+    assert!(
+        out.stderr.contains("engine constellations")
+            && out.stderr.contains("NQUEENS_COUNT_ENGINE=constellations"),
+        "{}",
+        out.stderr
+    );
+    // Two of three shards counted with --gpu: merge's rerun counts the same items.
+    for i in [0, 2] {
+        let out = nq(&[
+            "count",
+            "12",
+            "--gpu",
+            "--shard",
+            &format!("{i}/3"),
+            "--json",
+        ])
+        .ok();
+        std::fs::write(d.path().join(format!("s{i}.json")), out.stdout).unwrap();
+    }
+    let out = nq(&["count", "merge", "s0.json", "s2.json"])
+        .current_dir(d.path())
+        .code(2);
+    let rerun = out
+        .stderr
+        .split("rerun: ")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .expect("a rerun command")
+        .to_string();
+    assert!(
+        rerun.starts_with("NQUEENS_COUNT_ENGINE=constellations nqueens count 12"),
+        "{rerun}"
+    );
+    let dir = env!("CARGO_BIN_EXE_nqueens");
+    let path = format!(
+        "{}:{}",
+        std::path::Path::new(dir).parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ran = std::process::Command::new("sh")
+        .args(["-c", &rerun])
+        .current_dir(d.path())
+        .env("PATH", path)
+        .status()
+        .unwrap();
+    assert!(ran.success());
+    let merged = nq(&["count", "merge", "s0.json", "s1.json", "s2.json", "--json"])
+        .current_dir(d.path())
+        .ok();
+    assert_eq!(json(&merged.stdout)["placements"], "14200");
+    // A plan for --gpu: its run line counts with --gpu; the engine variable may not
+    // contradict it, and n = 4 is below the GPU's items.
+    let out = nq(&[
+        "count",
+        "12",
+        "--gpu",
+        "--plan",
+        "2",
+        "--estimate-seconds",
+        "0",
+        "-o",
+        "p.json",
+    ])
+    .current_dir(d.path())
+    .ok();
+    assert!(
+        out.stdout.contains("--shard I/2 --threads") && out.stdout.contains(" --gpu --json"),
+        "{}",
+        out.stdout
+    );
+    let out = nq(&["count", "12", "--gpu", "--plan", "2"])
+        .env("NQUEENS_COUNT_ENGINE", "half-boards")
+        .code(2);
+    assert!(out.stderr.contains("contradicts"), "{}", out.stderr);
+    let out = nq(&["count", "4", "--gpu", "--plan", "2"]).code(2);
+    assert!(out.stderr.contains("n = 5..31"), "{}", out.stderr);
+}

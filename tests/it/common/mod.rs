@@ -68,7 +68,7 @@ pub fn nq(args: &[&str]) -> Nq {
 
 impl Nq {
     /// With an environment variable set.
-    pub fn env(mut self, key: &str, value: &str) -> Nq {
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Nq {
         self.cmd.env(key, value);
         self
     }
