@@ -518,16 +518,23 @@ mod tests {
 
     #[test]
     fn stacks_fit_every_item_and_the_environment_is_checked() {
-        for n in 5..=31u32 {
+        // A thread's stack holds an entry per row from its node's down to the one above
+        // the last: levels - 1 - row entries. Every item of n = 5..20, at every depth.
+        for n in 5..=20u32 {
+            let work = crate::count::constellations::WorkItems::new(n);
+            let most = (0..work.len()).map(|i| work.get(i).levels).max().unwrap();
+            assert!(most <= n as usize - 2, "n = {n}: {most} free rows");
             for depth in 1..=12 {
-                let s = Settings {
-                    depth,
-                    ..settings(depth, 1, 0)
-                };
-                // An item has at most n - 2 free rows; a thread stacks its node's row
-                // down to the row two above the last.
-                let worst = (n as usize - 2).saturating_sub(2 + depth);
-                assert!(s.stack_depth(n) >= worst, "n = {n}, depth {depth}");
+                let s = settings(depth, 1, 0);
+                let row = depth.min(most - 1);
+                assert!(s.stack_depth(n) >= most - 1 - row, "n = {n}, depth {depth}");
+            }
+        }
+        // Beyond, from the bound on free rows (n - 2), which the loop above checks.
+        for n in 21..=31u32 {
+            for depth in 1..=12 {
+                let worst = (n as usize - 3).saturating_sub(depth);
+                assert!(settings(depth, 1, 0).stack_depth(n) >= worst, "n = {n}");
             }
         }
         let s = Settings::for_board(21, 3).unwrap();
