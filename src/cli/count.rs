@@ -375,26 +375,12 @@ fn count_one(
     let shard = request.shard;
     let by_items = (args.checkpoint.is_some() || shows_progress(args.quiet))
         && args.algorithm == Algorithm::Fast;
-    // --gpu counts the constellation engine's items, on the GPU where one is found and on
-    // the CPU where not: the same items either way, so its shards and checkpoints mix.
-    let forced = match (args.gpu, forced_engine()?) {
-        (true, Some(count::Method::HalfBoards)) => {
-            return Err(Error::Usage(
-                "--gpu counts the constellation engine's items: NQUEENS_COUNT_ENGINE=half-boards contradicts it".into(),
-            ));
-        }
-        (true, _) => {
-            if let Some(why) = gpu_refusal(args, problem) {
-                return Err(Error::Usage(why));
-            }
-            // Settings a variable names wrongly are refused before anything is counted,
-            // with or without a GPU (not a reason to count on the CPU instead).
-            count::share::Settings::for_board(problem.n, 1)
-                .map_err(|why| Error::Usage(format!("--gpu: {why}")))?;
-            Some(count::Method::Constellations)
-        }
-        (false, forced) => forced,
-    };
+    if args.gpu
+        && let Some(why) = gpu_refusal(args, problem)
+    {
+        return Err(Error::Usage(why));
+    }
+    let forced = engine_asked(args, problem)?;
     let by_items = by_items || forced.is_some();
     let items = match (forced, &request.plan) {
         (_, Some(file)) => Some(planned_shard(args, problem, file, shard)?),
@@ -479,21 +465,7 @@ fn sample(
         )));
     }
     let started = Instant::now();
-    // As for a count with --gpu: the constellation engine's items, which the engine
-    // variable may not contradict, and the GPU's settings checked.
-    let engine = match (args.gpu, forced_engine()?) {
-        (true, Some(count::Method::HalfBoards)) => {
-            return Err(Error::Usage(format!(
-                "count {what} --gpu: the GPU counts the constellation engine's items: NQUEENS_COUNT_ENGINE=half-boards contradicts it"
-            )));
-        }
-        (true, _) => {
-            count::share::Settings::for_board(problem.n, 1)
-                .map_err(|why| Error::Usage(format!("--gpu: {why}")))?;
-            Some(count::Method::Constellations)
-        }
-        (false, forced) => forced,
-    };
+    let engine = engine_asked(args, problem)?;
     let items = match engine {
         Some(engine) => ItemCount::with_engine(problem, false, shard, engine),
         None => ItemCount::new(problem, false, shard),
@@ -811,6 +783,25 @@ fn open_gpu(items: &ItemCount) -> Option<Gpu> {
     }
     #[cfg(not(feature = "gpu"))]
     on_cpu("this nqueens was built without GPU support (cargo feature gpu)")
+}
+
+/// The engine a count or its sample must use: the constellation engine's items with
+/// --gpu (on the GPU where one is found and on the CPU where not: the same items either
+/// way, so its shards and checkpoints mix), which the engine variable may not contradict,
+/// with the GPU's settings checked before anything is counted (a variable naming them
+/// wrongly is not a reason to count on the CPU instead); else the one the variable forces.
+fn engine_asked(args: &Args, problem: &Problem) -> Result<Option<count::Method>, Error> {
+    match (args.gpu, forced_engine()?) {
+        (true, Some(count::Method::HalfBoards)) => Err(Error::Usage(
+            "--gpu counts the constellation engine's items: NQUEENS_COUNT_ENGINE=half-boards contradicts it".into(),
+        )),
+        (true, _) => {
+            count::share::Settings::for_board(problem.n, 1)
+                .map_err(|why| Error::Usage(format!("--gpu: {why}")))?;
+            Ok(Some(count::Method::Constellations))
+        }
+        (false, forced) => Ok(forced),
+    }
 }
 
 /// The engine `NQUEENS_COUNT_ENGINE` forces, if any.

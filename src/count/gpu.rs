@@ -233,8 +233,7 @@ impl Device for Gpu {
         let fail = |e: cudarc::driver::DriverError| format!("{}: {}", self.name, driver(e));
         let count = batch.nodes.len();
         let tables = s.clone_htod(&batch.tables).map_err(fail)?;
-        let flat: Vec<u32> = batch.nodes.iter().flatten().copied().collect();
-        let nodes = s.clone_htod(&flat).map_err(fail)?;
+        let nodes = s.clone_htod(batch.nodes.as_flattened()).map_err(fail)?;
         let owners = s.clone_htod(&batch.owners).map_err(fail)?;
         let next = s.alloc_zeros::<u32>(1).map_err(fail)?;
         let mut out = s.alloc_zeros::<u64>(count.max(1)).map_err(fail)?;

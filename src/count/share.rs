@@ -255,7 +255,7 @@ fn feed<D: Device>(
 ) -> Result<Shared, String> {
     let mut done = Shared::default();
     let mut in_flight: VecDeque<InFlight<D::Pending>> = VecDeque::new();
-    let (mut items_sent, mut nodes_sent) = (0usize, 0usize);
+    let mut items_sent = 0usize;
     let mut queue = 0usize;
     loop {
         let left = todo.len().saturating_sub(next.load(Ordering::Relaxed));
@@ -272,9 +272,9 @@ fn feed<D: Device>(
         // counted so far that it counted (a half until its first batch of 1,024 is back),
         // less a quarter for the error of that guess: both sides then run out of work at
         // about the same time. A device whose share is not one item more takes no more.
-        let want = match nodes_sent {
+        let want = match done.nodes {
             0 => 1024,
-            _ => (settings.batch_nodes * items_sent / nodes_sent).max(1),
+            nodes => (settings.batch_nodes * items_sent / nodes).max(1),
         };
         let want = match helped {
             None => want,
@@ -313,7 +313,6 @@ fn feed<D: Device>(
             count.push_nodes(&mut batch, i, settings.depth);
         }
         items_sent += to - from;
-        nodes_sent += batch.nodes.len();
         let built = Instant::now();
         done.build_seconds += (built - started).as_secs_f64();
         let pending = device.launch(queue, &batch)?;
