@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Excluded Diagonals at the frontier: nqueens against CaDiCaL, side by side.
+"""Excluded Diagonals at the frontier: nqueens against CaDiCaL and CP-SAT, side by side.
 
 Instances come from `nqueens generate excluded` (the generator described by Gent, Jefferson
 and Nightingale: the 4n - 2 diagonals in a random order, each excluded unless that leaves a
 row or column with fewer than 4 allowed cells; the instance is the first d excluded).
 nqueens reads the instance file itself (reduced to a completion board of about 266n rows);
 CaDiCaL gets a direct CNF of the same n x n instance written here: one variable per allowed
-cell, exactly one queen per row and column, at most one per diagonal (pairwise). Both get
-the same wall-clock limit. Prints one line per run and a summary per (n, d/n); writes every
+cell, exactly one queen per row and column, at most one per diagonal (pairwise). CP-SAT
+(OR-Tools, with --cpsat: installed from PyPI into a virtual environment by tools/venv.sh)
+gets the same model as Boolean constraints (exactly one per row and column, at most one per
+diagonal) plus the all-different view (a column variable per row, all different, and so are
+column + row and column - row), on as many workers as nqueens has threads. Every solver
+gets the same wall-clock limit. Prints one line per run and a summary per (n, d/n); writes every
 run to the CSV named by --csv.
 
     python3 tools/bench_frontier.py --n 21 23 25 --ratio 0.9 1.0 --seeds 10 --limit 60 \\
-        --nqueens target/release/nqueens --csv /tmp/frontier.csv
+        --nqueens target/release/nqueens --csv /tmp/frontier.csv [--cpsat]
 """
 import argparse
 import csv
@@ -98,6 +102,58 @@ def run_nqueens(nq, inst, limit):
     return answer, wall, nodes, decisions, engine
 
 
+def cpsat_solve(inst, limit, workers):
+    """Runs inside the virtual environment's Python (`--cpsat-solve`): prints the answer."""
+    from ortools.sat.python import cp_model
+    n, excluded = parse_instance(inst)
+    sums = {d for d, t in excluded if t == 1}
+    diffs = {d for d, t in excluded if t == 0}
+    m = cp_model.CpModel()
+    x = {(r, c): m.NewBoolVar(f"x{r}_{c}") for r in range(n) for c in range(n)
+         if (r + c) not in sums and (r - c + n - 1) not in diffs}
+    for r in range(n):
+        m.AddExactlyOne([v for (i, _), v in x.items() if i == r])
+    for c in range(n):
+        m.AddExactlyOne([v for (_, j), v in x.items() if j == c])
+    for s in range(2 * n - 1):
+        m.AddAtMostOne([v for (i, j), v in x.items() if i + j == s])
+        m.AddAtMostOne([v for (i, j), v in x.items() if i - j + n - 1 == s])
+    q = []
+    for r in range(n):
+        cols = [c for c in range(n) if (r, c) in x]
+        v = m.NewIntVarFromDomain(cp_model.Domain.FromValues(cols), f"q{r}")
+        for c in cols:
+            m.Add(v == c).OnlyEnforceIf(x[(r, c)])
+        q.append(v)
+    m.AddAllDifferent(q)
+    m.AddAllDifferent([q[r] + r for r in range(n)])
+    m.AddAllDifferent([q[r] - r for r in range(n)])
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = limit
+    solver.parameters.num_workers = workers
+    status = solver.Solve(m)
+    print({cp_model.OPTIMAL: "SOLVED", cp_model.FEASIBLE: "SOLVED",
+           cp_model.INFEASIBLE: "INFEASIBLE"}.get(status, "UNKNOWN"))
+
+
+def run_cpsat(python, inst, limit):
+    t = time.monotonic()
+    try:
+        p = subprocess.run([python, os.path.abspath(__file__), "--cpsat-solve", inst,
+                            "--limit", str(limit)], capture_output=True, text=True,
+                           timeout=limit + 30)
+        out = p.stdout.strip().splitlines()
+        answer = out[-1] if p.returncode == 0 and out else "UNKNOWN"
+        if p.returncode != 0:
+            sys.exit(f"cp-sat on {inst}: exit {p.returncode}: {p.stderr[-300:]}")
+    except subprocess.TimeoutExpired:
+        answer = "UNKNOWN"
+    wall = time.monotonic() - t
+    if wall > limit:
+        answer = "UNKNOWN"
+    return answer, wall
+
+
 def run_cadical(cad, cnf, limit):
     t = time.monotonic()
     try:
@@ -117,21 +173,37 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, nargs="+", default=[21, 23, 25])
     ap.add_argument("--ratio", type=float, nargs="+", default=[0.9, 1.0])
+    ap.add_argument("--diags", type=int, nargs="+", default=None,
+                    help="excluded diagonals per instance (instead of --ratio x n)")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--limit", type=float, default=60)
     ap.add_argument("--nqueens", default="target/release/nqueens")
     ap.add_argument("--cadical", default=shutil.which("cadical") or "cadical")
     ap.add_argument("--no-cadical", action="store_true")
+    ap.add_argument("--cpsat", action="store_true",
+                    help="also run CP-SAT (OR-Tools from PyPI, in the virtual environment "
+                         "--cpsat-venv, made by tools/venv.sh when missing)")
+    ap.add_argument("--cpsat-venv", default=os.path.join(tempfile.gettempdir(), "cpsat-venv"))
+    ap.add_argument("--cpsat-solve", metavar="INSTANCE", help=argparse.SUPPRESS)
     ap.add_argument("--csv", default=None)
     a = ap.parse_args()
+    if a.limit <= 0 or a.seeds < 1:
+        ap.error("--limit must be positive and --seeds at least 1")
+    if a.cpsat_solve:
+        cpsat_solve(a.cpsat_solve, a.limit, os.cpu_count() or 1)
+        return
+    cpsat_python = None
+    if a.cpsat:
+        venv_sh = os.path.join(os.path.dirname(os.path.abspath(__file__)), "venv.sh")
+        subprocess.run(["bash", venv_sh, a.cpsat_venv, "import ortools", "ortools"], check=True)
+        cpsat_python = os.path.join(a.cpsat_venv, "bin", "python")
     model, flags = cpu()
     print(f"# {model}; {os.cpu_count()} threads; {flags}; limit {a.limit} s", flush=True)
     tmp = tempfile.mkdtemp(prefix="frontier-")
     rows = []
     for n in a.n:
-        for ratio in a.ratio:
-            d = int(ratio * n + 0.5)
+        for d in a.diags or [int(ratio * n + 0.5) for ratio in a.ratio]:
             for seed in range(a.first_seed, a.first_seed + a.seeds):
                 inst = os.path.join(tmp, f"ed-{n}-{d}-{seed}.txt")
                 subprocess.run([a.nqueens, "generate", "excluded", "--n", str(n), "--seed",
@@ -148,9 +220,15 @@ def main():
                     row.update(cadical=cans, cadical_s=round(cwall, 3))
                     if "UNKNOWN" not in (ans, cans) and ans != cans:
                         sys.exit(f"DISAGREEMENT on {inst}: nqueens {ans}, cadical {cans}")
+                if cpsat_python:
+                    pans, pwall = run_cpsat(cpsat_python, inst, a.limit)
+                    row.update(cpsat=pans, cpsat_s=round(pwall, 3))
+                    if "UNKNOWN" not in (ans, pans) and ans != pans:
+                        sys.exit(f"DISAGREEMENT on {inst}: nqueens {ans}, cp-sat {pans}")
                 rows.append(row)
                 print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-            summarize([r for r in rows if r["n"] == n and r["d"] == d], a.no_cadical)
+            summarize([r for r in rows if r["n"] == n and r["d"] == d], a.no_cadical,
+                      cpsat_python is not None)
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -159,7 +237,7 @@ def main():
     shutil.rmtree(tmp)
 
 
-def summarize(rs, no_cadical):
+def summarize(rs, no_cadical, cpsat):
     def stats(key, ok):
         times = [r[key] for r in rs if ok(r)]
         if not times:
@@ -177,6 +255,13 @@ def summarize(rs, no_cadical):
                  if both else float("nan"))
         line += (f"; cadical decided {sum(map(cad_ok, rs))}/{len(rs)} "
                  f"({stats('cadical_s', cad_ok)}); on both: cadical/ours median {ratio:.1f}x")
+    if cpsat:
+        cp_ok = lambda r: r["cpsat"] != "UNKNOWN"
+        both = [r for r in rs if ours_ok(r) and cp_ok(r)]
+        ratio = (statistics.median(r["cpsat_s"] / max(r["ours_s"], 1e-3) for r in both)
+                 if both else float("nan"))
+        line += (f"; cp-sat decided {sum(map(cp_ok, rs))}/{len(rs)} "
+                 f"({stats('cpsat_s', cp_ok)}); on both: cp-sat/ours median {ratio:.1f}x")
     print(line, flush=True)
 
 
