@@ -190,6 +190,8 @@ def main():
     a = ap.parse_args()
     if a.limit <= 0 or a.seeds < 1:
         ap.error("--limit must be positive and --seeds at least 1")
+    if min(a.n) < 1 or min(a.diags or [0]) < 0 or min(a.ratio) < 0:
+        ap.error("--n must be at least 1, --diags and --ratio not negative")
     if a.cpsat_solve:
         cpsat_solve(a.cpsat_solve, a.limit, os.cpu_count() or 1)
         return
