@@ -250,20 +250,18 @@ def summarize(rs, no_cadical, cpsat):
     line = (f"## n={rs[0]['n']} d={rs[0]['d']}: ours decided {sum(map(ours_ok, rs))}/{len(rs)} "
             f"({stats('ours_s', ours_ok)}), rate median "
             f"{statistics.median(r['rate'] for r in rs) / 1e6:.1f} M nodes/s")
+    def peer(key, name):
+        ok = lambda r: r[key] != "UNKNOWN"
+        both = [r for r in rs if ours_ok(r) and ok(r)]
+        ratio = (statistics.median(r[key + "_s"] / max(r["ours_s"], 1e-3) for r in both)
+                 if both else float("nan"))
+        return (f"; {name} decided {sum(map(ok, rs))}/{len(rs)} "
+                f"({stats(key + '_s', ok)}); on both: {name}/ours median {ratio:.1f}x")
+
     if not no_cadical:
-        cad_ok = lambda r: r["cadical"] != "UNKNOWN"
-        both = [r for r in rs if ours_ok(r) and cad_ok(r)]
-        ratio = (statistics.median(r["cadical_s"] / max(r["ours_s"], 1e-3) for r in both)
-                 if both else float("nan"))
-        line += (f"; cadical decided {sum(map(cad_ok, rs))}/{len(rs)} "
-                 f"({stats('cadical_s', cad_ok)}); on both: cadical/ours median {ratio:.1f}x")
+        line += peer("cadical", "cadical")
     if cpsat:
-        cp_ok = lambda r: r["cpsat"] != "UNKNOWN"
-        both = [r for r in rs if ours_ok(r) and cp_ok(r)]
-        ratio = (statistics.median(r["cpsat_s"] / max(r["ours_s"], 1e-3) for r in both)
-                 if both else float("nan"))
-        line += (f"; cp-sat decided {sum(map(cp_ok, rs))}/{len(rs)} "
-                 f"({stats('cpsat_s', cp_ok)}); on both: cp-sat/ours median {ratio:.1f}x")
+        line += peer("cpsat", "cp-sat")
     print(line, flush=True)
 
 
