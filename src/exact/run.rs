@@ -284,7 +284,12 @@ impl<'a, B: Bits> Shared<'a, B> {
             }
             Flow::Enough | Flow::Done => {}
             Flow::Suspended => {
-                for item in s.items.drain(..) {
+                // A worker runs its own spawns last first, and other workers steal the
+                // first: spawned in reverse, this worker goes on in search order (the
+                // node it stopped at, then the deepest siblings) and thieves take the
+                // shallowest, largest subtrees. Spawned in order, one thread searched the
+                // latest subtrees first (n = 25: 1.3e9 nodes against 1.6e5 on two).
+                for item in s.items.drain(..).rev() {
                     scope.spawn(move |scope| self.run(scope, item));
                 }
             }
