@@ -634,12 +634,13 @@ fn print_stats(w: &mut dyn std::io::Write, run: &Finished) -> Result<(), Error> 
     phase(w, "exact", &stats.exact, String::new())?;
     wln!(
         w,
-        "  search        {} ({} branching, the rest forced); dead ends: {} in scatter, {} in end games; {}",
+        "  search        {} ({} branching, the rest forced); dead ends: {} in scatter, {} in end games; {}; {} of the exact search",
         plural(stats.search_nodes, "node"),
         stats.search_decisions,
         stats.dead_ends_scatter,
         stats.dead_ends_endgame,
-        plural(stats.restarts, "restart")
+        plural(stats.restarts, "restart"),
+        plural(stats.exact_restarts, "restart")
     )?;
     wln!(
         w,

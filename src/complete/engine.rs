@@ -89,12 +89,24 @@ pub(super) fn engine(
         // seed's order, so the answer (and an exhausted search's node count) is the one
         // the parallel search gives.
         let quick = exact::Limits {
-            max_nodes: 2000 + 20 * res.size() as u64,
+            max_nodes: exact::short_budget(res.size()),
             stop,
         };
         let (mut outcome, mut counts) = timed(Stage::Exact, &mut stats.exact, || {
             exact::first_sequential(&res, opts.seed, quick)
         });
+        // Then restarts in other orders, for the satisfiable residuals on which one order
+        // is heavy-tailed (`exact::Restarts`), with a budget small beside the searches
+        // that need every core; then the search of every core to the end.
+        if matches!(outcome, Outcome::Stopped) && !stop.now() {
+            stats.add_search(counts);
+            let mut restarts = exact::Restarts::new(opts.seed);
+            let budget = FIRST_RESTART_UNITS * exact::short_budget(res.size());
+            (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+                restarts.run(&res, budget, stop)
+            });
+            stats.exact_restarts += restarts.runs;
+        }
         if matches!(outcome, Outcome::Stopped) && !stop.now() {
             stats.add_search(counts);
             (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
@@ -115,6 +127,7 @@ pub(super) fn engine(
     let mut input_residual: Option<Residual> = None;
     let input_mark = (m0 <= JOURNAL_FROM_INPUT).then(|| state.mark());
     let mut exact_budget: u64 = 1 << 14;
+    let mut exact_restarts = exact::Restarts::new(opts.seed);
     let mut wide_budget: u64 = 4 * m0;
     // The input's free rows, for the repair phase: read off the journal when it reaches
     // back to the input, else listed now.
@@ -154,6 +167,20 @@ pub(super) fn engine(
                 let res = input_residual.as_ref().expect("projected above");
                 if let Some(answer) = exact(state, res, stats, opts, exact_budget, stop) {
                     return Ok(answer);
+                }
+                // As much again for restarts in other orders: the search above follows
+                // one order to the end (an infeasible input is proved so once the budget
+                // covers its tree), these try others (a satisfiable one whose order is
+                // heavy-tailed is often solved within thousands of nodes).
+                if res.size() <= exact::MAX_FREE {
+                    let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+                        exact_restarts.run(res, exact_budget, stop)
+                    });
+                    stats.add_search(counts);
+                    stats.exact_restarts = exact_restarts.runs;
+                    if let Some(answer) = settle(state, res.extent(), stats, outcome, counts) {
+                        return Ok(answer);
+                    }
                 }
                 exact_budget = exact_budget.saturating_mul(2);
             }
@@ -247,6 +274,7 @@ fn from_closed_form(
         });
         stats.search_nodes += near.nodes;
         stats.search_decisions += near.decisions;
+        stats.exact_restarts += near.restarts;
         stats.sample_memory(near.anonymous_bytes);
         stats.closed_form_attacked = near.attacked;
         stats.closed_form_rerouted = near.rows_searched;
@@ -449,7 +477,7 @@ fn end_games(
         let res = timed(Stage::Endgame, &mut stats.endgame, || state.residual());
         if res.size() <= exact::MAX_FREE {
             let limits = exact::Limits {
-                max_nodes: 2000 + 20 * res.size() as u64,
+                max_nodes: exact::short_budget(res.size()),
                 stop,
             };
             let seed = rng.next_u64();

@@ -67,3 +67,8 @@ pub(super) const CHAIN_CHECKS: u64 = 1 << 29;
 /// The most one open row's chain may take of them.
 pub(super) const CHAIN_ROW_CHECKS: u64 = 1 << 27;
 pub(super) const CHAIN_SCANS: u64 = 3;
+
+/// Units of nodes (`exact::short_budget`) the restarts of an exact-first residual get
+/// before the search of every core: about 0.8 M nodes at 29 rows, 40 ms on two cores,
+/// beside searches of 0.05-500 s (BENCHMARKS.md, "Restarts").
+pub(crate) const FIRST_RESTART_UNITS: u64 = 256;

@@ -11,6 +11,8 @@
 //!   [`MAX_FREE`].
 //! - [`wide`] searches residuals too wide for a cell matrix (thousands of free rows), with
 //!   counts of candidates per row and line instead of bitsets.
+//! - [`restarts`] runs short searches in other orders under growing budgets, for
+//!   satisfiable residuals on which one order's search is heavy-tailed.
 //! - [`run`](self::run) runs it: sequentially under a node budget (the randomized end game), or on
 //!   every core through rayon, where a search that spends its slice of nodes hands its
 //!   unexplored subtrees back as work items. Items are keyed by their place in the
@@ -21,6 +23,7 @@ mod bits;
 mod certificate;
 pub(crate) mod proof;
 pub(crate) mod residual;
+mod restarts;
 mod run;
 mod search;
 #[cfg(test)]
@@ -29,4 +32,5 @@ pub(crate) mod wide;
 
 pub use certificate::Certificate;
 pub(crate) use residual::{Residual, ones};
+pub(crate) use restarts::{Restarts, short_budget};
 pub(crate) use run::{Counts, Limits, MAX_FREE, Outcome, count, first, first_sequential};

@@ -75,20 +75,13 @@ macro_rules! with_width {
     }};
 }
 
-/// The search's board for `res`, for a search of up to `max_nodes` nodes.
-pub(super) fn board<B: Bits>(res: &Residual, seed: Option<u64>, max_nodes: u64) -> Board<B> {
+/// The search's board for `res`, for a search expected to place about `expected` nodes.
+pub(super) fn board<B: Bits>(res: &Residual, seed: Option<u64>, expected: u64) -> Board<B> {
     // The attack table costs about m^3 steps to build and saves about m per node, so it
-    // pays after about m^2 nodes; but a budget is a bound, not a forecast (most searches of
-    // complete's first pass, 2,000 + 20m nodes, end after a few dozen), so only a search
-    // whose budget could pay for the table m times over builds it: unbounded searches
-    // (every core, counts) and the long budgets of later restarts. A short search walks
-    // the diagonals instead; both visit the same nodes.
+    // pays after about m^2 nodes. A short search walks the diagonals instead; both visit
+    // the same nodes.
     let m = res.size() as u64;
-    let mut b = Board::new(
-        res,
-        seed,
-        max_nodes >= m.saturating_mul(m).saturating_mul(m),
-    );
+    let mut b = Board::new(res, seed, expected >= m.saturating_mul(m));
     b.order_values = order_values();
     b
 }
@@ -103,8 +96,26 @@ pub(super) fn order_values() -> bool {
 /// Searches `res` for a first solution on one thread, up to `limits.max_nodes` nodes, with
 /// ties broken in the order `seed` gives.
 pub(crate) fn first_sequential(res: &Residual, seed: u64, limits: Limits<'_>) -> (Outcome, Counts) {
+    // A budget is a bound, not a forecast (most searches of complete's first pass, 2,000
+    // + 20m nodes, end after a few dozen), so only a search whose budget could pay for the
+    // table m times over builds it: the long budgets of later restarts.
+    let expected = limits.max_nodes / (res.size() as u64).max(1);
+    sequential(res, seed, true, expected, limits)
+}
+
+/// [`first_sequential`], with the values of a node tried least damaging first only if
+/// `order_values` (and the environment does not turn that off), else in label order, and
+/// the attack table built if `expected` nodes pay for it.
+pub(super) fn sequential(
+    res: &Residual,
+    seed: u64,
+    order_values: bool,
+    expected: u64,
+    limits: Limits<'_>,
+) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, Some(seed), limits.max_nodes);
+        let mut board = board::<B>(res, Some(seed), expected);
+        board.order_values &= order_values;
         let mode = Mode { want: 1, budget: limits.max_nodes, split_depth: usize::MAX };
         let mut s = Search::at(&board, &Item::default(), mode, limits.stop);
         let flow = s.run();

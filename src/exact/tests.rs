@@ -123,6 +123,13 @@ proptest! {
         if !all.is_empty() {
             prop_assert!(matches!(par, Outcome::Solved(_)));
         }
+        // Restarts in other orders decide as well: their budgets grow until one does.
+        let (restarted, _) = Restarts::new(seed).run(&res, u64::MAX, &NEVER);
+        match restarted {
+            Outcome::Solved(cells) => prop_assert!(is_completion(&rows, &cols, &free, &cells)),
+            Outcome::Exhausted => prop_assert!(all.is_empty()),
+            Outcome::Stopped => prop_assert!(false, "restarts stopped without a limit"),
+        }
     }
 
     #[test]
@@ -184,6 +191,42 @@ fn the_answer_does_not_depend_on_the_thread_count() {
     let b = with_threads(4, || count(&res, &|_| true, &NEVER));
     assert_eq!(a.completions, b.completions);
     assert_eq!(a.counts, b.counts);
+}
+
+#[test]
+fn restarts_do_not_depend_on_the_thread_count() {
+    // 17 rows, the first four kept to the first three columns: no completion (Hall's
+    // condition fails), which the search finds by exhausting its tree.
+    let blocked = Residual::build((1..=17).collect(), (1..=17).collect(), |i, j| {
+        i > 4 || j <= 3
+    });
+    for (res, seed) in [(empty_board(16), 1u64), (empty_board(17), 2), (blocked, 3)] {
+        let run = |threads| {
+            with_threads(threads, || {
+                let mut r = Restarts::new(seed);
+                let (outcome, counts) = r.run(&res, 1 << 20, &NEVER);
+                (outcome, counts, r.runs)
+            })
+        };
+        let one = run(1);
+        assert!(one.2 > 0);
+        let want_solved = seed < 3;
+        assert_eq!(
+            matches!(one.0, Outcome::Solved(_)),
+            want_solved,
+            "{:?}",
+            one.0
+        );
+        assert_eq!(
+            matches!(one.0, Outcome::Exhausted),
+            !want_solved,
+            "{:?}",
+            one.0
+        );
+        for threads in [2, 5] {
+            assert_eq!(run(threads), one, "{threads} threads");
+        }
+    }
 }
 
 #[test]
