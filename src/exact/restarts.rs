@@ -7,11 +7,12 @@
 //! orders, and the columns in label order instead of least damaging first, succeed early
 //! one time in three to ten (BENCHMARKS.md, "Restarts"). Restart k searches with a seed
 //! drawn from (seed, k), the value order on even k and the label order on odd k, up to
-//! `luby(k + 1)` short budgets ([`short_budget`]) (the universal sequence 1 1 2 1 1 2 4 ... of Luby,
-//! Sinclair and Zuckerman, within a log factor of the best fixed budget whatever the
-//! distribution of run lengths).
+//! `luby(k + 1)` short budgets ([`short_budget`]): the universal sequence 1 1 2 1 1 2 4 ...
+//! of Luby, Sinclair and Zuckerman, within a log factor of the best fixed budget whatever
+//! the distribution of run lengths.
 //!
-//! Restarts run [`Restarts::BATCH`] at a time on the rayon pool and every one of a batch runs to
+//! Restarts run [`Restarts::BATCH`] at a time on the rayon pool (one after another on
+//! residuals wider than [`Restarts::SIDE_BY_SIDE_ROWS`]) and every one of a batch runs to
 //! its budget; the answer is that of the lowest-numbered restart that decides, so it, and
 //! the work counted, do not depend on the thread count. A restart that exhausts its tree
 //! proves infeasibility like any exhausted search (every order's tree is complete).
@@ -55,6 +56,9 @@ impl Restarts {
     /// Restarts run side by side (a constant, not the thread count: the work done and the
     /// restart that answers must not depend on the machine).
     pub(crate) const BATCH: u64 = 8;
+    /// Residuals of at most this many rows run a batch's restarts on every thread; wider
+    /// ones one after another (the same restarts, the same answer).
+    pub(crate) const SIDE_BY_SIDE_ROWS: usize = 256;
 
     /// The restarts drawn from `seed`.
     pub(crate) fn new(seed: u64) -> Restarts {
@@ -75,35 +79,58 @@ impl Restarts {
         stop: &crate::stop::Stop,
     ) -> (Outcome, Counts) {
         let unit = short_budget(res.size());
+        let one = |k: u64| {
+            // Checked before each restart: a stop (the time limit, a signal) waits for
+            // no more than the restarts already under way.
+            if stop.now() {
+                return (Outcome::Stopped, Counts::default());
+            }
+            let seed = crate::rng::Rng::seeded(self.seed, &[17, k]).next_u64();
+            let max_nodes = luby(k + 1).saturating_mul(unit);
+            let limits = Limits { max_nodes, stop };
+            // Most restarts spend their budget: it is the forecast that decides whether
+            // the attack table pays.
+            sequential(res, seed, k.is_multiple_of(2), max_nodes, limits)
+        };
         let mut counts = Counts::default();
         while counts.nodes < budget && !stop.now() {
-            let batch: Vec<(Outcome, Counts)> = (self.next..self.next + Self::BATCH)
-                .into_par_iter()
-                .map(|k| {
-                    let seed = crate::rng::Rng::seeded(self.seed, &[17, k]).next_u64();
-                    let max_nodes = luby(k + 1).saturating_mul(unit);
-                    let limits = Limits { max_nodes, stop };
-                    // Most restarts spend their budget: it is the forecast that decides
-                    // whether the attack table pays.
-                    sequential(res, seed, k % 2 == 0, max_nodes, limits)
-                })
-                .collect();
+            let ks = self.next..self.next + Self::BATCH;
+            // A wide residual's search holds a trail of about m^2 row sets at depth m
+            // (1,000 rows: over 100 MB): side by side, every thread held one (peak memory
+            // 1.1 GB on 2 threads, 2.1 GB on 8, against 0.4 GB for one search).
+            let batch: Vec<(Outcome, Counts)> = if res.size() <= Self::SIDE_BY_SIDE_ROWS {
+                ks.into_par_iter().map(one).collect()
+            } else {
+                ks.map(one).collect()
+            };
             self.next += Self::BATCH;
             self.runs += Self::BATCH;
-            let mut answer = None;
-            for (outcome, c) in batch {
-                counts.nodes += c.nodes;
-                counts.decisions += c.decisions;
-                if answer.is_none() && !matches!(outcome, Outcome::Stopped) {
-                    answer = Some(outcome);
-                }
-            }
-            if let Some(outcome) = answer {
+            if let Some(outcome) = first_decided(batch, stop.now(), &mut counts) {
                 return (outcome, counts);
             }
         }
         (Outcome::Stopped, counts)
     }
+}
+
+/// The answer of a batch of restarts, in their order, adding their work to `counts`: the
+/// first that decided, unless `stopped` (a stop during the batch): then none, even one a
+/// restart found before the stop, since a signal must end the command with nothing written
+/// and an answer after the time limit would be late.
+fn first_decided(
+    batch: Vec<(Outcome, Counts)>,
+    stopped: bool,
+    counts: &mut Counts,
+) -> Option<Outcome> {
+    let mut answer = None;
+    for (outcome, c) in batch {
+        counts.nodes += c.nodes;
+        counts.decisions += c.decisions;
+        if answer.is_none() && !stopped && !matches!(outcome, Outcome::Stopped) {
+            answer = Some(outcome);
+        }
+    }
+    answer
 }
 
 #[cfg(test)]
@@ -116,5 +143,35 @@ mod tests {
         assert_eq!(first, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
         assert_eq!(luby(31), 16);
         assert_eq!(luby(63), 32);
+    }
+
+    #[test]
+    fn a_batch_answers_with_its_first_decided_restart_unless_stopped() {
+        let work = |nodes| Counts {
+            nodes,
+            decisions: nodes / 2,
+        };
+        let batch = || {
+            vec![
+                (Outcome::Stopped, work(10)),
+                (Outcome::Solved(vec![(1, 2)]), work(20)),
+                (Outcome::Exhausted, work(40)),
+            ]
+        };
+        let mut counts = Counts::default();
+        assert_eq!(
+            first_decided(batch(), false, &mut counts),
+            Some(Outcome::Solved(vec![(1, 2)]))
+        );
+        assert_eq!(counts, work(70));
+        // A stop during the batch: no answer, the work still counted.
+        let mut counts = Counts::default();
+        assert_eq!(first_decided(batch(), true, &mut counts), None);
+        assert_eq!(counts, work(70));
+        let mut counts = Counts::default();
+        assert_eq!(
+            first_decided(vec![(Outcome::Stopped, work(8))], false, &mut counts),
+            None
+        );
     }
 }
