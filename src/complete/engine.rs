@@ -173,11 +173,12 @@ pub(super) fn engine(
                 // covers its tree), these try others (a satisfiable one whose order is
                 // heavy-tailed is often solved within thousands of nodes).
                 if res.size() <= exact::MAX_FREE {
+                    let before = exact_restarts.runs;
                     let (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
                         exact_restarts.run(res, exact_budget, stop)
                     });
                     stats.add_search(counts);
-                    stats.exact_restarts = exact_restarts.runs;
+                    stats.exact_restarts += exact_restarts.runs - before;
                     if let Some(answer) = settle(state, res.extent(), stats, outcome, counts) {
                         return Ok(answer);
                     }

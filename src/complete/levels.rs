@@ -69,6 +69,6 @@ pub(super) const CHAIN_ROW_CHECKS: u64 = 1 << 27;
 pub(super) const CHAIN_SCANS: u64 = 3;
 
 /// Units of nodes (`exact::short_budget`) the restarts of an exact-first residual get
-/// before the search of every core: about 0.8 M nodes at 29 rows, 40 ms on two cores,
+/// before the search of every core: about 0.66 M nodes at 29 rows, 25-50 ms on two cores,
 /// beside searches of 0.05-500 s (BENCHMARKS.md, "Restarts").
 pub(crate) const FIRST_RESTART_UNITS: u64 = 256;
