@@ -19,6 +19,7 @@
 
 use super::Residual;
 use super::run::{Counts, Limits, Outcome, sequential};
+use super::search::TABLE_BYTES;
 use rayon::prelude::*;
 
 /// Nodes of a short search of a residual of `m` free rows, which decides most residuals of
@@ -79,6 +80,16 @@ impl Restarts {
         stop: &crate::stop::Stop,
     ) -> (Outcome, Counts) {
         let unit = short_budget(res.size());
+        let side_by_side = res.size() <= Self::SIDE_BY_SIDE_ROWS;
+        // Side by side, a batch's tables together take no more than one search's may: each
+        // restart builds its own (its labels are its own order's), and up to 32 MB each at
+        // 65-127 rows grew peak memory with the threads (n = 256 with 65 rows cleared: 22 MB
+        // on 1 thread, 139 MB on 16).
+        let table_bytes = if side_by_side {
+            TABLE_BYTES / Self::BATCH as usize
+        } else {
+            TABLE_BYTES
+        };
         let one = |k: u64| {
             // Checked before each restart: a stop (the time limit, a signal) waits for
             // no more than the restarts already under way.
@@ -90,7 +101,14 @@ impl Restarts {
             let limits = Limits { max_nodes, stop };
             // Most restarts spend their budget: it is the forecast that decides whether
             // the attack table pays.
-            sequential(res, seed, k.is_multiple_of(2), max_nodes, limits)
+            sequential(
+                res,
+                seed,
+                k.is_multiple_of(2),
+                max_nodes,
+                table_bytes,
+                limits,
+            )
         };
         let mut counts = Counts::default();
         while counts.nodes < budget && !stop.now() {
@@ -98,7 +116,7 @@ impl Restarts {
             // A wide residual's search holds a trail of about m^2 row sets at depth m
             // (1,000 rows: over 100 MB): side by side, every thread held one (peak memory
             // 1.1 GB on 2 threads, 2.1 GB on 8, against 0.4 GB for one search).
-            let batch: Vec<(Outcome, Counts)> = if res.size() <= Self::SIDE_BY_SIDE_ROWS {
+            let batch: Vec<(Outcome, Counts)> = if side_by_side {
                 ks.into_par_iter().map(one).collect()
             } else {
                 ks.map(one).collect()

@@ -3,7 +3,7 @@
 
 use super::Residual;
 use super::bits::Bits;
-use super::search::{self, Board, Flow, Item, Mode, Search};
+use super::search::{self, Board, Flow, Item, Mode, Search, TABLE_BYTES};
 use serde::Serialize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -75,13 +75,24 @@ macro_rules! with_width {
     }};
 }
 
-/// The search's board for `res`, for a search expected to place about `expected` nodes.
-pub(super) fn board<B: Bits>(res: &Residual, seed: Option<u64>, expected: u64) -> Board<B> {
+/// The search's board for `res`, for a search expected to place about `expected` nodes,
+/// with an attack table of at most `table_bytes`.
+pub(super) fn board<B: Bits>(
+    res: &Residual,
+    seed: Option<u64>,
+    expected: u64,
+    table_bytes: usize,
+) -> Board<B> {
     // The attack table costs about m^3 steps to build and saves about m per node, so it
     // pays after about m^2 nodes. A short search walks the diagonals instead; both visit
     // the same nodes.
     let m = res.size() as u64;
-    let mut b = Board::new(res, seed, expected >= m.saturating_mul(m));
+    let table_bytes = if expected >= m.saturating_mul(m) {
+        table_bytes
+    } else {
+        0
+    };
+    let mut b = Board::new(res, seed, table_bytes);
     b.order_values = order_values();
     b
 }
@@ -100,21 +111,22 @@ pub(crate) fn first_sequential(res: &Residual, seed: u64, limits: Limits<'_>) ->
     // + 20m nodes, end after a few dozen), so only a search whose budget could pay for the
     // table m times over builds it: the long budgets of later restarts.
     let expected = limits.max_nodes / (res.size() as u64).max(1);
-    sequential(res, seed, true, expected, limits)
+    sequential(res, seed, true, expected, TABLE_BYTES, limits)
 }
 
 /// [`first_sequential`], with the values of a node tried least damaging first only if
 /// `order_values` (and the environment does not turn that off), else in label order, and
-/// the attack table built if `expected` nodes pay for it.
+/// the attack table built if `expected` nodes pay for it and it fits in `table_bytes`.
 pub(super) fn sequential(
     res: &Residual,
     seed: u64,
     order_values: bool,
     expected: u64,
+    table_bytes: usize,
     limits: Limits<'_>,
 ) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
-        let mut board = board::<B>(res, Some(seed), expected);
+        let mut board = board::<B>(res, Some(seed), expected, table_bytes);
         board.order_values &= order_values;
         let mode = Mode { want: 1, budget: limits.max_nodes, split_depth: usize::MAX };
         let mut s = Search::at(&board, &Item::default(), mode, limits.stop);
@@ -140,7 +152,7 @@ pub(super) fn solved<B: Bits>(board: &Board<B>, path: &[(u16, u16)]) -> Outcome 
 /// the same nodes as the sequential one.
 pub(crate) fn first(res: &Residual, seed: u64, stop: &crate::stop::Stop) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, Some(seed), u64::MAX);
+        let board = board::<B>(res, Some(seed), u64::MAX, TABLE_BYTES);
         let shared = Shared::new(&board, stop, 1);
         rayon::scope(|scope| shared.run(scope, Item::default()));
         let counts = shared.counts();
@@ -179,7 +191,7 @@ pub(crate) fn count(
     stop: &crate::stop::Stop,
 ) -> Count {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, None, u64::MAX);
+        let board = board::<B>(res, None, u64::MAX, TABLE_BYTES);
         let items = split(&board, COUNT_ITEMS, stop);
         let shared = Shared::new(&board, stop, u64::MAX);
         rayon::scope(|scope| {

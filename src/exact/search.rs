@@ -49,13 +49,13 @@ pub(crate) struct Board<B> {
 }
 
 /// Largest attack table built, in bytes; above it attacks are found by walking.
-const TABLE_BYTES: usize = 32 << 20;
+pub(crate) const TABLE_BYTES: usize = 32 << 20;
 
 impl<B: Bits> Board<B> {
     /// The search's view of `res`; `seed` permutes the tie-breaks (rows and columns of
     /// equal counts are tried in a seeded order), `None` keeps the natural order. The
-    /// attack table is built if `table` and it fits in [`TABLE_BYTES`].
-    pub(crate) fn new(res: &Residual, seed: Option<u64>, table: bool) -> Board<B> {
+    /// attack table is built if it fits in `table_bytes` (at most [`TABLE_BYTES`]; 0: none).
+    pub(crate) fn new(res: &Residual, seed: Option<u64>, table_bytes: usize) -> Board<B> {
         let m = res.size();
         assert!(m <= B::CAPACITY);
         // label -> residual index, in the seed's order.
@@ -89,7 +89,10 @@ impl<B: Bits> Board<B> {
             idx
         };
         let (rows_sorted, cols_sorted) = (sorted(&rows), sorted(&cols));
-        let table = (table && m * m * m * std::mem::size_of::<B>() <= TABLE_BYTES).then(|| {
+        let bytes = m
+            .saturating_mul(m * m)
+            .saturating_mul(std::mem::size_of::<B>());
+        let table = (bytes <= table_bytes.min(TABLE_BYTES)).then(|| {
             // Board column -> label, looked up m^3 times: a dense table over the columns'
             // span when that is small (as it is where the table fits), else a sorted list.
             let by_col = ColumnLabels::new(&cols);
