@@ -26,25 +26,9 @@ started=$(date +%s)
   command -v nvcc >/dev/null && nvcc --version | tail -2
   lscpu | grep -E "Model name|^CPU\(s\)"
 } >"$out/smoke.txt" 2>&1
-probe() { NQUEENS_GPU_CPU_THREADS=0 "$bin" count 12 --gpu --json 2>&1 >/dev/null; }
-# NVRTC may be there only under a versioned name the loader is not asked for
-# (libnvrtc.so.13): offer it as libnvrtc.so, with its directory (for its builtins library).
-if ! probe | grep -q "^nqueens: counting on"; then
-  links="$scratch/links"; mkdir -p "$links"
-  for name in nvrtc cuda; do
-    lib=$(find /usr/local /usr/lib /usr/lib64 /opt -name "lib$name.so*" 2>/dev/null \
-          | grep -v -e builtins -e stubs | sort -V | tail -1)
-    [ -n "$lib" ] || continue
-    ln -sf "$lib" "$links/lib$name.so"
-    export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  done
-  export LD_LIBRARY_PATH="$links${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-if ! probe | grep -q "^nqueens: counting on"; then
-  { echo "the GPU is not used:"; probe; echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
-    ldconfig -p | grep -E "nvrtc|libcuda"
-    find /usr/local /usr/lib /usr/lib64 /opt -name 'libnvrtc*' -o -name 'libcuda.so*' 2>/dev/null
-  } >>"$out/smoke.txt" 2>&1
+log="$out/smoke.txt"
+. "$here/gpu_libs.sh"
+if ! gpu_libs; then
   echo "bench_count_gpu.sh: the GPU is not used (why: $out/smoke.txt)" >&2
   exit 1
 fi
@@ -53,12 +37,12 @@ fi
   for stack in local shared; do
     for n in 12 14 16; do
       echo "== count $n --gpu, GPU alone, stacks $stack"
-      NQUEENS_GPU_STACK=$stack NQUEENS_GPU_CPU_THREADS=0 timeout 60 "$bin" count $n --gpu --json; echo "exit $?"
+      NQUEENS_GPU_STACK=$stack NQUEENS_GPU_CPU_THREADS=0 timeout 30 "$bin" count $n --gpu --json; echo "exit $?"
     done
   done
   for depth in 1 8; do
     echo "== count 15 --gpu, GPU alone, nodes of free row $depth"
-    NQUEENS_GPU_DEPTH=$depth NQUEENS_GPU_CPU_THREADS=0 timeout 60 "$bin" count 15 --gpu --json; echo "exit $?"
+    NQUEENS_GPU_DEPTH=$depth NQUEENS_GPU_CPU_THREADS=0 timeout 30 "$bin" count 15 --gpu --json; echo "exit $?"
   done
   echo "== count 18 --gpu (GPU and CPU threads)"
   timeout 60 "$bin" count 18 --gpu --json; echo "exit $?"

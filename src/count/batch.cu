@@ -14,23 +14,31 @@
 // nodes differ in size by orders of magnitude, and a warp runs until its slowest thread
 // ends; a thread whose node is done takes the next one at once, so the warp's threads
 // stay busy on the same loop until the batch runs out (only the last nodes leave lanes
-// idle). Each loop turn is one step of a depth-first search written without branches
-// but the node's end, so that a warp's threads, each at its own step, run the same
-// instructions: read the stack's top entry (columns, both diagonals, squares left: one
-// 16-byte word), take its lowest square, pop the entry if that was its last (the child
-// then takes its place), and push the child unless it is on the last row, whose free
-// squares are counted instead. A row's index is the number of queens above it (the
-// columns taken), so the entries need no more. Stacks are in shared memory
-// (`STACK_SHARED`: the entries of one level of a warp's 32 threads side by side, so a
-// warp reads 512 contiguous bytes) or in each thread's local memory.
+// idle).
+//
+// Each loop turn is one step of a depth-first search, written so that nothing it waits
+// for is in device memory. Profiled on an H100 (tools/probe_count_gpu.sh, 2026-11-27), the
+// earlier step, which read the entry on top of a stack in shared memory, took its row
+// from the entry's columns and then read that row's gap and squares from the item's
+// table in device memory, issued on 12 % of cycles: 59 % of its stalls waited for the
+// table (the L1 cache, mostly given over to the stacks, hit 20 % of the time) and 32 %
+// for the stack. Now the entry on top is kept in registers with its row; a thread copies
+// its item's rows (gap and next row's squares, 8 bytes a row) to its own part of shared
+// memory when it takes a node of another item; and the stack below the top is touched only
+// to push a parent that has squares left (its child then on top) and to pop one when the
+// top is used up with no child. The step takes the top's lowest square, computes the next
+// row's free squares from the row's pair, counts them if that row is the last, and else
+// makes the child the top.
 //
 // Compile-time settings (NVRTC -D options from gpu.rs): STACK_DEPTH, the most entries a
-// thread's stack holds (its item's free rows below its node's row); STACK_SHARED and
-// BLOCK (threads per block, the launch's block size).
+// thread's stack and rows hold (its item's free rows below its node's row); STACK_SHARED
+// (both in shared memory, the entries of one level of a warp's 32 threads side by side,
+// else in each thread's local memory) and BLOCK (threads per block, the launch's).
 
 #ifndef __CUDACC__
 #define __global__
 #define __device__
+#include <stdlib.h>
 #endif
 
 typedef unsigned int u32;
@@ -44,17 +52,17 @@ typedef unsigned long long u64;
 
 #ifdef __CUDACC__
 typedef uint4 entry;
+typedef uint2 pair;
 #else
-typedef struct { u32 x, y, z, w; } entry;  // columns... as uint4 on the GPU
+typedef struct { u32 x, y, z, w; } entry;  // as uint4 on the GPU
+typedef struct { u32 x, y; } pair;         // as uint2
 #endif
 
 #if defined(__CUDACC__) && defined(STACK_SHARED)
-// Entry `t` of this thread's stack: level t of its warp's block of 32 x STACK_DEPTH.
-#define STACK_BASE ((threadIdx.x / 32) * 32 * STACK_DEPTH + threadIdx.x % 32)
-#define STACK_STRIDE 32
+// Level t of this thread's stack or rows: level t of its warp's block of 32 x STACK_DEPTH.
+#define AT(t) ((threadIdx.x / 32) * 32 * STACK_DEPTH + threadIdx.x % 32 + (t) * 32)
 #else
-#define STACK_BASE 0
-#define STACK_STRIDE 1
+#define AT(t) (t)
 #endif
 
 __device__ static inline u32 bits_set(u32 x) {
@@ -75,51 +83,83 @@ __device__ static inline u32 take(u32 *next) {
 
 // Takes nodes from `*next` until `count` are taken, writing each node's placements (its
 // search from its row to its item's last free row, the free squares of that row counted)
-// to `out`. `stack` holds the thread's STACK_DEPTH entries (see STACK_BASE).
+// to `out`. `stack` and `rows` hold the thread's STACK_DEPTH entries and row pairs (AT).
 __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *owners, u64 *out,
-                             u32 count, u32 *next, entry *stack) {
-    const u32 *allowed = 0, *gap = 0;
-    u32 i = 0, top = 0, last = 0;  // top: entries on the stack
+                             u32 count, u32 *next, entry *stack, pair *rows) {
+    u32 i = 0, owner = 0xffffffffu, base = 0, levels = 0;  // levels: rows below the node's
+    u32 x = 0, y = 0, z = 0, w = 0;  // the top: down-left diagonals, columns, down-right, squares
+    u32 level = 0, depth = 0;        // the top's row less the node's; entries under the top
+    bool busy = false;
     u64 found = 0;
     for (;;) {
-        if (top == 0) {
-            if (allowed) out[i] = found;
-            allowed = 0;
+        if (!busy) {
             i = take(next);
             if (i >= count) return;
-            const u32 *table = tables + (u64)owners[i] * TABLE_WORDS;
+            const u32 o = owners[i];
+            const u32 *table = tables + (u64)o * TABLE_WORDS;
             const u32 *node = nodes + 4 * (u64)i;
-            const u32 levels = table[0], row = table[1];
-            if (row + 1 >= levels) {
+            const u32 row = table[1];
+            if (row + 1 >= table[0]) {
                 out[i] = bits_set(node[3]);
                 continue;
             }
-            allowed = table + 2;
-            gap = table + 34;
-            last = levels - 1;
+            if (o != owner) {
+                // Row pair t: the gap below row `row + t` and the squares of the next row.
+                owner = o;
+                base = row;
+                levels = table[0] - 1 - row;
+#ifndef __CUDACC__
+                if (levels > STACK_DEPTH) abort();  // the host build checks the settings' sizes
+#endif
+                for (u32 t = 0; t < levels; t++) {
+                    const pair p = {table[2 + row + t + 1], table[34 + row + t]};
+                    rows[AT(t)] = p;
+                }
+            }
+            x = node[0];
+            y = node[1];
+            z = node[2];
+            w = node[3];
+            level = 0;
+            depth = 0;
             found = 0;
-            entry first = {node[0], node[1], node[2], node[3]};
-            stack[STACK_BASE] = first;
-            top = 1;
+            busy = true;
         }
-        // The step: x, y, z, w = down-left diagonals, columns, down-right diagonals and
-        // squares left of the entry on top, whose row is the number of its columns.
-        entry *at = &stack[STACK_BASE + (top - 1) * STACK_STRIDE];
-        const entry e = *at;
-        const u32 bit = e.w & (0u - e.w);
-        const u32 todo = e.w ^ bit;
-        at->w = todo;
-        const u32 k = bits_set(e.y);
-        top -= todo == 0;
-        const u32 g = gap[k];
-        const u32 nl = (e.x | bit) << g, nd = e.y | bit, nr = (e.z | bit) >> g;
-        const u32 free = allowed[k + 1] & ~(nl | nd | nr);
-        const bool leaf = k + 1 == last;
+        const pair p = rows[AT(level)];
+        const u32 bit = w & (0u - w);
+        w ^= bit;
+        const u32 nl = (x | bit) << p.y, nd = y | bit, nr = (z | bit) >> p.y;
+        const u32 free = p.x & ~(nl | nd | nr);
+        const bool leaf = level + 1 == levels;
         found += leaf ? bits_set(free) : 0;
-        if (!leaf && free != 0) {
-            entry child = {nl, nd, nr, free};
-            stack[STACK_BASE + top * STACK_STRIDE] = child;
-            top++;
+        const bool push = !leaf && free != 0;
+        if (push && w != 0) {
+#ifndef __CUDACC__
+            if (depth >= STACK_DEPTH) abort();
+#endif
+            const entry e = {x, y, z, w};
+            stack[AT(depth)] = e;
+            depth++;
+        }
+        if (push) {
+            x = nl;
+            y = nd;
+            z = nr;
+            w = free;
+            level++;
+        } else if (w == 0) {
+            if (depth == 0) {
+                out[i] = found;
+                busy = false;
+            } else {
+                depth--;
+                const entry e = stack[AT(depth)];
+                x = e.x;
+                y = e.y;
+                z = e.z;
+                w = e.w;
+                level = bits_set(y) - base;  // a row's columns: one per row above it
+            }
         }
     }
 }
@@ -131,10 +171,12 @@ extern "C" __global__ void count_nodes(const u32 *__restrict__ tables, const u32
                                        u32 count, u32 *next) {
 #if defined(__CUDACC__) && defined(STACK_SHARED)
     __shared__ entry stack[STACK_DEPTH * BLOCK];
+    __shared__ pair rows[STACK_DEPTH * BLOCK];
 #else
     entry stack[STACK_DEPTH];
+    pair rows[STACK_DEPTH];
 #endif
-    drain(tables, nodes, owners, out, count, next, stack);
+    drain(tables, nodes, owners, out, count, next, stack, rows);
 }
 
 #if !defined(__CUDACC__) && defined(NQUEENS_HOST_MAIN)

@@ -79,6 +79,15 @@ impl NodeBatch {
         }
     }
 
+    /// Adds `other`'s items and nodes after this batch's.
+    pub fn append(&mut self, other: NodeBatch) {
+        let offset = self.weights.len() as u32;
+        self.tables.extend_from_slice(&other.tables);
+        self.weights.extend_from_slice(&other.weights);
+        self.nodes.extend_from_slice(&other.nodes);
+        self.owners.extend(other.owners.iter().map(|&o| o + offset));
+    }
+
     /// The placements of all the batch's items, each times its weight.
     pub fn count(&self) -> u64 {
         self.node_counts()
@@ -155,31 +164,48 @@ mod tests {
     #[test]
     fn the_cuda_kernel_built_for_the_host_counts_every_node_alike() {
         let dir = tempfile::tempdir().unwrap();
-        let exe = dir.path().join("kernel");
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/count/batch.cu");
-        let built = std::process::Command::new("c++")
-            .args([
-                "-O2",
-                "-x",
-                "c++",
-                "-DNQUEENS_HOST_MAIN",
-                "-Wall",
-                "-Werror",
-                "-o",
-            ])
-            .arg(&exe)
-            .arg(&src)
-            .output()
-            .expect("a C++ compiler (c++) on PATH");
-        assert!(
-            built.status.success(),
-            "{}",
-            String::from_utf8_lossy(&built.stderr)
-        );
+        // Built with the stack size `count --gpu` would give it (the host build aborts on
+        // a stack or row table too small for a node).
+        let build = |stack_depth: usize| {
+            let exe = dir.path().join(format!("kernel-{stack_depth}"));
+            if exe.exists() {
+                return exe;
+            }
+            let built = std::process::Command::new("c++")
+                .args([
+                    "-O2",
+                    "-x",
+                    "c++",
+                    "-DNQUEENS_HOST_MAIN",
+                    "-Wall",
+                    "-Werror",
+                ])
+                .arg(format!("-DSTACK_DEPTH={stack_depth}"))
+                .arg("-o")
+                .arg(&exe)
+                .arg(&src)
+                .output()
+                .expect("a C++ compiler (c++) on PATH");
+            assert!(
+                built.status.success(),
+                "{}",
+                String::from_utf8_lossy(&built.stderr)
+            );
+            exe
+        };
         let cases = (5..=14u32)
             .map(|n| (n, 4usize))
             .chain([(12, 3), (13, 0), (14, 1), (11, 40)]);
         for (n, depth) in cases {
+            let settings = super::super::share::Settings {
+                depth,
+                block: 128,
+                shared: true,
+                batch_nodes: 1,
+                cpu_threads: 0,
+            };
+            let exe = build(settings.stack_depth(n));
             let work = WorkItems::new(n);
             let mut batch = NodeBatch::default();
             for i in 0..work.len() {
@@ -245,6 +271,14 @@ mod tests {
                     "n = {n}, depth {depth}"
                 );
                 assert_eq!(whole.tables.len(), work.len() * TABLE_WORDS);
+                // Built in parts and appended: the same batch.
+                let mut parts = NodeBatch::default();
+                for chunk in (0..work.len()).collect::<Vec<_>>().chunks(7) {
+                    let mut part = NodeBatch::default();
+                    chunk.iter().for_each(|&i| part.push(&work.get(i), depth));
+                    parts.append(part);
+                }
+                assert_eq!(parts, whole, "n = {n}, depth {depth}");
             }
         }
     }
