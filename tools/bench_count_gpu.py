@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`nqueens count N --gpu` (the GPU with CPU threads beside it, and the GPU alone) side by
+"""`nqueens count N --gpu` (the GPU alone, its default, and with every CPU thread beside it) side by
 side with ours on all CPU cores, a plain CUDA bitmask backtracker
 (tools/peers/plain_backtracker.cu, built with nvcc in a scratch directory) and Kluev's
 N-Queens-Count-Sol on the CPU: the GPU measurement of the issue "Count on the GPU", for a
@@ -149,7 +149,7 @@ def main():
             best.pop("NQUEENS_GPU_CPU_THREADS")
             print(f"\nfastest: {best}", flush=True)
     print(f"\nWall seconds (process start to exit, NVRTC compile included); settings {best or 'default'}:\n")
-    print("| n | ours --gpu (GPU + CPU threads) s | items GPU/CPU | ours, GPU alone s | ours CPU, all cores s | plain CUDA backtracker s | Kluev, all cores s |")
+    print(f"| n | ours --gpu s | ours --gpu, {cores} CPU threads beside s | items GPU/CPU | ours CPU, all cores s | plain CUDA backtracker s | Kluev, all cores s |")
     print("|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     src = None if a.skip_peer else peers.peer_source(a, scratch)
     last = {}
@@ -177,12 +177,13 @@ def main():
             r = ours(a.bin, n, True, env, budget)
             if r["how"] != "gpu":
                 raise RuntimeError(r["how"])
-            split = split or r["split"]
+            if env.get("NQUEENS_GPU_CPU_THREADS", "0") != "0":
+                split = r["split"]
             return r["wall"]
 
-        row.append(timed("both", n, lambda b: on_gpu(best, b)))
+        row.append(timed("gpu", n, lambda b: on_gpu(best, b)))
+        row.append(timed("both", n, lambda b: on_gpu(dict(best, NQUEENS_GPU_CPU_THREADS=str(cores)), b)))
         row.append(split)
-        row.append(timed("gpu", n, lambda b: on_gpu(dict(best, NQUEENS_GPU_CPU_THREADS="0"), b)))
         row.append(timed("cpu", n, lambda b: ours(a.bin, n, False, {}, b)["wall"]) if n in cpu_sizes else "-")
         if n in plain_sizes and shutil.which("nvcc"):
             row.append(timed("plain", n, lambda b: plain(scratch, n, b)))

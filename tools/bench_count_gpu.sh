@@ -44,8 +44,8 @@ fi
     echo "== count 15 --gpu, GPU alone, nodes of free row $depth"
     NQUEENS_GPU_DEPTH=$depth NQUEENS_GPU_CPU_THREADS=0 timeout 30 "$bin" count 15 --gpu --json; echo "exit $?"
   done
-  echo "== count 18 --gpu (GPU and CPU threads)"
-  timeout 60 "$bin" count 18 --gpu --json; echo "exit $?"
+  echo "== count 18 --gpu with every CPU thread beside the GPU"
+  NQUEENS_GPU_CPU_THREADS=$(nproc) timeout 60 "$bin" count 18 --gpu --json; echo "exit $?"
   d="$scratch/counts"; mkdir -p "$d"
   echo "== count 19 --shard 1/3: --gpu with a checkpoint, and on the CPU"
   timeout 60 "$bin" count 19 --shard 1/3 --gpu --checkpoint "$d/s.json" --json; echo "exit $?"

@@ -757,8 +757,10 @@ fn open_gpu(items: &ItemCount) -> Option<Gpu> {
     }
     #[cfg(feature = "gpu")]
     {
-        let threads = rayon::current_num_threads().max(1);
-        let opened = count::share::Settings::for_board(items.key().n, threads)
+        // The rayon pool (which builds the GPU's batches) starts before the CUDA driver,
+        // which may narrow the CPUs of the thread that opens it and of threads started after.
+        let _ = rayon::current_num_threads();
+        let opened = count::share::Settings::for_board(items.key().n)
             .and_then(|settings| count::gpu::Gpu::open(items.key().n, settings));
         match opened {
             Ok(g) => {
@@ -796,7 +798,7 @@ fn engine_asked(args: &Args, problem: &Problem) -> Result<Option<count::Method>,
             "--gpu counts the constellation engine's items: NQUEENS_COUNT_ENGINE=half-boards contradicts it".into(),
         )),
         (true, _) => {
-            count::share::Settings::for_board(problem.n, 1)
+            count::share::Settings::for_board(problem.n)
                 .map_err(|why| Error::Usage(format!("--gpu: {why}")))?;
             Ok(Some(count::Method::Constellations))
         }

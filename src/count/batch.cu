@@ -59,10 +59,56 @@ typedef struct { u32 x, y; } pair;         // as uint2
 #endif
 
 #if defined(__CUDACC__) && defined(STACK_SHARED)
-// Level t of this thread's stack or rows: level t of its warp's block of 32 x STACK_DEPTH.
-#define AT(t) ((threadIdx.x / 32) * 32 * STACK_DEPTH + threadIdx.x % 32 + (t) * 32)
+// This thread's level 0 in a block's stacks or rows (its warp's block of 32 x STACK_DEPTH;
+// its levels 32 apart, so that a warp's threads at one level read adjacent words), and
+// the byte address of its level t in shared memory, from its level 0's. Shared memory is
+// read and written at 32-bit addresses computed once: through pointers, the compiler
+// recomputed the shared window's base at every step (4 of its 55 instructions).
+#define MINE ((threadIdx.x / 32) * 32 * STACK_DEPTH + threadIdx.x % 32)
+#define ROW_AT(t) (rows_at + (t) * 32 * 8)
+#define ENTRY_AT(t) (stack_at + (t) * 32 * 16)
+
+__device__ static inline pair load_row(const pair *, u32 at) {
+    pair p;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(p.x), "=r"(p.y) : "r"(at) : "memory");
+    return p;
+}
+
+__device__ static inline void store_row(pair *, u32 at, pair p) {
+    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(at), "r"(p.x), "r"(p.y) : "memory");
+}
+
+// The stores and loads of entries are predicated rather than branched over.
+__device__ static inline void store_entry_if(entry *, bool c, u32 at, entry e) {
+    asm volatile(
+        "{ .reg .pred q; setp.ne.u32 q, %0, 0; @q st.shared.v4.u32 [%1], {%2, %3, %4, %5}; }"
+        ::"r"((u32)c), "r"(at), "r"(e.x), "r"(e.y), "r"(e.z), "r"(e.w) : "memory");
+}
+
+__device__ static inline entry load_entry_if(const entry *, bool c, u32 at, entry e) {
+    asm volatile(
+        "{ .reg .pred q; setp.ne.u32 q, %4, 0; @q ld.shared.v4.u32 {%0, %1, %2, %3}, [%5]; }"
+        : "+r"(e.x), "+r"(e.y), "+r"(e.z), "+r"(e.w)
+        : "r"((u32)c), "r"(at)
+        : "memory");
+    return e;
+}
 #else
-#define AT(t) (t)
+#define MINE 0
+#define ROW_AT(t) (t)
+#define ENTRY_AT(t) (t)
+
+__device__ static inline pair load_row(const pair *rows, u32 at) { return rows[at]; }
+
+__device__ static inline void store_row(pair *rows, u32 at, pair p) { rows[at] = p; }
+
+__device__ static inline void store_entry_if(entry *stack, bool c, u32 at, entry e) {
+    if (c) stack[at] = e;
+}
+
+__device__ static inline entry load_entry_if(const entry *stack, bool c, u32 at, entry e) {
+    return c ? stack[at] : e;
+}
 #endif
 
 __device__ static inline u32 bits_set(u32 x) {
@@ -83,7 +129,8 @@ __device__ static inline u32 take(u32 *next) {
 
 // Takes nodes from `*next` until `count` are taken, writing each node's placements (its
 // search from its row to its item's last free row, the free squares of that row counted)
-// to `out`. `stack` and `rows` hold the thread's STACK_DEPTH entries and row pairs (AT).
+// to `out`. `stack` and `rows` are this thread's STACK_DEPTH entries and row pairs (its
+// level t at ENTRY_AT(t) and ROW_AT(t)).
 __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *owners, u64 *out,
                              u32 count, u32 *next, entry *stack, pair *rows) {
     u32 i = 0, owner = 0xffffffffu, base = 0, levels = 0;  // levels: rows below the node's
@@ -91,6 +138,10 @@ __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *own
     u32 level = 0, depth = 0;        // the top's row less the node's; entries under the top
     bool busy = false;
     u64 found = 0;
+#if defined(__CUDACC__) && defined(STACK_SHARED)
+    const u32 rows_at = (u32)__cvta_generic_to_shared(rows);
+    const u32 stack_at = (u32)__cvta_generic_to_shared(stack);
+#endif
     for (;;) {
         if (!busy) {
             i = take(next);
@@ -113,7 +164,7 @@ __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *own
 #endif
                 for (u32 t = 0; t < levels; t++) {
                     const pair p = {table[2 + row + t + 1], table[34 + row + t]};
-                    rows[AT(t)] = p;
+                    store_row(rows, ROW_AT(t), p);
                 }
             }
             x = node[0];
@@ -125,7 +176,10 @@ __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *own
             found = 0;
             busy = true;
         }
-        const pair p = rows[AT(level)];
+        // The step, with no branch: each memory access and each change of state is
+        // predicated, so that the warp's threads, pushing, popping or neither, stay together
+        // (as branches, the pops and pushes stalled a fifth of the warps' cycles).
+        const pair p = load_row(rows, ROW_AT(level));
         const u32 bit = w & (0u - w);
         w ^= bit;
         const u32 nl = (x | bit) << p.y, nd = y | bit, nr = (z | bit) >> p.y;
@@ -133,33 +187,25 @@ __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *own
         const bool leaf = level + 1 == levels;
         found += leaf ? bits_set(free) : 0;
         const bool push = !leaf && free != 0;
-        if (push && w != 0) {
+        const bool keep = push && w != 0;  // the parent stays under its child
 #ifndef __CUDACC__
-            if (depth >= STACK_DEPTH) abort();
+        if (keep && depth >= STACK_DEPTH) abort();
 #endif
-            const entry e = {x, y, z, w};
-            stack[AT(depth)] = e;
-            depth++;
-        }
-        if (push) {
-            x = nl;
-            y = nd;
-            z = nr;
-            w = free;
-            level++;
-        } else if (w == 0) {
-            if (depth == 0) {
-                out[i] = found;
-                busy = false;
-            } else {
-                depth--;
-                const entry e = stack[AT(depth)];
-                x = e.x;
-                y = e.y;
-                z = e.z;
-                w = e.w;
-                level = bits_set(y) - base;  // a row's columns: one per row above it
-            }
+        const entry top = {x, y, z, w};
+        store_entry_if(stack, keep, ENTRY_AT(depth), top);
+        depth += keep;
+        const bool pop = !push && w == 0;
+        const bool back = pop && depth != 0;  // to the entry under the top
+        const entry under = load_entry_if(stack, back, ENTRY_AT(depth - 1), top);
+        depth -= back;
+        x = push ? nl : under.x;
+        y = push ? nd : under.y;
+        z = push ? nr : under.z;
+        w = push ? free : under.w;
+        level = push ? level + 1 : back ? bits_set(under.y) - base : level;
+        if (pop && !back) {
+            out[i] = found;
+            busy = false;
         }
     }
 }
@@ -176,7 +222,7 @@ extern "C" __global__ void count_nodes(const u32 *__restrict__ tables, const u32
     entry stack[STACK_DEPTH];
     pair rows[STACK_DEPTH];
 #endif
-    drain(tables, nodes, owners, out, count, next, stack, rows);
+    drain(tables, nodes, owners, out, count, next, stack + MINE, rows + MINE);
 }
 
 #if !defined(__CUDACC__) && defined(NQUEENS_HOST_MAIN)

@@ -79,8 +79,16 @@ impl NodeBatch {
         }
     }
 
+    /// Empties the batch, keeping its memory.
+    pub fn clear(&mut self) {
+        self.tables.clear();
+        self.weights.clear();
+        self.nodes.clear();
+        self.owners.clear();
+    }
+
     /// Adds `other`'s items and nodes after this batch's.
-    pub fn append(&mut self, other: NodeBatch) {
+    pub fn append(&mut self, other: &NodeBatch) {
         let offset = self.weights.len() as u32;
         self.tables.extend_from_slice(&other.tables);
         self.weights.extend_from_slice(&other.weights);
@@ -276,7 +284,7 @@ mod tests {
                 for chunk in (0..work.len()).collect::<Vec<_>>().chunks(7) {
                     let mut part = NodeBatch::default();
                     chunk.iter().for_each(|&i| part.push(&work.get(i), depth));
-                    parts.append(part);
+                    parts.append(&part);
                 }
                 assert_eq!(parts, whole, "n = {n}, depth {depth}");
             }

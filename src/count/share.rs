@@ -39,7 +39,7 @@ pub struct Settings {
     /// Nodes per batch (`NQUEENS_GPU_BATCH`).
     pub batch_nodes: usize,
     /// CPU threads counting items beside the device (`NQUEENS_GPU_CPU_THREADS`; default:
-    /// the count's threads).
+    /// none).
     pub cpu_threads: usize,
 }
 
@@ -70,9 +70,9 @@ fn text(name: &str) -> Result<Option<String>, String> {
 }
 
 impl Settings {
-    /// The settings for boards of `n`, with `threads` CPU threads, as the environment
-    /// overrides them; an error names a variable whose value is not usable.
-    pub fn for_board(n: u32, threads: usize) -> Result<Settings, String> {
+    /// The settings for boards of `n`, as the environment overrides them; an error names a
+    /// variable whose value is not usable.
+    pub fn for_board(n: u32) -> Result<Settings, String> {
         // The defaults are the fastest of depths 3 and 4, blocks of 64, 128 and 256, and
         // stacks local or shared, measured at n = 19 on an H100 (BENCHMARKS.md).
         let depth = var(
@@ -98,12 +98,16 @@ impl Settings {
             (1..=1 << 28).contains(&b)
         })?
         .unwrap_or(1 << 22);
+        // No CPU threads beside the GPU unless asked: they count the constellation
+        // engine's items, which an H100 counted about 40 times as fast as 16 Xeon threads
+        // (Q(20): 3.7 % of the items), and they slowed the thread feeding the GPU (Q(20)
+        // in 6.1 s beside them, 3.9 s without; BENCHMARKS.md).
         let cpu_threads = var(
             "NQUEENS_GPU_CPU_THREADS",
             "threads from 0 to 4096",
             |&t: &usize| t <= 4096,
         )?
-        .unwrap_or(threads);
+        .unwrap_or(0);
         let mut s = Settings {
             depth,
             block: block.unwrap_or(128),
@@ -273,6 +277,9 @@ fn feed<D: Device>(
     let mut in_flight: VecDeque<InFlight<D::Pending>> = VecDeque::new();
     let mut items_sent = 0usize;
     let mut queue = 0usize;
+    // Buffers of reported batches, and of the parts batches are built from, for reuse.
+    let mut spare: Vec<NodeBatch> = Vec::new();
+    let parts = std::sync::Mutex::new(Vec::new());
     loop {
         let left = todo.len().saturating_sub(next.load(Ordering::Relaxed));
         if left == 0 {
@@ -306,7 +313,7 @@ fn feed<D: Device>(
                 match (fair.saturating_sub(held), in_flight.pop_front()) {
                     (0, None) => break,
                     (0, Some(f)) => {
-                        report(device, f, hooks, &mut done)?;
+                        spare.push(report(device, f, hooks, &mut done)?);
                         continue;
                     }
                     (room, f) => {
@@ -324,7 +331,8 @@ fn feed<D: Device>(
             continue;
         }
         let started = Instant::now();
-        let batch = build(count, &todo[from..to], settings.depth);
+        let mut batch = spare.pop().unwrap_or_default();
+        build(count, &todo[from..to], settings.depth, &mut batch, &parts);
         items_sent += to - from;
         let built = Instant::now();
         done.build_seconds += (built - started).as_secs_f64();
@@ -342,7 +350,12 @@ fn feed<D: Device>(
         // device's share is guessed until then.
         let first = helped.is_some() && done.device_items == 0;
         while in_flight.len() > 1 || (first && !in_flight.is_empty()) {
-            report(device, in_flight.pop_front().unwrap(), hooks, &mut done)?;
+            spare.push(report(
+                device,
+                in_flight.pop_front().unwrap(),
+                hooks,
+                &mut done,
+            )?);
         }
     }
     while let Some(f) = in_flight.pop_front() {
@@ -351,25 +364,36 @@ fn feed<D: Device>(
     Ok(done)
 }
 
-/// The nodes of `items` as one batch, built in parts on the rayon pool: on one thread,
-/// building the 85 M nodes of Q(20) took 1.7 s, most of what an H100 took to count them.
-fn build(count: &ItemCount, items: &[usize], depth: usize) -> NodeBatch {
+/// Builds the nodes of `items` into `batch` (emptied first), in parts of 64 items on the
+/// rayon pool, with part buffers from `parts`. On one thread with new buffers, building the
+/// 85 M nodes of Q(20) took 1.7 s, most of what an H100 took to count them, much of it in
+/// page faults on fresh memory (which threads do not share out): buffers are reused, the
+/// batch's from those of batches already reported.
+fn build(
+    count: &ItemCount,
+    items: &[usize],
+    depth: usize,
+    batch: &mut NodeBatch,
+    parts: &std::sync::Mutex<Vec<NodeBatch>>,
+) {
     const PART: usize = 64;
-    let parts: Vec<NodeBatch> = items
+    let spare = || parts.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    let built: Vec<NodeBatch> = items
         .par_chunks(PART)
-        .map(|part| {
-            let mut batch = NodeBatch::default();
-            for &i in part {
-                count.push_nodes(&mut batch, i, depth);
+        .map(|chunk| {
+            let mut part = spare().unwrap_or_default();
+            part.clear();
+            for &i in chunk {
+                count.push_nodes(&mut part, i, depth);
             }
-            batch
+            part
         })
         .collect();
-    let mut batch = NodeBatch::default();
-    for part in parts {
-        batch.append(part);
+    batch.clear();
+    for part in built {
+        batch.append(&part);
+        parts.lock().unwrap_or_else(|e| e.into_inner()).push(part);
     }
-    batch
 }
 
 /// Waits for a batch, checks a few of its nodes on the CPU, and reports its items.
@@ -378,7 +402,7 @@ fn report<D: Device>(
     f: InFlight<D::Pending>,
     hooks: &Hooks,
     done: &mut Shared,
-) -> Result<(), String> {
+) -> Result<NodeBatch, String> {
     let started = Instant::now();
     let counts = device.wait(f.pending)?;
     let waited = Instant::now();
@@ -392,17 +416,23 @@ fn report<D: Device>(
             counts.len()
         ));
     }
+    // Checked side by side: one at a time, they took 0.45 s of Q(20)'s 3.9 s on an H100.
     let step = (b.nodes.len() / SPOT_CHECKS).max(1);
-    for i in (0..b.nodes.len()).step_by(step).take(SPOT_CHECKS + 1) {
+    let checks: Vec<usize> = (0..b.nodes.len())
+        .step_by(step)
+        .take(SPOT_CHECKS + 1)
+        .collect();
+    let wrong = checks.par_iter().find_map_first(|&i| {
         let at = b.owners[i] as usize * TABLE_WORDS;
         let cpu = count_node(&b.tables[at..at + TABLE_WORDS], b.nodes[i]);
-        if counts[i] != cpu {
-            return Err(format!(
-                "{}: node {i} of a batch counted {} on the device and {cpu} on the CPU",
-                device.name(),
-                counts[i]
-            ));
-        }
+        (counts[i] != cpu).then_some((i, cpu))
+    });
+    if let Some((i, cpu)) = wrong {
+        return Err(format!(
+            "{}: node {i} of a batch counted {} on the device and {cpu} on the CPU",
+            device.name(),
+            counts[i]
+        ));
     }
     let mut values = vec![0u64; f.items.len()];
     for (c, &o) in counts.iter().zip(&b.owners) {
@@ -414,7 +444,7 @@ fn report<D: Device>(
         done.device_items += 1;
     }
     done.check_seconds += waited.elapsed().as_secs_f64();
-    Ok(())
+    Ok(f.batch)
 }
 
 #[cfg(test)]
@@ -570,7 +600,7 @@ mod tests {
                 assert!(settings(depth, 1, 0).stack_depth(n) >= worst, "n = {n}");
             }
         }
-        let s = Settings::for_board(21, 3).unwrap();
-        assert_eq!((s.depth, s.cpu_threads, s.shared), (4, 3, true));
+        let s = Settings::for_board(21).unwrap();
+        assert_eq!((s.depth, s.cpu_threads, s.shared), (4, 0, true));
     }
 }
