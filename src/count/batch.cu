@@ -61,12 +61,13 @@ typedef struct { u32 x, y; } pair;         // as uint2
 #if defined(__CUDACC__) && defined(STACK_SHARED)
 // This thread's level 0 in a block's stacks or rows (its warp's block of 32 x STACK_DEPTH;
 // its levels 32 apart, so that a warp's threads at one level read adjacent words), and
-// the byte address of its level t in shared memory, from its level 0's. Shared memory is
-// read and written at 32-bit addresses computed once: through pointers, the compiler
-// recomputed the shared window's base at every step (4 of its 55 instructions).
+// the bytes between its levels. Shared memory is read and written at 32-bit addresses
+// that the step keeps (the top's row pair, the stack's next free entry): through
+// pointers, the compiler recomputed the shared window's base at every step. Elsewhere
+// (the host's build, stacks in local memory) the same code keeps indexes.
 #define MINE ((threadIdx.x / 32) * 32 * STACK_DEPTH + threadIdx.x % 32)
-#define ROW_AT(t) (rows_at + (t) * 32 * 8)
-#define ENTRY_AT(t) (stack_at + (t) * 32 * 16)
+#define ROW_STEP (32 * 8)     // bytes from a thread's row pair to its next
+#define ENTRY_STEP (32 * 16)  // and from a stack entry to the next
 
 __device__ static inline pair load_row(const pair *, u32 at) {
     pair p;
@@ -95,8 +96,8 @@ __device__ static inline entry load_entry_if(const entry *, bool c, u32 at, entr
 }
 #else
 #define MINE 0
-#define ROW_AT(t) (t)
-#define ENTRY_AT(t) (t)
+#define ROW_STEP 1
+#define ENTRY_STEP 1
 
 __device__ static inline pair load_row(const pair *rows, u32 at) { return rows[at]; }
 
@@ -127,23 +128,70 @@ __device__ static inline u32 take(u32 *next) {
 #endif
 }
 
+// One step of a thread's search (see above), written with no branch: each memory access and
+// each change of state is predicated, so that the warp's threads, pushing, popping or
+// neither, stay together (as branches, pops and pushes stalled a fifth of the warps'
+// cycles). A thread that is not `busy` (its node done by an earlier step of the same loop
+// turn) changes nothing that matters: no memory, no count, no row past its last.
+#define STEP                                                                             \
+    {                                                                                    \
+        const pair p = load_row(rows, row_at);                                           \
+        const u32 bit = w & (0u - w);                                                    \
+        w ^= bit;                                                                        \
+        const u32 nl = (x | bit) << p.y, nd = y | bit, nr = (z | bit) >> p.y;            \
+        const u32 free = p.x & ~(nl | nd | nr);                                          \
+        const bool leaf = row_at == last_at;                                             \
+        found += (leaf && busy) ? bits_set(free) : 0;                                    \
+        const bool push = busy && !leaf && free != 0;                                    \
+        const bool keep = push && w != 0; /* the parent stays under its child */         \
+        CHECK_DEPTH(keep);                                                               \
+        const entry top = {x, y, z, w};                                                  \
+        store_entry_if(stack, keep, free_at, top);                                       \
+        free_at += keep ? ENTRY_STEP : 0;                                                \
+        const bool pop = busy && !push && w == 0;                                        \
+        const bool back = pop && free_at != stack_at; /* to the entry under the top */   \
+        const entry under = load_entry_if(stack, back, free_at - ENTRY_STEP, top);       \
+        free_at -= back ? ENTRY_STEP : 0;                                                \
+        x = push ? nl : under.x;                                                         \
+        y = push ? nd : under.y;                                                         \
+        z = push ? nr : under.z;                                                         \
+        w = push ? free : under.w;                                                       \
+        /* a row's columns: one per row above it */                                      \
+        const u32 under_at = row0_at + bits_set(under.y) * ROW_STEP;                     \
+        row_at += push ? ROW_STEP : 0;                                                   \
+        row_at = back ? under_at : row_at;                                               \
+        busy = busy && !(pop && !back);                                                  \
+    }
+
+#ifndef __CUDACC__
+#define CHECK_DEPTH(keep) if ((keep) && free_at >= STACK_DEPTH) abort()  // the host build checks sizes
+#else
+#define CHECK_DEPTH(keep)
+#endif
+
 // Takes nodes from `*next` until `count` are taken, writing each node's placements (its
 // search from its row to its item's last free row, the free squares of that row counted)
 // to `out`. `stack` and `rows` are this thread's STACK_DEPTH entries and row pairs (its
-// level t at ENTRY_AT(t) and ROW_AT(t)).
+// level t ENTRY_STEP and ROW_STEP times t after its level 0). A loop turn takes four steps: the loop's own
+// instructions (the branch to take a node, its convergence) took a quarter of a step's.
 __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *owners, u64 *out,
                              u32 count, u32 *next, entry *stack, pair *rows) {
     u32 i = 0, owner = 0xffffffffu, base = 0, levels = 0;  // levels: rows below the node's
     u32 x = 0, y = 0, z = 0, w = 0;  // the top: down-left diagonals, columns, down-right, squares
-    u32 level = 0, depth = 0;        // the top's row less the node's; entries under the top
-    bool busy = false;
+    bool busy = false, held = false;  // searching a node; holding one (counted or not)
     u64 found = 0;
 #if defined(__CUDACC__) && defined(STACK_SHARED)
     const u32 rows_at = (u32)__cvta_generic_to_shared(rows);
     const u32 stack_at = (u32)__cvta_generic_to_shared(stack);
+#else
+    const u32 rows_at = 0, stack_at = 0;
 #endif
+    // The top's row pair; the last row's; where row 0 of the board's free rows would be
+    // (the node's row less `base` rows: wraps around, harmlessly); the stack's next entry.
+    u32 row_at = rows_at, last_at = rows_at, row0_at = rows_at, free_at = stack_at;
     for (;;) {
         if (!busy) {
+            if (held) out[i] = found;
             i = take(next);
             if (i >= count) return;
             const u32 o = owners[i];
@@ -152,6 +200,7 @@ __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *own
             const u32 row = table[1];
             if (row + 1 >= table[0]) {
                 out[i] = bits_set(node[3]);
+                held = false;
                 continue;
             }
             if (o != owner) {
@@ -164,49 +213,22 @@ __device__ static void drain(const u32 *tables, const u32 *nodes, const u32 *own
 #endif
                 for (u32 t = 0; t < levels; t++) {
                     const pair p = {table[2 + row + t + 1], table[34 + row + t]};
-                    store_row(rows, ROW_AT(t), p);
+                    store_row(rows, rows_at + t * ROW_STEP, p);
                 }
+                last_at = rows_at + (levels - 1) * ROW_STEP;
+                row0_at = rows_at - base * ROW_STEP;
             }
             x = node[0];
             y = node[1];
             z = node[2];
             w = node[3];
-            level = 0;
-            depth = 0;
+            row_at = rows_at;
+            free_at = stack_at;
             found = 0;
             busy = true;
+            held = true;
         }
-        // The step, with no branch: each memory access and each change of state is
-        // predicated, so that the warp's threads, pushing, popping or neither, stay together
-        // (as branches, the pops and pushes stalled a fifth of the warps' cycles).
-        const pair p = load_row(rows, ROW_AT(level));
-        const u32 bit = w & (0u - w);
-        w ^= bit;
-        const u32 nl = (x | bit) << p.y, nd = y | bit, nr = (z | bit) >> p.y;
-        const u32 free = p.x & ~(nl | nd | nr);
-        const bool leaf = level + 1 == levels;
-        found += leaf ? bits_set(free) : 0;
-        const bool push = !leaf && free != 0;
-        const bool keep = push && w != 0;  // the parent stays under its child
-#ifndef __CUDACC__
-        if (keep && depth >= STACK_DEPTH) abort();
-#endif
-        const entry top = {x, y, z, w};
-        store_entry_if(stack, keep, ENTRY_AT(depth), top);
-        depth += keep;
-        const bool pop = !push && w == 0;
-        const bool back = pop && depth != 0;  // to the entry under the top
-        const entry under = load_entry_if(stack, back, ENTRY_AT(depth - 1), top);
-        depth -= back;
-        x = push ? nl : under.x;
-        y = push ? nd : under.y;
-        z = push ? nr : under.z;
-        w = push ? free : under.w;
-        level = push ? level + 1 : back ? bits_set(under.y) - base : level;
-        if (pop && !back) {
-            out[i] = found;
-            busy = false;
-        }
+        STEP STEP STEP STEP
     }
 }
 
