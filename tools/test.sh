@@ -4,7 +4,8 @@
 # our CNF exports; the DRAT checker rate, through cargo, which verifies the proofs beside
 # certificates; GNU parallel, for the README's cluster recipes; the clients of the
 # differential test: GNU Octave, and scipy, h5py and NumPy for python3) when they are
-# missing, then runs `cargo test` with any arguments given, then compiles the count's CUDA
+# missing, then runs `cargo test` with any arguments given, then the GPU backend's tests
+# (`--features gpu`, fake CUDA libraries), then compiles the count's CUDA
 # kernel to PTX with NVRTC from PyPI (tools/check_cuda_kernel.py), then the Python package's tests
 # (tools/test_python.sh: the bindings built with maturin in a virtual environment of their
 # own, pytest through the built module; a failure to build them fails this script).
@@ -59,6 +60,10 @@ if [ "$(id -u)" -eq 0 ] && ! printf '%s\n' "$@" | grep -qx -- '--'; then
 else
   cargo test "$@"
 fi
+# The GPU backend (feature gpu) with fake CUDA libraries built by cc (count::gpu::tests: a
+# driver too old or incomplete is a reason to count on the CPU, never a crash); no GPU,
+# driver or toolkit needed.
+cargo test --features gpu --lib count::gpu
 # The count's CUDA kernel (src/count/batch.cu) compiled to PTX by NVRTC, as a GPU backend
 # compiles it at run time: NVRTC from PyPI (no GPU, driver or toolkit needed), in a
 # virtual environment of its own; a kernel that does not compile fails this script. (Its

@@ -88,6 +88,37 @@ fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
+/// Driver functions that cudarc's objects call when dropped. cudarc panics on a function the
+/// library lacks, and a panic while another unwinds aborts the process (a library without
+/// `cuCtxSetFlags` made opening panic, then releasing the context panicked again: exit 134
+/// instead of counting on the CPU), so a library without one of these is refused first.
+const CALLED_ON_DROP: [&str; 12] = [
+    "cuCtxGetCurrent",
+    "cuCtxSetCurrent",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuStreamDestroy_v2",
+    "cuStreamWaitEvent",
+    "cuStreamSynchronize",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuEventDestroy_v2",
+    "cuMemFreeAsync",
+    "cuMemFree_v2",
+    "cuModuleUnload",
+];
+
+/// Whether the CUDA driver library cudarc loaded has function `name`.
+fn driver_has(name: &str) -> bool {
+    let symbol = format!("{name}\0");
+    // SAFETY: the library is one `is_culib_present` found loadable; the symbol is only
+    // looked up, never called.
+    unsafe {
+        sys::culib()
+            .get::<unsafe extern "C" fn()>(symbol.as_bytes())
+            .is_ok()
+    }
+}
+
 /// A driver error as one line: the code's name (`CUDA_ERROR_INVALID_DEVICE`).
 fn driver(e: cudarc::driver::DriverError) -> String {
     format!("{:?}", e.0)
@@ -129,7 +160,12 @@ impl Gpu {
         let before = cpus();
         // SAFETY: these only try to load the libraries.
         if !unsafe { sys::is_culib_present() } {
-            return Err("no CUDA driver library (libcuda.so) found".into());
+            return Err("no CUDA driver library (libcuda.so) could be loaded".into());
+        }
+        if let Some(name) = CALLED_ON_DROP.iter().find(|name| !driver_has(name)) {
+            return Err(format!(
+                "the CUDA driver library lacks {name} (a driver older than CUDA 11.2, or not one)"
+            ));
         }
         // SAFETY: as above, a load attempt only.
         if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
@@ -139,7 +175,10 @@ impl Gpu {
         let name = ctx.name().unwrap_or_else(|_| "GPU 0".into());
         // The feeding thread sleeps while it waits for the GPU, leaving its core to the
         // CPU threads that count beside it.
-        let _ = ctx.set_flags(sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC);
+        // (A setting, not a need: drivers before CUDA 12.1 lack the call.)
+        if driver_has("cuCtxSetFlags") {
+            let _ = ctx.set_flags(sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC);
+        }
         let arch = ctx
             .compute_capability()
             .ok()
@@ -286,5 +325,146 @@ impl Device for Gpu {
             // thread as it was.
             unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a fake CUDA driver library defines: enough to create a context, reporting one
+    /// device named "Fake GPU".
+    const FAKE_DRIVER: &str = r#"
+static void *current = 0;
+int cuInit(unsigned flags) { return 0; }
+int cuDriverGetVersion(int *v) { *v = 12000; return 0; }
+int cuDeviceGet(int *d, int ordinal) { *d = 0; return 0; }
+int cuDeviceGetCount(int *c) { *c = 1; return 0; }
+int cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)0x1000; return 0; }
+int cuDeviceGetAttribute(int *v, int attribute, int d) { *v = 8; return 0; }
+int cuCtxGetCurrent(void **c) { *c = current; return 0; }
+int cuCtxSetCurrent(void *c) { current = c; return 0; }
+int cuDeviceGetName(char *b, int l, int d) { const char *s = "Fake GPU"; int i = 0;
+    for (; s[i] && i < l - 1; i++) b[i] = s[i]; b[i] = 0; return 0; }
+int cuGetErrorName(int e, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
+int cuGetErrorString(int e, const char **s) { *s = "fake"; return 0; }
+"#;
+
+    /// The functions cudarc calls on drops, for a fake library that has them all.
+    const FAKE_DROPS: &str = r#"
+int cuDevicePrimaryCtxRelease_v2(int d) { return 0; }
+int cuStreamDestroy_v2(void *s) { return 0; }
+int cuStreamWaitEvent(void *s, void *e, unsigned f) { return 0; }
+int cuStreamSynchronize(void *s) { return 0; }
+int cuEventRecord(void *e, void *s) { return 0; }
+int cuEventSynchronize(void *e) { return 0; }
+int cuEventDestroy_v2(void *e) { return 0; }
+int cuMemFreeAsync(unsigned long long p, void *s) { return 0; }
+int cuMemFree_v2(unsigned long long p) { return 0; }
+int cuModuleUnload(void *m) { return 0; }
+"#;
+
+    /// `source` built as `lib{name}.so` (and `.so.1`) in `dir` by the C compiler.
+    fn library(dir: &std::path::Path, name: &str, source: &str) {
+        let c = dir.join(format!("{name}.c"));
+        std::fs::write(&c, source).unwrap();
+        let so = dir.join(format!("lib{name}.so"));
+        let built = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&so)
+            .arg(&c)
+            .output()
+            .expect("a C compiler (cc) on PATH");
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        std::fs::copy(&so, dir.join(format!("lib{name}.so.1"))).unwrap();
+    }
+
+    /// Opening the GPU in a child process of this test binary whose loader finds only the
+    /// libraries of `dir` (the loader reads LD_LIBRARY_PATH at start): its error, or a
+    /// failure of the test when the child did not end normally.
+    fn open_in_child(dir: &std::path::Path, test: &str) -> String {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .env("LD_LIBRARY_PATH", dir)
+            .env("NQUEENS_FAKE_CUDA_CHILD", "1")
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "the child ended with {:?}: {stdout}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+            .lines()
+            .find_map(|l| l.split_once("opening: ").map(|(_, why)| why))
+            .unwrap_or_else(|| panic!("no answer from the child: {stdout}"))
+            .to_string()
+    }
+
+    /// In the child: opens the GPU and prints why it could not.
+    fn child() -> bool {
+        if std::env::var_os("NQUEENS_FAKE_CUDA_CHILD").is_none() {
+            return false;
+        }
+        let settings = Settings::for_board(12).unwrap();
+        match Gpu::open(12, settings) {
+            Ok(g) => println!("opening: opened {}", g.name()),
+            Err(why) => println!("opening: {why}"),
+        }
+        true
+    }
+
+    /// A driver library without a function cudarc calls when it drops a context: opening
+    /// panicked on the first missing function, then again while dropping the context, and
+    /// the process aborted (exit 134) instead of counting on the CPU. Now it is refused
+    /// before anything is made.
+    #[test]
+    fn a_driver_without_what_drops_call_is_refused() {
+        if child() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        library(dir.path(), "cuda", FAKE_DRIVER);
+        library(
+            dir.path(),
+            "nvrtc",
+            "int nvrtcVersion(int *a, int *b) { *a = 12; *b = 0; return 0; }\n",
+        );
+        let why = open_in_child(
+            dir.path(),
+            "count::gpu::tests::a_driver_without_what_drops_call_is_refused",
+        );
+        assert!(why.contains("lacks cuDevicePrimaryCtxRelease_v2"), "{why}");
+    }
+
+    /// A driver before CUDA 12.1 (no cuCtxSetFlags, an optional setting here) is used; a
+    /// library that fails later (an NVRTC without its functions) is a reason given, with
+    /// the context dropped cleanly.
+    #[test]
+    fn a_driver_without_optional_functions_is_used_and_a_later_failure_is_an_error() {
+        if child() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        library(dir.path(), "cuda", &format!("{FAKE_DRIVER}{FAKE_DROPS}"));
+        library(
+            dir.path(),
+            "nvrtc",
+            "int nvrtcVersion(int *a, int *b) { *a = 12; *b = 0; return 0; }\n",
+        );
+        let why = open_in_child(
+            dir.path(),
+            "count::gpu::tests::a_driver_without_optional_functions_is_used_and_a_later_failure_is_an_error",
+        );
+        assert!(
+            why.contains("not one this build can use") && why.contains("nvrtc"),
+            "{why}"
+        );
     }
 }
