@@ -453,7 +453,13 @@ impl std::fmt::Display for Region {
         let last = |start: u64, len: u64| start + len - 1;
         match *self {
             Region::Rows { start, len } => write!(f, "rows {start}..={}", last(start, len)),
-            Region::Stride { first, step } => write!(f, "every {step}th row from row {first}"),
+            Region::Stride { first, step } => {
+                write!(
+                    f,
+                    "every {step}{} row from row {first}",
+                    ordinal_suffix(step)
+                )
+            }
             Region::Columns { start, len } => write!(f, "columns {start}..={}", last(start, len)),
             Region::Diagonals {
                 direction,
@@ -690,6 +696,21 @@ pub fn random_queen(source: &Input, seed: u64) -> Result<Option<(u64, u64)>, Gen
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ordinals_read_as_english_writes_them() {
+        let read = |k| format!("{k}{}", super::ordinal_suffix(k));
+        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112]
+            .map(read)
+            .into();
+        assert_eq!(
+            got,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd",
+                "101st", "111th", "112th"
+            ]
+        );
+    }
+
     use super::*;
 
     /// The oracle's check of a board of `u64` columns.
@@ -802,5 +823,16 @@ mod tests {
     fn no_solution_for_two_and_three() {
         assert!(check_solvable(2).is_err() && check_solvable(3).is_err());
         assert!(check_solvable(1).is_ok() && check_solvable(4).is_ok());
+    }
+}
+
+/// "st", "nd", "rd" or "th", as English writes after `k` (3rd, 11th, 22nd).
+fn ordinal_suffix(k: u64) -> &'static str {
+    match (k % 10, k % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
     }
 }

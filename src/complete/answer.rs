@@ -92,9 +92,10 @@ impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self.reason {
             StopReason::Interrupted => write!(f, "interrupted {}", self.during),
+            // The limit as given (0.05 s read "0.1 s" when rounded to a tenth).
             StopReason::TimeLimit(limit) => write!(
                 f,
-                "time limit of {:.1} s ran out {}",
+                "time limit of {} s ran out {}",
                 limit.as_secs_f64(),
                 self.during
             ),

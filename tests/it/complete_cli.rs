@@ -220,7 +220,7 @@ fn unknown_when_the_time_limit_runs_out() {
     ]);
     assert_eq!(code, 4, "{stdout}");
     assert!(
-        stdout.starts_with("UNKNOWN: time limit of 0.0 s ran out"),
+        stdout.starts_with("UNKNOWN: time limit of 0.001 s ran out"),
         "{stdout}"
     );
     assert_eq!(listing(d.path()), vec!["empty.nqb"]);
