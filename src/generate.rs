@@ -694,6 +694,17 @@ pub fn random_queen(source: &Input, seed: u64) -> Result<Option<(u64, u64)>, Gen
     Ok(None)
 }
 
+/// "st", "nd", "rd" or "th", as English writes after `k` (3rd, 11th, 22nd).
+fn ordinal_suffix(k: u64) -> &'static str {
+    match (k % 10, k % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -823,16 +834,5 @@ mod tests {
     fn no_solution_for_two_and_three() {
         assert!(check_solvable(2).is_err() && check_solvable(3).is_err());
         assert!(check_solvable(1).is_ok() && check_solvable(4).is_ok());
-    }
-}
-
-/// "st", "nd", "rd" or "th", as English writes after `k` (3rd, 11th, 22nd).
-fn ordinal_suffix(k: u64) -> &'static str {
-    match (k % 10, k % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
     }
 }
