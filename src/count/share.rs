@@ -73,8 +73,10 @@ impl Settings {
     /// The settings for boards of `n`, as the environment overrides them; an error names a
     /// variable whose value is not usable.
     pub fn for_board(n: u32) -> Result<Settings, String> {
-        // The defaults are the fastest of depths 3 and 4, blocks of 64, 128 and 256, and
-        // stacks local or shared, measured at n = 19 on an H100 (BENCHMARKS.md).
+        // The defaults are the fastest on an H100 (BENCHMARKS.md): of depths 3 and 4 and
+        // blocks of 64 and 128 at n = 20, within 1 % of each other; stacks in shared memory
+        // 2.6x as fast as in local memory at n = 19; depth 5 3x slower (its nodes cost
+        // more to build and send than they save).
         let depth = var(
             "NQUEENS_GPU_DEPTH",
             "a free row from 1 to 12",
