@@ -319,6 +319,7 @@ const TARGETS: &[Target] = &[
                     seconds: 0.5,
                     conflict: None,
                     resumed_items: None,
+                    gpu_items: None,
                     plan: None,
                     digest: None,
                 };

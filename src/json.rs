@@ -316,6 +316,10 @@ pub struct CountRecord {
     /// With `--checkpoint`: work items taken from the checkpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_items: Option<u64>,
+    /// With `--gpu`: work items the GPU counted (0: none, the GPU not found or not used;
+    /// the others were counted on the CPU). Merged: the parts' added up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_items: Option<u64>,
     /// With `--plan-file`: the plan whose shard this is (shards of one plan add up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanRef>,
@@ -501,6 +505,7 @@ mod tests {
             seconds,
             conflict: None,
             resumed_items: None,
+            gpu_items: None,
             plan: None,
             digest: None,
         }
@@ -559,6 +564,7 @@ mod tests {
             placed in proptest::collection::vec((1u32..64, 1u32..64), 0..4),
             distinct in proptest::option::of("[0-9]{1,30}"),
             resumed in proptest::option::of(any::<u64>()),
+            gpu in proptest::option::of(any::<u64>()),
         ) {
             let seconds = f64::from_bits(bits);
             prop_assume!(seconds.is_finite());
@@ -571,6 +577,7 @@ mod tests {
             r.placed = placed.into_iter().map(|(a, b)| [a, b]).collect();
             r.distinct = distinct;
             r.resumed_items = resumed;
+            r.gpu_items = gpu;
             let r = r.sealed();
             let text = serde_json::to_string(&r).unwrap();
             let back: CountRecord = serde_json::from_str(&text).unwrap();

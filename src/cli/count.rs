@@ -400,7 +400,7 @@ fn count_one(
     let plan_digest = items
         .as_ref()
         .and_then(|i| i.plan_digest().map(str::to_string));
-    let (tally, resumed) = if let Some(items) = items {
+    let (tally, resumed, gpu_items) = if let Some(items) = items {
         match count_items(args, &items)? {
             Some(done) => done,
             None => return Ok(None),
@@ -423,13 +423,14 @@ fn count_one(
             count::count(problem, args.distinct, shard)?
         };
         progress.finish();
-        (tally, 0)
+        (tally, 0, None)
     };
     let seconds = started.elapsed().as_secs_f64();
     let mut v = record(problem, &tally, shard, args, seconds);
     if args.checkpoint.is_some() {
         v.resumed_items = Some(resumed as u64);
     }
+    v.gpu_items = gpu_items;
     if let (Some(file), Some(digest)) = (&request.plan, plan_digest) {
         v.plan = Some(nqueens::json::PlanRef {
             digest,
@@ -867,7 +868,11 @@ fn shows_progress(quiet: bool) -> bool {
 /// every `--checkpoint-every` seconds, when stopped by a signal, and at the end. Returns
 /// the tally and how many items came from the checkpoint, or `None` when a signal stopped
 /// the count (the checkpoint is then saved).
-fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>, Error> {
+/// A count of work items: the tally, the items taken from a checkpoint, and with `--gpu`
+/// the items the GPU counted in this run.
+type ItemsCounted = (Tally, usize, Option<u64>);
+
+fn count_items(args: &Args, items: &ItemCount) -> Result<Option<ItemsCounted>, Error> {
     let path = args.checkpoint.as_deref();
     let key = items.key();
     let checkpoint_error = |source: CheckpointError| Error::Checkpoint {
@@ -917,7 +922,17 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
     let stop = nqueens::stop::Stop::new(None, Some(flag));
     let every = Duration::from_secs_f64(args.checkpoint_every);
     let skip = |i: usize| before.is_done(i);
+    // Items the GPU counted: while it counts, those this thread (the GPU's feeding thread)
+    // reports; CPU threads beside it report theirs from threads of their own.
+    let feeder = std::thread::current().id();
+    let gpu_phase = std::sync::atomic::AtomicBool::new(false);
+    let on_gpu = std::sync::atomic::AtomicU64::new(0);
     let counted = |i: usize, value: u64| {
+        if gpu_phase.load(std::sync::atomic::Ordering::Relaxed)
+            && std::thread::current().id() == feeder
+        {
+            on_gpu.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         // Each thread counts items back to back: an item took the time since the thread's
         // last one ended (or since the run started).
         let now = Instant::now();
@@ -962,10 +977,17 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
         counted: &counted,
         stop: &stop,
     };
+    #[cfg(feature = "gpu")]
+    let count_on = |g: &Gpu, phase: &std::sync::atomic::AtomicBool| {
+        phase.store(true, std::sync::atomic::Ordering::Relaxed);
+        let done = g.count(items, &hooks);
+        phase.store(false, std::sync::atomic::Ordering::Relaxed);
+        done
+    };
     let finished = match gpu {
         None => items.run(&hooks).is_some(),
         #[cfg(feature = "gpu")]
-        Some(g) => match g.count(items, &hooks) {
+        Some(g) => match count_on(&g, &gpu_phase) {
             Ok(done) => {
                 if let Some(shared) = done
                     && !args.quiet
@@ -1048,7 +1070,8 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<(Tally, usize)>,
         );
         return Ok(None);
     }
-    Ok(Some((items.tally(st.sum), resumed)))
+    let gpu_items = args.gpu.then(|| on_gpu.into_inner());
+    Ok(Some((items.tally(st.sum), resumed, gpu_items)))
 }
 
 /// Squares as (row, column), 0-based.
@@ -1153,6 +1176,7 @@ fn record(p: &Problem, t: &Tally, shard: Shard, args: &Args, seconds: f64) -> Co
             [s[0], s[1]]
         }),
         resumed_items: None,
+        gpu_items: None,
         plan: None,
         digest: None,
     }

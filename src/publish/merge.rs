@@ -141,6 +141,7 @@ pub enum MergeError {
 ///         seconds: 0.0,
 ///         conflict: None,
 ///         resumed_items: None,
+///         gpu_items: None,
 ///         plan: None,
 ///         digest: None,
 ///     }
@@ -543,6 +544,11 @@ fn add_up(
     } else {
         f64::MAX
     };
+    // Items counted on GPUs, where any part says.
+    let gpu_items = parts
+        .iter()
+        .filter_map(|r| r.gpu_items)
+        .reduce(u64::saturating_add);
     Ok(CountRecord {
         shard: [0, 1],
         placements,
@@ -550,6 +556,7 @@ fn add_up(
         orders,
         seconds,
         resumed_items: None,
+        gpu_items,
         plan: None,
         digest: None,
         ..parts[0].clone()
@@ -579,10 +586,27 @@ mod tests {
             seconds: 1.0,
             conflict: None,
             resumed_items: None,
+            gpu_items: None,
             plan: None,
             digest: None,
         }
         .sealed()
+    }
+
+    /// The items counted on GPUs are added up over the parts that say (a part counted
+    /// without `--gpu` says nothing), and the merged record is sealed with them.
+    #[test]
+    fn items_counted_on_gpus_add_up() {
+        let with = |i: u64, gpu: Option<u64>| {
+            let mut r = shard(i, 3, ["7000", "5000", "2200"][i as usize]);
+            r.gpu_items = gpu;
+            r.sealed()
+        };
+        let whole = merge(vec![with(0, Some(4)), with(1, None), with(2, Some(5))]).unwrap();
+        assert_eq!(whole[0].gpu_items, Some(9));
+        assert!(whole[0].digest_matches());
+        let none = merge(vec![with(0, None), with(1, None), with(2, None)]).unwrap();
+        assert_eq!(none[0].gpu_items, None);
     }
 
     #[test]

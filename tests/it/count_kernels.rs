@@ -292,6 +292,10 @@ fn gpu_without_support_says_so_and_counts_the_same_items_on_the_cpu() {
         (v["placements"].as_str(), v["engine"].as_str()),
         (Some("14200"), Some("constellations"))
     );
+    // The record says the GPU counted none of it (a count without --gpu says nothing).
+    assert_eq!(v["gpu_items"].as_u64(), Some(0), "{}", out.stdout);
+    let plain = json(&nq(&["count", "12", "--json"]).ok().stdout);
+    assert!(plain.get("gpu_items").is_none(), "{plain}");
     // A shard counted with --gpu and one without, by the same engine's items, merge.
     let d = tempfile::tempdir().unwrap();
     let gpu = nq(&["count", "11", "--gpu", "--shard", "0/2", "--json"]).ok();
@@ -304,6 +308,7 @@ fn gpu_without_support_says_so_and_counts_the_same_items_on_the_cpu() {
         .current_dir(d.path())
         .ok();
     assert_eq!(json(&merged.stdout)["placements"], "2680");
+    assert_eq!(json(&merged.stdout)["gpu_items"].as_u64(), Some(0));
     // What the GPU does not count is refused or counted on the CPU, said either way.
     let out = nq(&["count", "12", "--gpu", "--distinct", "--shard", "0/2"]).code(2);
     assert!(
