@@ -407,6 +407,19 @@ int cuModuleUnload(void *m) { return 0; }
             .to_string()
     }
 
+    /// Why opening the GPU fails with a fake driver of `driver`'s source and an NVRTC with
+    /// nothing but its version, in a child running `test`.
+    fn open_with(driver: &str, test: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        library(dir.path(), "cuda", driver);
+        library(
+            dir.path(),
+            "nvrtc",
+            "int nvrtcVersion(int *a, int *b) { *a = 12; *b = 0; return 0; }\n",
+        );
+        open_in_child(dir.path(), test)
+    }
+
     /// In the child: opens the GPU and prints why it could not.
     fn child() -> bool {
         if std::env::var_os("NQUEENS_FAKE_CUDA_CHILD").is_none() {
@@ -429,15 +442,8 @@ int cuModuleUnload(void *m) { return 0; }
         if child() {
             return;
         }
-        let dir = tempfile::tempdir().unwrap();
-        library(dir.path(), "cuda", FAKE_DRIVER);
-        library(
-            dir.path(),
-            "nvrtc",
-            "int nvrtcVersion(int *a, int *b) { *a = 12; *b = 0; return 0; }\n",
-        );
-        let why = open_in_child(
-            dir.path(),
+        let why = open_with(
+            FAKE_DRIVER,
             "count::gpu::tests::a_driver_without_what_drops_call_is_refused",
         );
         assert!(why.contains("lacks cuDevicePrimaryCtxRelease_v2"), "{why}");
@@ -451,15 +457,8 @@ int cuModuleUnload(void *m) { return 0; }
         if child() {
             return;
         }
-        let dir = tempfile::tempdir().unwrap();
-        library(dir.path(), "cuda", &format!("{FAKE_DRIVER}{FAKE_DROPS}"));
-        library(
-            dir.path(),
-            "nvrtc",
-            "int nvrtcVersion(int *a, int *b) { *a = 12; *b = 0; return 0; }\n",
-        );
-        let why = open_in_child(
-            dir.path(),
+        let why = open_with(
+            &format!("{FAKE_DRIVER}{FAKE_DROPS}"),
             "count::gpu::tests::a_driver_without_optional_functions_is_used_and_a_later_failure_is_an_error",
         );
         assert!(
