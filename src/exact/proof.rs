@@ -5,7 +5,8 @@
 //! (it does not touch the engine's hot path), with the engine's propagation: a row or
 //! column with no free cell is a dead end, one with a single free cell is placed without
 //! branching; it branches on the open row with the fewest free cells, or on a column free
-//! in exactly two rows when every row has three or more. Every step of that propagation is
+//! in exactly two rows when every row has three or more, ties between rows broken nearest
+//! the middle first as the engine breaks them. Every step of that propagation is
 //! unit propagation on the CNF: a queen falsifies the other cells of its row, column and
 //! diagonals through their at-most-one constraints (pairwise clauses, or Sinz's sequential
 //! counter, on which unit propagation is arc-consistent), and a row or column whose other
@@ -98,10 +99,11 @@ impl From<io::Error> for Stop {
 
 struct Prover<'a, B> {
     m: usize,
-    /// Board row and column of each residual row and column.
-    rows: &'a [u64],
+    /// Board row of each row label (residual rows, nearest the middle first) and board
+    /// column of each residual column.
+    rows: Vec<u64>,
     cols: &'a [u64],
-    /// `var[r * m + c]`: the CNF variable of free cell (r, c).
+    /// `var[r * m + c]`: the CNF variable of free cell (r, c) (row label r).
     var: Vec<u32>,
     /// Decision variables on the path from the root.
     decisions: Vec<u32>,
@@ -126,19 +128,29 @@ fn prove<B: Bits>(
     out: &mut dyn Write,
 ) -> io::Result<ProofEnd> {
     let m = res.size();
+    // Variables are numbered in residual order (the CNF's); the search sees rows by label.
+    let mut first_var = vec![0u32; m];
+    for r in 1..m {
+        first_var[r] = first_var[r - 1]
+            + res
+                .row_bits(r - 1)
+                .iter()
+                .map(|w| w.count_ones())
+                .sum::<u32>();
+    }
+    let mut row_of: Vec<usize> = (0..m).collect();
+    res.middle_first(&mut row_of);
     let mut var = vec![0u32; m * m];
     let mut open = vec![B::zero(); m];
-    let mut next = 0u32;
-    for (r, row) in open.iter_mut().enumerate() {
-        for c in ones(res.row_bits(r)) {
-            next += 1;
-            var[r * m + c] = next;
-            *row = row.with(c);
+    for (l, &r) in row_of.iter().enumerate() {
+        for (k, c) in ones(res.row_bits(r)).enumerate() {
+            var[l * m + c] = first_var[r] + k as u32 + 1;
+            open[l] = open[l].with(c);
         }
     }
     let mut p = Prover::<B> {
         m,
-        rows: &res.rows,
+        rows: row_of.iter().map(|&r| res.rows[r]).collect(),
         cols: &res.cols,
         var,
         decisions: Vec::with_capacity(m),

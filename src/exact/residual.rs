@@ -49,6 +49,20 @@ impl Residual {
         })
     }
 
+    /// `order` (residual rows) sorted, stably, nearest the middle of the free rows' span
+    /// first: the order in which the exact search breaks ties between rows of equally few
+    /// free cells. A queen near the middle closes more cells through its longer
+    /// diagonals, so its subtree is smaller: on Excluded Diagonals (n = 25-29) the trees
+    /// of infeasible residuals were 15-30 % smaller than with ties broken in a random
+    /// order, and 20 % larger with the edge rows first (BENCHMARKS.md).
+    pub(crate) fn middle_first(&self, order: &mut [usize]) {
+        let (Some(&top), Some(&bottom)) = (self.rows.first(), self.rows.last()) else {
+            return;
+        };
+        let twice_middle = top as i128 + bottom as i128;
+        order.sort_by_key(|&r| (2 * self.rows[r] as i128 - twice_middle).unsigned_abs());
+    }
+
     /// A residual over `rows` x `cols` whose free cells are those where `free(i, j)`.
     pub(crate) fn build(
         rows: Vec<u64>,

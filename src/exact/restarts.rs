@@ -19,7 +19,7 @@
 
 use super::Residual;
 use super::run::{Counts, Limits, Outcome, sequential};
-use super::search::TABLE_BYTES;
+use super::search::{TABLE_BYTES, Ties};
 use rayon::prelude::*;
 
 /// Nodes of a short search of a residual of `m` free rows, which decides most residuals of
@@ -104,6 +104,7 @@ impl Restarts {
             sequential(
                 res,
                 seed,
+                Ties::Drawn,
                 k.is_multiple_of(2),
                 max_nodes,
                 table_bytes,

@@ -3,7 +3,7 @@
 
 use super::Residual;
 use super::bits::Bits;
-use super::search::{self, Board, Flow, Item, Mode, Search, TABLE_BYTES};
+use super::search::{self, Board, Flow, Item, Mode, Search, TABLE_BYTES, Ties};
 use serde::Serialize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -80,6 +80,7 @@ macro_rules! with_width {
 pub(super) fn board<B: Bits>(
     res: &Residual,
     seed: Option<u64>,
+    ties: Ties,
     expected: u64,
     table_bytes: usize,
 ) -> Board<B> {
@@ -92,7 +93,7 @@ pub(super) fn board<B: Bits>(
     } else {
         0
     };
-    let mut b = Board::new(res, seed, table_bytes);
+    let mut b = Board::new(res, seed, ties, table_bytes);
     b.order_values = order_values();
     b
 }
@@ -111,22 +112,32 @@ pub(crate) fn first_sequential(res: &Residual, seed: u64, limits: Limits<'_>) ->
     // + 20m nodes, end after a few dozen), so only a search whose budget could pay for the
     // table m times over builds it: the long budgets of later restarts.
     let expected = limits.max_nodes / (res.size() as u64).max(1);
-    sequential(res, seed, true, expected, TABLE_BYTES, limits)
+    sequential(
+        res,
+        seed,
+        Ties::MiddleFirst,
+        true,
+        expected,
+        TABLE_BYTES,
+        limits,
+    )
 }
 
-/// [`first_sequential`], with the values of a node tried least damaging first only if
-/// `order_values` (and the environment does not turn that off), else in label order, and
-/// the attack table built if `expected` nodes pay for it and it fits in `table_bytes`.
+/// [`first_sequential`], with rows' ties broken as `ties` says, the values of a node tried
+/// least damaging first only if `order_values` (and the environment does not turn that
+/// off), else in label order, and the attack table built if `expected` nodes pay for it
+/// and it fits in `table_bytes`.
 pub(super) fn sequential(
     res: &Residual,
     seed: u64,
+    ties: Ties,
     order_values: bool,
     expected: u64,
     table_bytes: usize,
     limits: Limits<'_>,
 ) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
-        let mut board = board::<B>(res, Some(seed), expected, table_bytes);
+        let mut board = board::<B>(res, Some(seed), ties, expected, table_bytes);
         board.order_values &= order_values;
         let mode = Mode { want: 1, budget: limits.max_nodes, split_depth: usize::MAX };
         let mut s = Search::at(&board, &Item::default(), mode, limits.stop);
@@ -152,7 +163,7 @@ pub(super) fn solved<B: Bits>(board: &Board<B>, path: &[(u16, u16)]) -> Outcome 
 /// the same nodes as the sequential one.
 pub(crate) fn first(res: &Residual, seed: u64, stop: &crate::stop::Stop) -> (Outcome, Counts) {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, Some(seed), u64::MAX, TABLE_BYTES);
+        let board = board::<B>(res, Some(seed), Ties::MiddleFirst, u64::MAX, TABLE_BYTES);
         let shared = Shared::new(&board, stop, 1);
         rayon::scope(|scope| shared.run(scope, Item::default()));
         let counts = shared.counts();
@@ -191,7 +202,7 @@ pub(crate) fn count(
     stop: &crate::stop::Stop,
 ) -> Count {
     with_width!(res.size(), B => {
-        let board = board::<B>(res, None, u64::MAX, TABLE_BYTES);
+        let board = board::<B>(res, None, Ties::MiddleFirst, u64::MAX, TABLE_BYTES);
         let items = split(&board, COUNT_ITEMS, stop);
         let shared = Shared::new(&board, stop, u64::MAX);
         rayon::scope(|scope| {

@@ -26,11 +26,22 @@
 use super::bits::Bits;
 use super::residual::Residual;
 
+/// How the search breaks ties between rows of equally few free cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ties {
+    /// Rows nearest the middle of the residual first ([`Residual::middle_first`]), the
+    /// seed's order among rows as near: the smaller trees, for the searches that decide.
+    MiddleFirst,
+    /// In the seed's order only: restarts, whose worth is in trying other orders.
+    Drawn,
+}
+
 /// The residual as the search sees it.
 ///
-/// Rows and columns carry labels `0..m` in an order drawn from the seed: the search breaks
-/// ties by the lowest label, so the seed decides which of equal rows is branched on and in
-/// which order a row's cells are tried, at no cost per node.
+/// Rows and columns carry labels `0..m`: the search breaks ties by the lowest label, so the
+/// labels decide which of equal rows is branched on and in which order a row's cells are
+/// tried, at no cost per node. Columns are labelled in an order drawn from the seed, rows
+/// as [`Ties`] says.
 pub(crate) struct Board<B> {
     m: usize,
     /// Board row and column of each row and column label.
@@ -53,9 +64,15 @@ pub(crate) const TABLE_BYTES: usize = 32 << 20;
 
 impl<B: Bits> Board<B> {
     /// The search's view of `res`; `seed` permutes the tie-breaks (rows and columns of
-    /// equal counts are tried in a seeded order), `None` keeps the natural order. The
-    /// attack table is built if it fits in `table_bytes` (at most [`TABLE_BYTES`]; 0: none).
-    pub(crate) fn new(res: &Residual, seed: Option<u64>, table_bytes: usize) -> Board<B> {
+    /// equal counts are tried in a seeded order), `None` keeps the natural order, and
+    /// `ties` says whether rows nearer the middle go first. The attack table is built if it
+    /// fits in `table_bytes` (at most [`TABLE_BYTES`]; 0: none).
+    pub(crate) fn new(
+        res: &Residual,
+        seed: Option<u64>,
+        ties: Ties,
+        table_bytes: usize,
+    ) -> Board<B> {
         let m = res.size();
         assert!(m <= B::CAPACITY);
         // label -> residual index, in the seed's order.
@@ -66,7 +83,10 @@ impl<B: Bits> Board<B> {
             }
             order
         };
-        let (row_of, col_of) = (order(0), order(1));
+        let (mut row_of, col_of) = (order(0), order(1));
+        if ties == Ties::MiddleFirst {
+            res.middle_first(&mut row_of);
+        }
         let mut col_label = vec![0; m];
         for (label, &c) in col_of.iter().enumerate() {
             col_label[c] = label;
