@@ -121,13 +121,17 @@ pub fn run(a: Args) -> Result<i32, Error> {
             let (format, _) = a.mat.apply(format, Some(&base), base.n())?;
             let format = a.npy.apply(format, base.n())?;
             match dimacs::read_model(model, &base)? {
+                // The solver's word, which nothing here checks: no INFEASIBLE (exit 3) on
+                // it, only that the file holds no model (a careless or broken solver, or
+                // the output of another instance, would otherwise pass as a proof).
                 Model::Unsatisfiable => {
                     errln!(
-                        "nqueens: {}: the SAT solver says UNSATISFIABLE: {} has no completion",
+                        "nqueens: {}: the SAT solver says UNSATISFIABLE, so there is no model to \
+convert (its claim, not checked here: `nqueens complete {}` decides it, with a certificate)",
                         model.display(),
                         base.path().display()
                     );
-                    return Ok(exit::INFEASIBLE);
+                    return Ok(exit::INVALID);
                 }
                 Model::Solution(rows) => RowWriter::all(&output, &rows, format)?,
             }

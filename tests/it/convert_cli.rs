@@ -380,3 +380,28 @@ fn attacking_queens_are_invalid_for_every_command_that_needs_a_composition() {
         }
     }
 }
+
+/// A SAT solver's UNSATISFIABLE is its claim: `convert --model` has no model to convert
+/// (exit 1) and does not pass it on as an INFEASIBLE of its own (exit 3), here on an empty
+/// 6-board, which has four solutions.
+#[test]
+fn an_unsatisfiable_model_is_no_model_and_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("empty6.txt");
+    std::fs::write(&base, "0\n0\n0\n0\n0\n0\n").unwrap();
+    let model = dir.path().join("model.txt");
+    std::fs::write(&model, "s UNSATISFIABLE\n").unwrap();
+    let out = dir.path().join("out.txt");
+    let (code, stdout, err) = run(&[
+        "convert",
+        "--model",
+        model.to_str().unwrap(),
+        "--base",
+        base.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("not checked here"), "{err}");
+    assert!(!out.exists());
+}
