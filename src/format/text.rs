@@ -59,35 +59,121 @@ pub(crate) fn parse_based(
 /// One row value: a non-negative integer, also written as an integral float
 /// (`3`, `3.0`, `3.000000000000000000e+00`).
 pub(crate) fn parse_value(token: &str, base: IndexBase) -> Result<u32, String> {
-    if base == IndexBase::Zero {
-        let v = match token.parse::<i64>() {
-            Ok(v) => base.signed(v),
-            Err(_) => match token.parse::<f64>() {
-                Ok(f) => base.float(f),
-                Err(_) => return Err(format!("{} is not a number", quote(token))),
-            },
+    let v = match decimal(token) {
+        Decimal::Whole(v) => v,
+        Decimal::Fraction => {
+            return Err(format!(
+                "value {} is not a whole number in 0..=4294967295",
+                clip(token)
+            ));
         }
-        .map_err(|e| format!("value {} {e}", clip(token)))?;
+        Decimal::Huge => return Err(format!("value {} exceeds 4294967295", clip(token))),
+        Decimal::NotANumber => return Err(format!("{} is not a number", quote(token))),
+    };
+    if base == IndexBase::Zero {
+        let v = i64::try_from(v)
+            .map_err(|_| format!("value {} exceeds 4294967294", clip(token)))
+            .and_then(|v| {
+                base.signed(v)
+                    .map_err(|e| format!("value {} {e}", clip(token)))
+            })?;
         return u32::try_from(v).map_err(|_| format!("value {} exceeds 4294967294", clip(token)));
     }
-    if let Ok(v) = token.parse::<u64>() {
-        return u32::try_from(v).map_err(|_| format!("value {} exceeds 4294967295", clip(token)));
-    }
-    match token.parse::<f64>() {
-        Ok(f) if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => {
-            Ok(f as u32)
-        }
-        Ok(-1.0) => Err(
+    match v {
+        -1 => Err(
             "negative value -1: 0-based columns with -1 for an empty row? read them with --zero-based"
                 .into(),
         ),
-        Ok(f) if f < 0.0 => Err(format!("negative value {}", clip(token))),
-        Ok(_) => Err(format!(
-            "value {} is not a whole number in 0..=4294967295",
-            clip(token)
-        )),
-        Err(_) => Err(format!("{} is not a number", quote(token))),
+        v if v < 0 => Err(format!("negative value {}", clip(token))),
+        v => u32::try_from(v).map_err(|_| format!("value {} exceeds 4294967295", clip(token))),
     }
+}
+
+/// What a decimal token denotes, read exactly.
+#[derive(Debug, PartialEq, Eq)]
+enum Decimal {
+    /// A whole number (`-0` and `-0.0` are 0).
+    Whole(i128),
+    /// A number with a fractional part (`2.5`, `2.9999999999999999`: read as a float it
+    /// would round to 3, and a row value that is not whole is an error, not a guess).
+    Fraction,
+    /// A whole number of more than 20 digits (beyond 2^64 in size).
+    Huge,
+    /// Not a decimal number (`inf` and `nan` included).
+    NotANumber,
+}
+
+/// Reads `[+-]digits[.digits][(e|E)[+-]digits]` exactly: by hand, since a float parse
+/// rounds to 53 bits (`2.9999999999999999` became 3) and Rust's integer parse takes no
+/// point or exponent. The digits are only counted and checked, never accumulated past
+/// what a whole row value can hold, so a token of any length costs its length.
+fn decimal(token: &str) -> Decimal {
+    let t = token.as_bytes();
+    let (negative, t) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (mantissa, exponent) = match t.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(k) => (&t[..k], Some(&t[k + 1..])),
+        None => (t, None),
+    };
+    let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
+        Some(k) => (&mantissa[..k], &mantissa[k + 1..]),
+        None => (mantissa, &mantissa[mantissa.len()..]),
+    };
+    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+    if int.len() + frac.len() == 0 || !digits(int) || !digits(frac) {
+        return Decimal::NotANumber;
+    }
+    // The exponent, clamped: beyond +-10^6 it decides alone (a digit string that long is
+    // all zeros, or the value is huge or fractional either way).
+    let exp: i64 = match exponent {
+        None => 0,
+        Some(e) => {
+            let (sign, e) = match e.first() {
+                Some(b'-') => (-1, &e[1..]),
+                Some(b'+') => (1, &e[1..]),
+                _ => (1, e),
+            };
+            if e.is_empty() || !digits(e) {
+                return Decimal::NotANumber;
+            }
+            let e = e.iter().skip_while(|&&b| b == b'0').collect::<Vec<_>>();
+            if e.len() > 7 {
+                sign * 10_000_000
+            } else {
+                sign * e.iter().fold(0i64, |a, &&b| a * 10 + (b - b'0') as i64)
+            }
+        }
+    };
+    // All digits as one string D, the value being D x 10^(exp - |frac|); leading zeros
+    // and trailing zeros do not change whether it is whole.
+    let all: Vec<u8> = int.iter().chain(frac).copied().collect();
+    let Some(first) = all.iter().position(|&b| b != b'0') else {
+        return Decimal::Whole(0);
+    };
+    let last = all
+        .iter()
+        .rposition(|&b| b != b'0')
+        .expect("a nonzero digit");
+    let significant = &all[first..=last];
+    // The power of ten of the last significant digit.
+    let scale = exp - frac.len() as i64 + (all.len() - 1 - last) as i64;
+    if scale < 0 {
+        return Decimal::Fraction;
+    }
+    if significant.len() as i64 + scale > 20 {
+        return Decimal::Huge;
+    }
+    let mut v: i128 = 0;
+    for &b in significant {
+        v = v * 10 + (b - b'0') as i128;
+    }
+    for _ in 0..scale {
+        v *= 10;
+    }
+    Decimal::Whole(if negative { -v } else { v })
 }
 
 /// Writes a text composition, one value per line, appearing only on [`TextWriter::finish`].
@@ -133,6 +219,67 @@ mod tests {
         assert_eq!(
             parse(p, b"1.000000000000000000e+00 0.0\n").unwrap(),
             vec![1, 0]
+        );
+    }
+
+    #[test]
+    fn decimals_are_read_exactly() {
+        use Decimal::*;
+        for (t, want) in [
+            ("3", Whole(3)),
+            ("3.0", Whole(3)),
+            ("+3.", Whole(3)),
+            (".3e1", Whole(3)),
+            ("30e-1", Whole(3)),
+            ("3.000000000000000000e+00", Whole(3)),
+            ("0.003e3", Whole(3)),
+            ("-0", Whole(0)),
+            ("-0.0e-9", Whole(0)),
+            ("000", Whole(0)),
+            ("-1", Whole(-1)),
+            ("-1.0", Whole(-1)),
+            ("2.9999999999999999", Fraction),
+            ("3.0000000000000001", Fraction),
+            ("2.5", Fraction),
+            ("31e-1", Fraction),
+            ("1e-10000000000000", Fraction),
+            ("4294967295", Whole(4294967295)),
+            ("4.294967295e9", Whole(4294967295)),
+            ("1e19", Whole(10_000_000_000_000_000_000)),
+            ("1e20", Huge),
+            ("1e99999999999999999999", Huge),
+            ("0e99999999999999999999", Whole(0)),
+            ("123456789012345678901", Huge),
+            ("", NotANumber),
+            (".", NotANumber),
+            ("e5", NotANumber),
+            ("1e", NotANumber),
+            ("1.2.3", NotANumber),
+            ("--1", NotANumber),
+            ("inf", NotANumber),
+            ("nan", NotANumber),
+            ("0x10", NotANumber),
+            ("1_000", NotANumber),
+        ] {
+            assert_eq!(decimal(t), want, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn values_that_round_to_whole_as_floats_are_refused() {
+        let p = Path::new("x");
+        let err = parse(p, b"2\n4\n1\n2.9999999999999999\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 4") && err.contains("not a whole number"),
+            "{err}"
+        );
+        let err = parse_based(p, b"1\n-0.99999999999999999\n", IndexBase::Zero).unwrap_err();
+        assert!(err.to_string().contains("not a whole number"), "{err}");
+        assert_eq!(
+            parse_based(p, b"1\n-1.0\n-0\n", IndexBase::Zero).unwrap(),
+            vec![2, 0, 1]
         );
     }
 
