@@ -334,6 +334,18 @@ pub fn check(files: &Files) -> Result<(), Error> {
     if let Some(why) = files.refused.first() {
         return Err(Error::Usage(why.clone()));
     }
+    // Before anything is opened: a path naming a descriptor that is not open (`-o
+    // /dev/fd/3` without `3>FILE`) would name the first file the command opens.
+    let all = files.reads.iter().chain(&files.writes).map(|(_, p)| p);
+    for path in all.chain(&files.rewrites).chain(&files.lone) {
+        if let Some(fd) = nqueens::format::closed_descriptor(path) {
+            return Err(Error::Usage(format!(
+                "{}: names descriptor {fd} of this process, which is not open (a shell \
+redirection such as {fd}>FILE opens it)",
+                path.display()
+            )));
+        }
+    }
     // Every command prints: to a standard output closed at start, nothing could be, and
     // finding out after the work would leave its outputs written and its answer lost.
     if super::STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {

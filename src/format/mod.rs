@@ -28,8 +28,8 @@ pub use npy::{NpyLayout, NpyShape};
 pub use nqb::{Encoding, Header, NqbFile, NqbWriter};
 pub use open::{WRITER_WAIT, open_stream, read_bounded};
 pub use output::{
-    AtomicFile, OutputPath, STDIO, check_outputs, check_stdout, is_stdio, own_descriptor,
-    reads_stdin, redirected_into, writes_stdout,
+    AtomicFile, OutputPath, STDIO, check_outputs, check_stdout, closed_descriptor, is_stdio,
+    own_descriptor, reads_stdin, redirected_into, writes_stdout,
 };
 pub(crate) use output::{Destination, Scratch, reserve};
 pub(crate) use shown::{clip, dims_text, hex, listing, quote};

@@ -63,6 +63,25 @@ pub fn own_descriptor(path: &Path) -> Option<i32> {
         .flatten()
 }
 
+/// The descriptor that `path` names ([`own_descriptor`]) when it is not open: opening such
+/// a path later would find whatever the process opened there in the meantime (its own
+/// temporary file: the output was written into it, removed, and the command said it
+/// succeeded), so a command refuses it before it opens anything.
+pub fn closed_descriptor(path: &Path) -> Option<i32> {
+    let fd = own_descriptor(path)?;
+    #[cfg(unix)]
+    {
+        // SAFETY: F_GETFD only asks whether the descriptor is open.
+        let closed = unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1;
+        closed.then_some(fd)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        None
+    }
+}
+
 /// Where an output's bytes end up, and where its temporary files go.
 #[derive(Debug, Clone)]
 pub(crate) struct Destination {

@@ -773,6 +773,43 @@ fn every_write_channel_handles_a_pipe_without_reader_and_stdout_by_name() {
     );
 }
 
+/// Every channel given a path that names a descriptor of the process that is not open
+/// (`/dev/fd/9` without `9>FILE`): refused before anything is opened, with exit 2 and one
+/// line naming it. Opened later, it named the command's own first temporary file: the
+/// output went into it, was removed with it, and the command exited 0.
+#[test]
+fn every_channel_refuses_a_descriptor_that_is_not_open() {
+    let all = channels();
+    let fills = Fills::new();
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (command, line) in TEMPLATES {
+        for (key, how, _) in keys(command, line, &all) {
+            if how == Use::Dir {
+                continue;
+            }
+            for closed in ["/dev/fd/9", "/proc/self/fd/9"] {
+                cases += 1;
+                let args = fills.fill(command, line, &[(&key, Path::new(closed))]);
+                // Standard streams only: the child holds no descriptor 9.
+                let (code, err) =
+                    run_limited(&args, Stdio::null(), Stdio::null(), Duration::from_secs(30));
+                // Refused as a descriptor, or for what the channel needs (a named file).
+                if code != Some(2) || err.lines().count() != 1 || !err.contains(closed) {
+                    failures.push(format!("{args:?}: exit {code:?}: {err}"));
+                }
+            }
+        }
+    }
+    assert!(cases >= 40, "only {cases} cases");
+    assert!(
+        failures.is_empty(),
+        "{} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// Two outputs naming one new file through a bind mount of its directory: the same file
 /// (the directory's device and inode), refused.
 #[test]
