@@ -42,6 +42,12 @@ pub enum ErrorKind {
         "the file shrank while being read (another process truncated it): nothing was concluded from it; run again on a file that stays put"
     )]
     Shrank,
+    /// An input that another process went on writing while it was read (a text file
+    /// being appended to): read up to the size it had, it would never end.
+    #[error(
+        "the file grew while being read (another process is writing it): nothing was concluded from it; run again on a finished file"
+    )]
+    Grew,
     /// A named pipe output that no process opened for reading.
     #[error(
         "a named pipe that no process reads from (waited {0} s for a reader); nothing was written"

@@ -194,9 +194,7 @@ impl Input {
             return Err(fail(ErrorKind::BadMagic(hex(&head[..head.len().min(8)]))));
         }
         if looks_like_text(head) {
-            let mut text = head.to_vec();
-            file.read_to_end(&mut text)
-                .map_err(|e| fail(ErrorKind::Read(e)))?;
+            let text = read_rest(path, head, &mut file)?;
             if octave::sniff(head) {
                 let (rows, layout) =
                     octave::parse(path, &text, opts.var.as_deref(), opts.index_base)?;
@@ -714,11 +712,33 @@ fn refuse_zero_based(
     Ok(())
 }
 
-/// The whole file, of which `head` was read already.
+/// The whole file, of which `head` was read already: no more than its size when the rest
+/// is read (a file another process keeps appending to was read for as long as it grew,
+/// memory with it), and refused if it grew past that.
 fn read_rest(path: &Path, head: &[u8], file: &mut File) -> Result<Vec<u8>, FormatError> {
-    let mut bytes = head.to_vec();
-    file.read_to_end(&mut bytes)
+    let size = file
+        .metadata()
         .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+    read_rest_of(path, head, file, size.len())
+}
+
+/// [`read_rest`] of a file that had `size` bytes.
+fn read_rest_of(
+    path: &Path,
+    head: &[u8],
+    file: &mut File,
+    size: u64,
+) -> Result<Vec<u8>, FormatError> {
+    let fail = |k| FormatError::new(path, k);
+    let rest = size.saturating_sub(head.len() as u64);
+    let mut bytes = head.to_vec();
+    bytes.reserve(usize::try_from(rest).unwrap_or(0));
+    file.take(rest + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(ErrorKind::Read(e)))?;
+    if bytes.len() as u64 > size.max(head.len() as u64) {
+        return Err(fail(ErrorKind::Grew));
+    }
     Ok(bytes)
 }
 
@@ -777,4 +797,30 @@ fn read_up_to(file: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A file longer than its size when it was measured (another process appending) is
+    /// refused, not read for as long as it grows; one that stayed put is read whole.
+    #[test]
+    fn the_rest_of_a_file_is_read_up_to_its_size_and_refused_if_it_grew() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grow.txt");
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(b"0\n0\n0\n0\n")
+            .unwrap();
+        let mut file = File::open(&path).unwrap();
+        let mut head = [0u8; 2];
+        file.read_exact(&mut head).unwrap();
+        let err = read_rest_of(&path, &head, &mut file, 6).unwrap_err();
+        assert!(err.to_string().contains("grew while being read"), "{err}");
+        let mut file = File::open(&path).unwrap();
+        file.read_exact(&mut head).unwrap();
+        assert_eq!(read_rest(&path, &head, &mut file).unwrap(), b"0\n0\n0\n0\n");
+    }
 }
