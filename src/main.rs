@@ -59,7 +59,7 @@ fn main() {
                     cli::exit::ERROR
                 }
                 None => {
-                    let _ = writeln!(std::io::stderr().lock(), "nqueens: {e}");
+                    let _ = writeln!(std::io::stderr().lock(), "nqueens: {}", cli::one_line(&e));
                     e.exit_code()
                 }
             }

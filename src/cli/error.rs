@@ -212,3 +212,27 @@ impl Error {
         }
     }
 }
+
+/// An error's message as one line for a terminal: every control character (a newline, an
+/// escape, a vertical tab, from a file's name or its bytes) escaped as Rust writes it, so
+/// that no message splits or sends a terminal a sequence.
+pub fn one_line(e: &dyn std::fmt::Display) -> String {
+    let mut out = String::new();
+    for c in e.to_string().chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod one_line_tests {
+    #[test]
+    fn control_characters_are_escaped() {
+        let shown = super::one_line(&"a\nb\x1b[31mc\x0bd\u{7f}e \u{2026}");
+        assert_eq!(shown, "a\\nb\\u{1b}[31mc\\u{b}d\\u{7f}e \u{2026}");
+    }
+}

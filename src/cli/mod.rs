@@ -34,7 +34,7 @@ mod trace;
 mod verify;
 
 pub use app::{Cli, parse, run};
-pub use error::{Error, exit};
+pub use error::{Error, exit, one_line};
 pub use input::{EncodingArg, InputArgs};
 pub use stdout::guard_standard_output;
 pub(crate) use stdout::stdout;

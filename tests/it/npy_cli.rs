@@ -56,6 +56,36 @@ fn bad_numpy_files_get_one_line_errors() {
     }
 }
 
+/// A header whose text holds control bytes (an escape, a vertical tab) is quoted with
+/// them escaped: one line, and nothing a terminal would act on.
+#[test]
+fn control_bytes_of_a_damaged_header_are_escaped() {
+    let d = tempfile::tempdir().unwrap();
+    let good = d.path().join("s.npy");
+    let (code, _, err) = run(&[
+        "generate",
+        "solution",
+        "--n",
+        "8",
+        "-o",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut bytes = std::fs::read(&good).unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let colon = text.find("'fortran_order'").unwrap() + "'fortran_order'".len();
+    bytes[colon] = 0x0b;
+    let shape = text.find("'shape'").unwrap();
+    bytes[shape - 1] = 0x1b;
+    let bad = d.path().join("bad.npy");
+    std::fs::write(&bad, &bytes).unwrap();
+    let (code, _, err) = run(&["info", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{b}'), "{err:?}");
+    assert!(err.contains("\\u{1b}"), "{err:?}");
+}
+
 #[test]
 fn npy_outputs_round_trip_through_convert_generate_and_complete() {
     let d = tempfile::tempdir().unwrap();
