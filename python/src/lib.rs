@@ -707,6 +707,15 @@ fn verify<'py>(
         Some(Given::Array(b)) => Some(memory_input(b.rows(), "(base array)")?),
     };
     let report = run_stoppable(py, None, |_| {
+        // The base is read by random access while `q` is checked, so it is checked whole
+        // first, checksums included, as `nqueens verify --base` does: a base file whose
+        // payload was damaged was used as read (a queen zeroed on disk went unmissed).
+        if let Some(b) = &base {
+            let checked = nqueens::verify::verify(b, Requirements::default())?;
+            if let Some(why) = checked.first_problem() {
+                return Ok(Err(why));
+            }
+        }
         let mut req = Requirements::default();
         if require_complete {
             req = req.require_complete();
@@ -714,9 +723,10 @@ fn verify<'py>(
         if let Some(b) = &base {
             req = req.keeping(b);
         }
-        nqueens::verify::verify(&input, req)
+        nqueens::verify::verify(&input, req).map(Ok)
     })?
-    .map_err(file_error)?;
+    .map_err(file_error)?
+    .map_err(|why| PyValueError::new_err(format!("base is not a valid composition: {why}")))?;
     let first = match report.verdict {
         Verdict::Solution | Verdict::Composition => None,
         _ => report.first_problem(),

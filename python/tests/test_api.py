@@ -193,6 +193,21 @@ def test_verify_reports_conflicts_bases_and_files(tmp_path):
         nqueens.verify([2, 4, 1, 3], base=[1, 0, 0, 0, 0])
 
 
+def test_a_base_is_checked_whole_before_it_is_used(tmp_path):
+    # A base whose payload was damaged on disk (row 8's queen zeroed) was read as it was:
+    # a board that drops that queen passed as keeping every queen of the base.
+    base = tmp_path / "base.nqb"
+    nqueens.write(base, np.array([2, 4, 6, 8, 3, 1, 7, 5], dtype=np.uint32))
+    with open(base, "r+b") as f:
+        f.seek(64 + 4 * 7)
+        f.write((0).to_bytes(4, "little"))
+    dropped = np.array([2, 4, 6, 8, 3, 1, 7, 0], dtype=np.uint32)
+    with pytest.raises(OSError, match="checksum"):
+        nqueens.verify(dropped, base=base)
+    with pytest.raises(ValueError, match="base is not a valid composition"):
+        nqueens.verify([2, 4, 1, 3], base=[1, 2, 0, 0])
+
+
 # -- read and write -------------------------------------------------------------------------
 
 FORMATS = {
