@@ -16,8 +16,8 @@ use nqueens::verify::{Report, Requirements, Verdict};
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray};
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyOverflowError, PyPermissionError,
-    PyRuntimeError, PyTypeError, PyValueError,
+    PyFileNotFoundError, PyIsADirectoryError, PyMemoryError, PyOSError, PyOverflowError,
+    PyPermissionError, PyRuntimeError, PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,7 @@ fn file_error(e: FormatError) -> PyErr {
     let io = match &e.problem {
         ErrorKind::Open(io) | ErrorKind::Read(io) | ErrorKind::Write(io) => Some(io.kind()),
         ErrorKind::Directory => return PyIsADirectoryError::new_err(msg),
+        ErrorKind::WorkMap { .. } => return PyMemoryError::new_err(msg),
         // Two boards that must agree and do not: the arguments, not a file, are wrong.
         ErrorKind::Mismatch(_) => return PyValueError::new_err(msg),
         _ => None,

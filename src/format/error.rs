@@ -48,6 +48,17 @@ pub enum ErrorKind {
         "the file grew while being read (another process is writing it): nothing was concluded from it; run again on a finished file"
     )]
     Grew,
+    /// The rows' work file could not be mapped (its size past the address space a
+    /// limit such as `ulimit -v` leaves): a write error would blame the file named.
+    #[error(
+        "cannot map the board's work file of {bytes} bytes: {source} (a limit on the address space, such as ulimit -v, is below what the board needs)"
+    )]
+    WorkMap {
+        /// The work file's size.
+        bytes: u64,
+        /// Why the map failed.
+        source: std::io::Error,
+    },
     /// A named pipe output that no process opened for reading.
     #[error(
         "a named pipe that no process reads from (waited {0} s for a reader); nothing was written"

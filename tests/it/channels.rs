@@ -773,6 +773,31 @@ fn every_write_channel_handles_a_pipe_without_reader_and_stdout_by_name() {
     );
 }
 
+/// A board whose work file cannot be mapped under the address-space limit (n = 2^28: a
+/// 1 GiB file, the limit 1 GiB) is refused as that, not as "cannot write" the input.
+#[test]
+fn a_work_file_beyond_the_address_space_is_said_to_be_that() {
+    let dir = tempfile::tempdir().unwrap();
+    let param = dir.path().join("big.param");
+    std::fs::write(&param, "letting n = 268435456\nletting init = [[0,1]]\n").unwrap();
+    let out = dir.path().join("out.nqb");
+    let args: Vec<String> = [
+        "complete",
+        param.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let (code, err) = run_limited(&args, Stdio::null(), Stdio::null(), Duration::from_secs(60));
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot map the board's work file"), "{err}");
+    assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+}
+
 /// Every channel given a path that names a descriptor of the process that is not open
 /// (`/dev/fd/9` without `9>FILE`): refused before anything is opened, with exit 2 and one
 /// line naming it. Opened later, it named the command's own first temporary file: the

@@ -143,7 +143,10 @@ impl RowStore {
         crate::format::reserve(file, HEADER_LEN as u64 + 4 * n).map_err(err)?;
         // SAFETY: the file is a private temporary file of this process; nothing else maps
         // or truncates it while the map lives.
-        let map = unsafe { MmapMut::map_mut(file) }.map_err(err)?;
+        let map = unsafe { MmapMut::map_mut(file) }.map_err(|source| {
+            let bytes = HEADER_LEN as u64 + 4 * n;
+            FormatError::new(path, ErrorKind::WorkMap { bytes, source })
+        })?;
         // Elsewhere than on Unix the rows are loaded through the map.
         let file = if cfg!(unix) {
             Some((file.try_clone().map_err(err)?, path.to_path_buf()))
