@@ -259,6 +259,12 @@ def read(
     over the file) or by :func:`verify` of the path. Every other format is read whole and
     checked as the command line checks it.
 
+    A map is the file itself, as ``np.memmap`` always is: a write to the file shows in the
+    array, and a file truncated (shortened) while the array lives makes the next access to
+    the rows it lost end the process with SIGBUS, in NumPy or in this module alike (the
+    command line, which owns its process, reports such a file as an error instead). Take a
+    copy (``np.array(read(path))``) of a file that another process may change.
+
     Args:
         path: the file (``"-"``: standard input).
         var: the variable of a MAT, Octave or HDF5 file (default ``Q``, or the only vector).
