@@ -12,10 +12,11 @@
 //! is a dead end; a row with one free cell, or a column free in one row only, is placed
 //! without branching. One scan of the rows finds every row with one cell (and any with
 //! none), and all of them are placed before the next scan: time goes to scanning, and
-//! rescanning after each forced queen cost 10-15 % (BENCHMARKS.md). Then the search branches on the open row with the fewest free cells,
-//! or on a column free in exactly two rows when every row has three or more (two branches
-//! instead of three). Columns are counted with a bit-sliced counter (ones, twos, threes) in
-//! the same pass that counts the rows.
+//! rescanning after each forced queen cost 10-15 % (BENCHMARKS.md). Then the search
+//! branches on the open row with the fewest free cells (of equals, the one nearest the
+//! middle of the residual: [`Ties`]), or on a column free in exactly two rows when every
+//! row has three or more (two branches instead of three). Columns are counted with a
+//! bit-sliced counter (ones, twos, threes) in the same pass that counts the rows.
 //!
 //! A search can be suspended: when its node budget runs out it returns, as work items, the
 //! subtrees it has not explored (the node it stands on and the untried siblings of every
