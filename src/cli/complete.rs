@@ -257,9 +257,11 @@ fn run_one(args: Args) -> Result<i32, Error> {
         Ok(JobOutcome::Ran { answer: Answer::Unknown(stopped), .. })
             if stopped.reason == nqueens::complete::StopReason::Interrupted
     );
+    // Nor when the job failed (its output unwritable, its work file unmapped): a trace
+    // of a run that wrote nothing would be left alone.
     if let Some(samples) = recorder
         .map(super::Recorder::finish)
-        .filter(|_| !interrupted)
+        .filter(|_| !interrupted && outcome.is_ok())
     {
         if let Some(path) = &args.trace {
             super::write_csv(path, &samples)?;

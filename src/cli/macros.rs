@@ -16,7 +16,9 @@ macro_rules! outln {
 macro_rules! errln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+        // One line whatever a file's name or bytes hold (control characters escaped).
+        let text = $crate::cli::one_line(&format_args!($($arg)*));
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
     }};
 }
 

@@ -11,7 +11,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         let exp: u32 = exp.parse().map_err(|_| bad())?;
         return base.checked_pow(exp).ok_or_else(too_big);
     }
-    if let Some((mantissa, exp)) = t.split_once(['e', 'E']) {
+    // A point without an exponent (`8.0`) is the exponent 0.
+    let scientific = t
+        .split_once(['e', 'E'])
+        .or_else(|| t.contains('.').then_some((t.as_str(), "0")));
+    if let Some((mantissa, exp)) = scientific {
         let exp: i64 = exp.parse().map_err(|_| bad())?;
         let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
         if whole.is_empty() && frac.is_empty()
@@ -98,6 +102,12 @@ pub fn parse_part(s: &str) -> Result<PartSize, String> {
     if t.starts_with("0.") || t.starts_with('.') {
         return fraction(t, 1.0);
     }
+    // `1.0` or `2.0`: a fraction of 1 (every row) or a count? Neither is guessed.
+    if t.contains('.') && !t.contains(['e', 'E']) {
+        return Err(format!(
+            "{s:?}: write a count without a point (2000, 2e3), a fraction below 1 as 0.02, a percentage as 2%"
+        ));
+    }
     parse_size(t).map(PartSize::Count)
 }
 
@@ -112,7 +122,7 @@ mod tests {
         assert_eq!(parse_part("2e3"), Ok(PartSize::Count(2000)));
         assert_eq!(PartSize::Fraction(0.02).of(100_000), 2000);
         assert_eq!(PartSize::Fraction(1e-9).of(100), 1);
-        for bad in ["0%", "101%", "-1%", "x", "0.0", "1.5%x"] {
+        for bad in ["0%", "101%", "-1%", "x", "0.0", "1.5%x", "1.0", "2.50"] {
             assert!(parse_part(bad).is_err(), "{bad}");
         }
     }
@@ -130,12 +140,16 @@ mod tests {
             (" 12 ", 12),
             ("0.5e1", 5),
             ("1.20e1", 12),
+            ("8.0", 8),
+            ("10.00", 10),
+            ("0.0", 0),
             ("0", 0),
         ] {
             assert_eq!(parse_size(s), Ok(v), "{s}");
         }
         for s in [
-            "", "e8", "1.5", "2.55e1", "1e-1", "-3", "1e20", "10^20", "x", "1e", "1.2.3e4",
+            "", "e8", "1.5", "8.5", ".", "2.55e1", "1e-1", "-3", "1e20", "10^20", "x", "1e",
+            "1.2.3e4",
         ] {
             assert!(parse_size(s).is_err(), "{s}");
         }

@@ -200,7 +200,8 @@ fn print_result(
         };
         print_json(&record)?;
     } else if let Ok(r) = result {
-        super::print_report(&file, r)?;
+        // JSON escapes a name itself; a line for a terminal shows it escaped.
+        super::print_report(&super::one_line(&file), r)?;
     }
     if let Err(e) = result {
         errln!("nqueens: {e}");

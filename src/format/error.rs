@@ -51,7 +51,7 @@ pub enum ErrorKind {
     /// The rows' work file could not be mapped (its size past the address space a
     /// limit such as `ulimit -v` leaves): a write error would blame the file named.
     #[error(
-        "cannot map the board's work file of {bytes} bytes: {source} (a limit on the address space, such as ulimit -v, is below what the board needs)"
+        "out of memory: cannot map the board's work file of {bytes} bytes ({source}); a limit on the address space, such as ulimit -v, is below what the board needs"
     )]
     WorkMap {
         /// The work file's size.

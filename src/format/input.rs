@@ -719,6 +719,14 @@ fn read_rest(path: &Path, head: &[u8], file: &mut File) -> Result<Vec<u8>, Forma
     let size = file
         .metadata()
         .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+    if size.len() == 0 && !head.is_empty() {
+        // A file that says it is empty and is not (`/proc/self/status`) has no size to go
+        // by: read to its end, as such files have one.
+        let mut bytes = head.to_vec();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| FormatError::new(path, ErrorKind::Read(e)))?;
+        return Ok(bytes);
+    }
     read_rest_of(path, head, file, size.len())
 }
 
@@ -738,6 +746,10 @@ fn read_rest_of(
         .map_err(|e| fail(ErrorKind::Read(e)))?;
     if bytes.len() as u64 > size.max(head.len() as u64) {
         return Err(fail(ErrorKind::Grew));
+    }
+    // Cut short meanwhile: what was read is no file that ever was.
+    if (bytes.len() as u64) < size {
+        return Err(fail(ErrorKind::Shrank));
     }
     Ok(bytes)
 }
@@ -807,7 +819,7 @@ mod tests {
     /// A file longer than its size when it was measured (another process appending) is
     /// refused, not read for as long as it grows; one that stayed put is read whole.
     #[test]
-    fn the_rest_of_a_file_is_read_up_to_its_size_and_refused_if_it_grew() {
+    fn the_rest_of_a_file_is_read_up_to_its_size_and_refused_if_it_changed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("grow.txt");
         std::fs::File::create(&path)
@@ -822,5 +834,15 @@ mod tests {
         let mut file = File::open(&path).unwrap();
         file.read_exact(&mut head).unwrap();
         assert_eq!(read_rest(&path, &head, &mut file).unwrap(), b"0\n0\n0\n0\n");
+        // Shorter than its size: cut short by another process.
+        let mut file = File::open(&path).unwrap();
+        file.read_exact(&mut head).unwrap();
+        let err = read_rest_of(&path, &head, &mut file, 12).unwrap_err();
+        assert!(err.to_string().contains("shrank while being read"), "{err}");
+        // A file that says it is empty and is not (/proc) is read to its end.
+        let status = Path::new("/proc/self/status");
+        let mut file = File::open(status).unwrap();
+        file.read_exact(&mut head).unwrap();
+        assert!(read_rest(status, &head, &mut file).unwrap().len() > 100);
     }
 }

@@ -42,7 +42,9 @@ pub fn reads_stdin(path: &Path) -> bool {
 /// offset 0, without the shell's `>>`), and renaming over it replaces the file the
 /// descriptor is redirected to: an output there is written into the descriptor itself.
 pub fn own_descriptor(path: &Path) -> Option<i32> {
-    let s = path.to_str()?;
+    // Spelled as the system reads it: `/dev/fd//3` and `/dev/./fd/3` are `/dev/fd/3`.
+    let spelled: PathBuf = path.components().collect();
+    let s = spelled.to_str()?;
     match s {
         "/dev/stdin" => return Some(0),
         "/dev/stdout" => return Some(1),

@@ -780,12 +780,21 @@ fn a_work_file_beyond_the_address_space_is_said_to_be_that() {
     let dir = tempfile::tempdir().unwrap();
     let param = dir.path().join("big.param");
     std::fs::write(&param, "letting n = 268435456\nletting init = [[0,1]]\n").unwrap();
-    let out = dir.path().join("out.nqb");
+    let (out, trace, plot) = (
+        dir.path().join("out.nqb"),
+        dir.path().join("t.csv"),
+        dir.path().join("p.svg"),
+    );
+    // The trace and plot of a run that failed are not written either.
     let args: Vec<String> = [
         "complete",
         param.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
     ]
     .map(String::from)
     .to_vec();
@@ -813,7 +822,7 @@ fn every_channel_refuses_a_descriptor_that_is_not_open() {
             if how == Use::Dir {
                 continue;
             }
-            for closed in ["/dev/fd/9", "/proc/self/fd/9"] {
+            for closed in ["/dev/fd/9", "/proc/self/fd/9", "/dev/fd//9", "/dev/./fd/9"] {
                 cases += 1;
                 let args = fills.fill(command, line, &[(&key, Path::new(closed))]);
                 // Standard streams only: the child holds no descriptor 9.

@@ -283,3 +283,38 @@ fn argument_errors_are_one_line() {
         );
     }
 }
+
+/// A file name holding control characters (an escape sequence that would clear a terminal)
+/// is shown escaped by every command's messages, `verify`'s per-file lines included.
+#[test]
+fn control_characters_of_file_names_are_escaped_in_every_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("e\u{1b}[2Jz.txt");
+    std::fs::write(&bad, "x\n").unwrap();
+    let missing = dir.path().join("no\u{1b}[2Jsuch.txt");
+    for args in [
+        vec!["verify", bad.to_str().unwrap()],
+        vec!["verify", "-q", bad.to_str().unwrap()],
+        vec!["verify", missing.to_str().unwrap()],
+        vec!["info", bad.to_str().unwrap()],
+        vec!["complete", bad.to_str().unwrap()],
+        vec!["count", "--from", bad.to_str().unwrap()],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            !err.contains('\u{1b}') && !out.contains('\u{1b}'),
+            "{args:?}: {err:?}"
+        );
+        assert!(
+            err.contains("e\\u{1b}[2Jz.txt") || err.contains("no\\u{1b}[2Jsuch.txt"),
+            "{err:?}"
+        );
+    }
+    // A valid file's line too.
+    let good = dir.path().join("v\u{1b}[2Jx.txt");
+    std::fs::write(&good, "2\n4\n1\n3\n").unwrap();
+    let (code, out, err) = run(&["verify", good.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("v\\u{1b}[2Jx.txt: VALID SOLUTION"), "{out:?}");
+}
