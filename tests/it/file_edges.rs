@@ -967,9 +967,7 @@ fn a_memory_limit_is_an_error_not_an_abort() {
         }
         cmd.output().unwrap()
     };
-    // 160 MiB: the board of 2^26 rows takes 256 MiB as u32. (At 256 MiB verify fitted it
-    // now and then, as the address space happened to be laid out, and said "invalid"; at
-    // 192 MiB once in eight runs of 2026-11-27.)
+    // 160 MiB: the board of 2^26 rows takes 256 MiB as u32.
     for args in [
         vec!["verify", s(&csplib)],
         vec!["info", s(&csplib)],
@@ -977,6 +975,14 @@ fn a_memory_limit_is_an_error_not_an_abort() {
     ] {
         let o = limited_to(160, &args);
         let err = String::from_utf8_lossy(&o.stderr);
+        // The MAT file's rows are inflated a window at a time: where the rest of the
+        // address space leaves room (now and then, in a debug build), verify answers
+        // (every row 1: invalid, exit 1) instead. Either way, never an abort.
+        if args[1] == s(&bomb) && o.status.code() == Some(1) {
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(out.contains("INVALID") && err.is_empty(), "{out}{err}");
+            continue;
+        }
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(
