@@ -217,15 +217,7 @@ impl Error {
 /// escape, a vertical tab, from a file's name or its bytes) escaped as Rust writes it, so
 /// that no message splits or sends a terminal a sequence.
 pub fn one_line(e: &dyn std::fmt::Display) -> String {
-    let mut out = String::new();
-    for c in e.to_string().chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    nqueens::format::escaped(&e.to_string())
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub use output::{
     own_descriptor, reads_stdin, redirected_into, writes_stdout,
 };
 pub(crate) use output::{Destination, Scratch, reserve};
+pub use shown::escaped;
 pub(crate) use shown::{clip, dims_text, hex, listing, quote};
 pub use source::MmapChoice;
 pub use writer::{OutputFormat, RowWriter};

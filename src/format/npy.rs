@@ -634,17 +634,7 @@ fn read_header(bytes: &FileBytes) -> Result<(npyz::NpyHeader, usize), HeaderErro
             .collect();
         // It may quote the header, up to 10,000 bytes: cut short, and its control bytes
         // (an escape, a vertical tab) escaped, so that none reaches a terminal.
-        let text: String = text
-            .join(" ")
-            .chars()
-            .flat_map(|c| {
-                let escaped = c.is_control().then(|| c.escape_debug());
-                escaped
-                    .into_iter()
-                    .flatten()
-                    .chain((!c.is_control()).then_some(c))
-            })
-            .collect();
+        let text = super::escaped(&text.join(" "));
         let cut = text.char_indices().nth(160).map_or(text.len(), |(i, _)| i);
         let more = if cut < text.len() { "\u{2026}" } else { "" };
         bad(format!("bad header: {}{more}", &text[..cut]))

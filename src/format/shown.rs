@@ -10,17 +10,28 @@ const QUOTED_CHARS: usize = 40;
 /// newline must not split the one-line error), cut after [`QUOTED_CHARS`] characters with
 /// an ellipsis and the whole length. For names and words written without quotes.
 pub(crate) fn clip(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars();
-    for c in chars.by_ref().take(QUOTED_CHARS) {
+    let cut = text
+        .char_indices()
+        .nth(QUOTED_CHARS)
+        .map_or(text.len(), |(i, _)| i);
+    let mut out = escaped(&text[..cut]);
+    if cut < text.len() {
+        out.push_str(&format!("\u{2026} ({} bytes)", text.len()));
+    }
+    out
+}
+
+/// `text` with its control characters escaped as Rust's `{:?}` escapes them (a newline, an
+/// escape, a vertical tab: nothing that splits a one-line message or drives a terminal),
+/// everything else as it is.
+pub fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         if c.is_control() {
             out.extend(c.escape_debug());
         } else {
             out.push(c);
         }
-    }
-    if chars.next().is_some() {
-        out.push_str(&format!("\u{2026} ({} bytes)", text.len()));
     }
     out
 }
