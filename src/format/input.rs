@@ -714,7 +714,7 @@ fn refuse_zero_based(
 
 /// The whole file, of which `head` was read already: no more than its size when the rest
 /// is read (a file another process keeps appending to was read for as long as it grew,
-/// memory with it), and refused if it grew past that.
+/// memory with it), and refused if it grew past that or was cut short meanwhile.
 fn read_rest(path: &Path, head: &[u8], file: &mut File) -> Result<Vec<u8>, FormatError> {
     let size = file
         .metadata()
