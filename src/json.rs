@@ -244,16 +244,18 @@ pub struct CertificateRecord {
     pub explanation: String,
     /// The input's residual as DIMACS CNF, for a SAT solver to confirm.
     pub cnf: CnfRecord,
-    /// A DRAT proof that the CNF is unsatisfiable, for a proof checker to verify.
+    /// A DRAT or LRAT proof that the CNF is unsatisfiable, for a proof checker to verify.
     pub proof: ProofRecord,
 }
 
-/// The DRAT proof beside a certificate (`formats/certificate.md`), or why there is none.
+/// The proof beside a certificate (`formats/certificate.md`), or why there is none.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ProofRecord {
-    /// The proof file (DRAT, text), when one was written.
+    /// The proof file, when one was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// Its format: `drat` or `lrat` (text), as `complete --proof` chose.
+    pub format: String,
     /// Clauses the proof adds, the last of them the empty clause.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lemmas: Option<u64>,

@@ -8,7 +8,13 @@ has the DRAT checker `rate` verify nqueens' proof against this script's own CNF.
 that checks against an encoding written independently is a proof about the board, not
 about nqueens' encoding.
 
-    tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH]
+An LRAT proof names clauses by number, so it checks only against the CNF it was written
+for: for one, this script writes nqueens' encoding itself from formats/dimacs.md (clause
+order, Sinz's counter and all), requires the CNF beside the certificate to be exactly that,
+and has an LRAT checker verify the proof against it: tools/check_lrat.py, or the program
+--lrat-check names (lrat-check, built by tools/build_drat_trim.sh; cake_lpr).
+
+    tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH] [--lrat-check PATH]
 
 COMPOSITION: a text file of n columns (0 for an empty row; whitespace or commas between
 them) or a NumPy .npy vector (needs numpy). Other formats: `nqueens convert IN board.txt`
@@ -88,6 +94,71 @@ def own_cnf(n, free_rows, free_cols, cells):
     return len(cells), clauses
 
 
+def nqueens_cnf(n, free_rows, free_cols, cells):
+    """nqueens' own encoding as formats/dimacs.md gives it, clause for clause: per free row
+    then per free column its at-least-one clause and its at-most-one, then the at-most-ones
+    of the D1 diagonals (by n + j - i) and of the D2 diagonals (by i + j); pairwise over at
+    most 5 cells, else Sinz's counter with fresh variables after the cells."""
+    var = {cell: k for k, cell in enumerate(cells, start=1)}
+    rows, cols, d1, d2 = {}, {}, {}, {}
+    for (i, j), v in var.items():
+        rows.setdefault(i, []).append(v)
+        cols.setdefault(j, []).append(v)
+        d1.setdefault(n + j - i, []).append(v)
+        d2.setdefault(i + j, []).append(v)
+    clauses, top = [], len(cells)
+
+    def fresh():
+        nonlocal top
+        top += 1
+        return top
+
+    def at_most_one(vs):
+        k = len(vs)
+        if k <= 5:
+            clauses.extend([-vs[a], -vs[b]] for a in range(k) for b in range(a + 1, k))
+            return
+        prev = fresh()
+        clauses.append([-vs[0], prev])
+        for x in vs[1 : k - 1]:
+            s = fresh()
+            clauses.extend([[-x, s], [-prev, s], [-x, -prev]])
+            prev = s
+        clauses.append([-vs[k - 1], -prev])
+
+    for line in [rows.get(i, []) for i in free_rows] + [cols.get(j, []) for j in free_cols]:
+        if not line:
+            x = fresh()
+            clauses.extend([[x], [-x]])
+            continue
+        clauses.append(list(line))
+        at_most_one(line)
+    for group in (d1, d2):
+        for key in sorted(group):
+            at_most_one(group[key])
+    return top, clauses
+
+
+def read_cnf(path):
+    """The header's counts and the clauses of a DIMACS file."""
+    header, clauses, current = None, [], []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("c"):
+                continue
+            if line.startswith("p"):
+                header = tuple(int(w) for w in line.split()[2:4])
+                continue
+            for w in line.split():
+                lit = int(w)
+                if lit:
+                    current.append(lit)
+                else:
+                    clauses.append(current)
+                    current = []
+    return header, clauses
+
+
 def shipped_counts(cnf):
     """The counts nqueens' CNF states in its comments."""
     counts = {}
@@ -112,6 +183,10 @@ def main():
     ap.add_argument("composition", type=pathlib.Path)
     ap.add_argument("certificate", type=pathlib.Path)
     ap.add_argument("--rate", help="the rate binary (default: on PATH, else ~/.cargo/bin)")
+    ap.add_argument(
+        "--lrat-check",
+        help="an LRAT checker run as PROG CNF LRAT, VERIFIED in its output (default: tools/check_lrat.py)",
+    )
     a = ap.parse_args()
     try:
         doc = json.loads(a.certificate.read_text())
@@ -141,6 +216,8 @@ def main():
         what += [f"column {j}" for j in free_cols if j not in cols_with]
         print(f"{a.composition}: n = {n}: free {what[0]} has no free cell: no completion; CONFIRMED")
         sys.exit(0)
+    if proof.get("format") == "lrat":
+        confirm_lrat(a, n, free_rows, free_cols, cells, cnf, drat)
     rate = a.rate or shutil.which("rate") or os.path.expanduser("~/.cargo/bin/rate")
     if not os.path.exists(rate):
         fail(2, "the DRAT checker rate is needed: cargo install --locked --version 0.3.0 rate")
@@ -155,6 +232,28 @@ def main():
     print(
         f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
         f"{len(clauses)} clauses of this script's own CNF; proof {drat}: "
+        + ("VERIFIED; CONFIRMED" if verified else "NOT VERIFIED")
+    )
+    sys.exit(0 if verified else 1)
+
+
+def confirm_lrat(a, n, free_rows, free_cols, cells, cnf, lrat):
+    """Confirms an LRAT proof against nqueens' CNF, once that is exactly this script's own
+    writing of nqueens' encoding of the board."""
+    variables, clauses = nqueens_cnf(n, free_rows, free_cols, cells)
+    try:
+        header, shipped = read_cnf(cnf)
+    except (OSError, ValueError) as e:
+        fail(2, f"{cnf}: {e}")
+    if header != (variables, len(clauses)) or shipped != clauses:
+        fail(1, f"nqueens' CNF {cnf} is not the encoding of this board that formats/dimacs.md gives")
+    here = pathlib.Path(__file__).resolve().parent
+    checker = [a.lrat_check] if a.lrat_check else [sys.executable, str(here / "check_lrat.py")]
+    out = subprocess.run(checker + [str(cnf), str(lrat)], capture_output=True, text=True)
+    verified = any(l.strip() in ("s VERIFIED", "c VERIFIED") for l in out.stdout.splitlines())
+    print(
+        f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
+        f"{len(clauses)} clauses, the same as nqueens' CNF; proof {lrat}: "
         + ("VERIFIED; CONFIRMED" if verified else "NOT VERIFIED")
     )
     sys.exit(0 if verified else 1)

@@ -81,8 +81,8 @@ pub const TABLE: &[Entry] = &[
     entry("complete", "input", Role::Read),
     entry("complete", "output", Role::WriteEach),
     Entry {
-        stdio: Stdio::No("a certificate is three files (JSON, CNF and DRAT); name a file"),
-        siblings: &["cnf", "drat"],
+        stdio: Stdio::No("a certificate is three files (JSON, CNF and proof); name a file"),
+        siblings: &["cnf", "drat", "lrat"],
         ..entry("complete", "certificate", Role::WriteEach)
     },
     entry("complete", "trace", Role::WriteEach),
@@ -430,7 +430,7 @@ mod tests {
         assert_eq!(f.writes, [("OUT".to_string(), PathBuf::from("b.nqb"))]);
         let f = files("nqueens complete a.txt -o s.txt --certificate c.json");
         let writes: Vec<_> = f.writes.iter().map(|(_, p)| p.to_str().unwrap()).collect();
-        assert_eq!(writes, ["s.txt", "c.cnf", "c.drat", "c.json"]);
+        assert_eq!(writes, ["s.txt", "c.cnf", "c.drat", "c.lrat", "c.json"]);
         let f = files("nqueens count 12 --checkpoint c.json");
         assert_eq!((f.reads.len(), f.rewrites.len(), f.writes.len()), (0, 1, 1));
         let f = files("nqueens count merge a b -");

@@ -60,10 +60,14 @@ pub struct Args {
     no_closed_form: bool,
     /// Write the proof of an INFEASIBLE answer to this file (JSON), the input's residual
     /// as DIMACS CNF beside it (FILE with the extension .cnf), which any SAT solver can
-    /// confirm unsatisfiable independently, and a DRAT proof of that (FILE with the
-    /// extension .drat) for a proof checker.
+    /// confirm unsatisfiable independently, and a proof of that (FILE with the extension
+    /// .drat or .lrat, as --proof says) for a proof checker.
     #[arg(long, value_name = "FILE")]
     certificate: Option<PathBuf>,
+    /// The format of the certificate's proof: DRAT (rate, drat-trim) or LRAT, whose hints
+    /// make its check many times faster (lrat-check, cake_lpr).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "drat")]
+    proof: ProofArg,
     /// The answer and statistics as one JSON object.
     #[arg(long)]
     json: bool,
@@ -80,6 +84,24 @@ pub struct Args {
     /// completion board it reduces to, instead of the instance's own rows.
     #[arg(long)]
     reduced: bool,
+}
+
+/// `--proof`: the certificate's proof format.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum ProofArg {
+    /// DRAT, text.
+    Drat,
+    /// LRAT, text.
+    Lrat,
+}
+
+impl ProofArg {
+    fn format(self) -> nqueens::dimacs::ProofFormat {
+        match self {
+            ProofArg::Drat => nqueens::dimacs::ProofFormat::Drat,
+            ProofArg::Lrat => nqueens::dimacs::ProofFormat::Lrat,
+        }
+    }
 }
 
 /// Runs `complete`: each input in turn, its answer reported as for one; the exit code is
@@ -104,8 +126,11 @@ pub fn run(args: Args) -> Result<i32, Error> {
                     if flag == "--certificate" {
                         let cnf = resolved.with_extension("cnf");
                         derived.push(("--certificate's CNF".to_string(), cnf));
-                        let drat = resolved.with_extension("drat");
-                        derived.push(("--certificate's DRAT".to_string(), drat));
+                        for ext in ["drat", "lrat"] {
+                            let proof = resolved.with_extension(ext);
+                            derived
+                                .push((format!("--certificate's {}", ext.to_uppercase()), proof));
+                        }
                     }
                     derived.push((flag.to_string(), resolved.clone()));
                 }
@@ -209,7 +234,11 @@ fn run_one(args: Args) -> Result<i32, Error> {
     let started = Instant::now();
     // The files it names were checked by `channels::check` (an output is no input).
     let certificate_cnf = args.certificate.as_ref().map(|p| p.with_extension("cnf"));
-    let certificate_drat = args.certificate.as_ref().map(|p| p.with_extension("drat"));
+    let proof_format = args.proof.format();
+    let certificate_proof = args
+        .certificate
+        .as_ref()
+        .map(|p| p.with_extension(proof_format.extension()));
     let stamp = FileStamp::of(&args.input);
     let input = super::open_input(&args.input, &args.input_args.options())?;
     // An Excluded Diagonals instance is solved through its reduced board; the answer is
@@ -318,11 +347,11 @@ fn run_one(args: Args) -> Result<i32, Error> {
         solution = Some(instance_solution(ed, solution, &args, format)?);
         seconds_output += t.elapsed().as_secs_f64();
     }
-    if let (Answer::Infeasible(cert), Some(path), Some(cnf_path), Some(drat_path)) = (
+    if let (Answer::Infeasible(cert), Some(path), Some(cnf_path), Some(proof_path)) = (
         &answer,
         &args.certificate,
         &certificate_cnf,
-        &certificate_drat,
+        &certificate_proof,
     ) {
         let stop = nqueens::stop::Stop::new(None, Some(super::interrupt_flag()));
         if !nqueens::publish::certificate(
@@ -332,7 +361,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
             stats.free_rows,
             path,
             cnf_path,
-            drat_path,
+            (proof_path, proof_format),
             &stop,
         )? {
             // A signal during the proof search: nothing of the certificate is published.

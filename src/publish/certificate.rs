@@ -1,8 +1,10 @@
 //! A certificate of infeasibility published as its JSON document, the input's residual as
-//! DIMACS CNF beside it, and a DRAT proof that the CNF is unsatisfiable.
+//! DIMACS CNF beside it, and a DRAT or LRAT proof that the CNF is unsatisfiable.
 
 use crate::complete::{Certificate, InputResidual};
-use crate::dimacs::{DimacsError, Proof, residual_of, write_residual_cnf, write_residual_drat};
+use crate::dimacs::{
+    DimacsError, Proof, ProofFormat, residual_of, write_residual_cnf, write_residual_proof,
+};
 use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
 use crate::json::{CertificateRecord, CnfRecord, ProofRecord, Versions};
 use std::io::Write;
@@ -11,16 +13,25 @@ use std::path::Path;
 /// What the CNF beside a certificate is, as its document says.
 const CNF_MEANING: &str = "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate";
 
-/// What the DRAT proof beside a certificate is, as its document says.
-const PROOF_MEANING: &str = "a DRAT proof (text, RUP lemmas and deletions) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (rate, drat-trim; tools/check_proof.sh) confirms this certificate without a SAT solver";
+/// What the proof beside a certificate is, as its document says.
+fn proof_meaning(format: ProofFormat) -> &'static str {
+    match format {
+        ProofFormat::Drat => {
+            "a DRAT proof (text, RUP lemmas and deletions) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (rate, drat-trim; tools/check_proof.sh) confirms this certificate without a SAT solver"
+        }
+        ProofFormat::Lrat => {
+            "an LRAT proof (text, RUP lemmas with their hints, and deletions) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (lrat-check, cake_lpr; tools/check_proof.sh) confirms this certificate without a SAT solver"
+        }
+    }
+}
 
 /// Publishes the proof that `input` has no completion (`residual`: its free part, when the
 /// engine kept it) as three files: the JSON document `json` ([`CertificateRecord`]: the
 /// certificate, in words too, and summaries of the CNF and the proof), the input's residual as DIMACS CNF at `cnf`, which any SAT solver can confirm
-/// unsatisfiable independently, and a DRAT proof of that at `drat` when the proof search
+/// unsatisfiable independently, and a proof of that in `format` at `proof` when the search
 /// finds one within its limit (not for a `hall` certificate: the counting argument is no
 /// unit propagation). All are written to temporary files and renamed into place only when
-/// all are complete; a `.drat` an earlier run left at `drat` is removed when no proof is
+/// all are complete; a proof an earlier run left at `proof` is removed when no proof is
 /// written, so that no proof of another board lies beside the document. `stop` (a
 /// signal) ends the proof search: then nothing is published and this returns `false`.
 #[allow(clippy::too_many_arguments)]
@@ -31,7 +42,7 @@ pub fn certificate(
     free_rows: u64,
     json: &Path,
     cnf: &Path,
-    drat: &Path,
+    (proof, format): (&Path, ProofFormat),
     stop: &crate::stop::Stop,
 ) -> Result<bool, DimacsError> {
     // The engine's residual of the input when it kept one: no second pass over the input.
@@ -44,15 +55,16 @@ pub fn certificate(
         }
     };
     let (cnf_file, summary) = write_residual_cnf(res, input.n(), cnf)?;
-    let proof = match cert {
+    let meaning = proof_meaning(format).to_string();
+    let written = match cert {
         Certificate::Hall { .. } => Proof::Missing(
             "Hall's condition is a counting argument, not unit propagation: its proofs by \
              search are exponential (a SAT solver confirms the CNF)"
                 .into(),
         ),
-        _ => write_residual_drat(res, drat, stop)?,
+        _ => write_residual_proof(res, input.n(), format, proof, stop)?,
     };
-    let (proof_file, proof_record) = match proof {
+    let (proof_file, proof_record) = match written {
         Proof::Written {
             file,
             lemmas,
@@ -60,11 +72,12 @@ pub fn certificate(
         } => (
             Some(file),
             ProofRecord {
-                file: Some(drat.display().to_string()),
+                file: Some(proof.display().to_string()),
+                format: format.extension().into(),
                 lemmas: Some(lemmas),
                 deletions: Some(deletions),
                 missing: None,
-                meaning: PROOF_MEANING.into(),
+                meaning,
             },
         ),
         Proof::Stopped => return Ok(false),
@@ -72,10 +85,11 @@ pub fn certificate(
             None,
             ProofRecord {
                 file: None,
+                format: format.extension().into(),
                 lemmas: None,
                 deletions: None,
                 missing: Some(why),
-                meaning: PROOF_MEANING.into(),
+                meaning,
             },
         ),
     };
@@ -104,9 +118,9 @@ pub fn certificate(
         Some(file) => file.commit()?,
         None => {
             // Checked as an output of the command (never an input): an earlier run's proof.
-            if std::fs::symlink_metadata(drat).is_ok_and(|m| m.is_file()) {
-                std::fs::remove_file(drat)
-                    .map_err(|e| FormatError::new(drat, ErrorKind::Write(e)))?;
+            if std::fs::symlink_metadata(proof).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(proof)
+                    .map_err(|e| FormatError::new(proof, ErrorKind::Write(e)))?;
             }
         }
     }

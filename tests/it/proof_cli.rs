@@ -1,6 +1,7 @@
-//! DRAT proofs beside certificates, verified by an independent checker: `rate` (crates.io,
-//! which tools/test.sh installs). A missing checker fails these tests: they never pass by
-//! skipping.
+//! Proofs beside certificates, verified by checkers independent of nqueens' code: DRAT by
+//! `rate` (crates.io, which tools/test.sh installs), LRAT by tools/check_lrat.py (the C
+//! checkers cannot be fetched in CI). A missing checker fails these tests: they never pass
+//! by skipping.
 
 use crate::common::{data, listing, run};
 use std::path::{Path, PathBuf};
@@ -88,6 +89,141 @@ fn infeasible_instances_get_proofs_a_checker_verifies() {
         }
     }
     assert!(rejected >= 8, "{rejected}");
+}
+
+/// Runs tools/check_lrat.py on `cnf` and `proof`: whether it answered `s VERIFIED`, and its
+/// report.
+fn check_lrat(cnf: &Path, proof: &Path) -> (bool, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/check_lrat.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(cnf)
+        .arg(proof)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let verified = text.lines().any(|l| l == "s VERIFIED");
+    assert_eq!(verified, out.status.success(), "{text}");
+    (verified, text)
+}
+
+/// `--proof lrat`: the same instances' proofs as LRAT, whose every step names its hints,
+/// verified; a proof cut short, or one with a hint changed, is not.
+#[test]
+fn lrat_proofs_are_verified_and_broken_ones_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fixtures: Vec<PathBuf> = listing(&data("csplib"))
+        .into_iter()
+        .filter(|n| n.starts_with("ed-") && n.contains("-infeasible-") && n.ends_with(".txt"))
+        .map(|n| data("csplib").join(n))
+        .collect();
+    fixtures.push(data("grigoryan-n100-k92.txt"));
+    assert!(fixtures.len() >= 11, "{fixtures:?}");
+    let mut broken = 0;
+    for input in &fixtures {
+        let name = input.file_stem().unwrap().to_str().unwrap();
+        let json = dir.path().join(format!("{name}.json"));
+        let (code, _, err) = run(&[
+            "complete",
+            input.to_str().unwrap(),
+            "--certificate",
+            json.to_str().unwrap(),
+            "--proof",
+            "lrat",
+            "-q",
+        ]);
+        assert_eq!(code, 3, "{name}: {err}");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let (cnf, lrat) = (json.with_extension("cnf"), json.with_extension("lrat"));
+        assert_eq!(doc["proof"]["file"], lrat.to_str().unwrap(), "{name}");
+        assert_eq!(doc["proof"]["format"], "lrat", "{name}");
+        assert!(!json.with_extension("drat").exists(), "{name}");
+        let text = std::fs::read_to_string(&lrat).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let added = lines.iter().filter(|l| !l.contains(" d ")).count();
+        assert_eq!(doc["proof"]["lemmas"], added as u64, "{name}");
+        let (ok, report) = check_lrat(&cnf, &lrat);
+        assert!(ok, "{name}: {report}");
+        if lines.len() > 4 {
+            // Without its last line (the empty clause), and with one hint of the middle
+            // clause changed to the CNF's first clause.
+            let cut = dir.path().join(format!("{name}-cut.lrat"));
+            std::fs::write(&cut, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+            assert!(
+                !check_lrat(&cnf, &cut).0,
+                "{name}: a cut proof was verified"
+            );
+            let mid = lines
+                .iter()
+                .position(|l| !l.contains(" d ") && l.split(' ').filter(|w| *w == "0").count() == 2)
+                .unwrap();
+            let mut words: Vec<&str> = lines[mid].split(' ').collect();
+            let last_hint = words.len() - 2;
+            words[last_hint] = "1";
+            let changed = words.join(" ");
+            let mut edited: Vec<&str> = lines.clone();
+            edited[mid] = &changed;
+            let bad = dir.path().join(format!("{name}-bad.lrat"));
+            std::fs::write(&bad, edited.join("\n") + "\n").unwrap();
+            assert!(
+                !check_lrat(&cnf, &bad).0,
+                "{name}: a changed hint was verified"
+            );
+            broken += 1;
+        }
+    }
+    assert!(broken >= 8, "{broken}");
+}
+
+/// tools/confirm_certificate.py with an LRAT proof: nqueens' CNF must be exactly the
+/// script's own writing of the encoding, and the proof is checked against it.
+#[test]
+fn lrat_certificates_are_confirmed_from_the_board_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py");
+    let confirm = || {
+        let out = std::process::Command::new("python3")
+            .arg(&script)
+            .args([p("b.txt"), p("c.json")])
+            .output()
+            .expect("python3");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let input = data("csplib").join("ed-14-infeasible-2.txt");
+    crate::common::nq(&["convert", input.to_str().unwrap(), &p("b.txt"), "--quiet"]).ok();
+    crate::common::nq(&[
+        "complete",
+        &p("b.txt"),
+        "--certificate",
+        &p("c.json"),
+        "--proof",
+        "lrat",
+        "-q",
+    ])
+    .code(3);
+    let (code, text) = confirm();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("the same as nqueens' CNF") && text.contains("VERIFIED; CONFIRMED"),
+        "{text}"
+    );
+    // Two clauses of the CNF swapped: the same formula, but not the numbering the proof
+    // names, so not confirmed.
+    let cnf = std::fs::read_to_string(p("c.cnf")).unwrap();
+    let mut lines: Vec<&str> = cnf.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| !l.starts_with(['c', 'p']))
+        .unwrap();
+    lines.swap(first, first + 1);
+    std::fs::write(p("c.cnf"), lines.join("\n") + "\n").unwrap();
+    let (code, text) = confirm();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("is not the encoding"), "{text}");
 }
 
 #[test]

@@ -1,0 +1,275 @@
+//! LRAT: the proof's clauses with, for each, the clauses that unit propagation uses to
+//! derive it, in order, so that a checker (`lrat-check`, cake_lpr) follows the hints and
+//! searches for nothing.
+//!
+//! The hints name clauses of the residual's CNF by number, so the prover needs to know
+//! where `dimacs` put each constraint: [`Layout`], filled by the encoder as it writes.
+//! Cells of a line under Sinz's sequential counter have no binary clause between them;
+//! the first time a hint needs one, [`Lrat::binary`] adds it as a lemma of its own (a chain
+//! through the counter's variables) and remembers its number.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+/// The at-least-one clause of a free row or column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AtLeastOne {
+    /// The clause over the line's cells.
+    Clause(u64),
+    /// The line has no cell: the clauses `x` and `-x` of a fresh variable.
+    Empty(u64, u64),
+}
+
+/// An at-most-one constraint of the CNF: its first clause and how it is written.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    first: u64,
+    len: u32,
+    /// Sinz's sequential counter; else every pair has its clause.
+    counter: bool,
+}
+
+/// Which line of a cell: its row, its column, or one of its diagonals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Row = 0,
+    Column = 1,
+    D1 = 2,
+    D2 = 3,
+}
+
+/// Where the residual's CNF keeps each constraint, by clause number (1-based, file order).
+#[derive(Debug, Default)]
+pub(crate) struct Layout {
+    rows: Vec<AtLeastOne>,
+    cols: Vec<AtLeastOne>,
+    lines: Vec<Line>,
+    /// Per cell variable (index `v - 1`): its line and place in it, per [`Direction`].
+    places: Vec<[(u32, u32); 4]>,
+    clauses: u64,
+}
+
+impl Layout {
+    /// An empty layout for a CNF of `cells` cell variables.
+    pub(crate) fn new(cells: usize) -> Layout {
+        Layout {
+            places: vec![[(u32::MAX, 0); 4]; cells],
+            ..Layout::default()
+        }
+    }
+
+    /// Records the at-least-one clause of free row `r` (residual order).
+    pub(crate) fn row(&mut self, r: usize, alo: AtLeastOne) {
+        if self.rows.len() <= r {
+            self.rows.resize(r + 1, alo);
+        }
+        self.rows[r] = alo;
+    }
+
+    /// Records the at-least-one clause of free column `c` (residual order).
+    pub(crate) fn column(&mut self, c: usize, alo: AtLeastOne) {
+        if self.cols.len() <= c {
+            self.cols.resize(c + 1, alo);
+        }
+        self.cols[c] = alo;
+    }
+
+    /// Records the at-most-one constraint over the cell variables `vars` (in the order it
+    /// was written), whose clauses start at number `first`: pairwise, or by the counter.
+    pub(crate) fn line(&mut self, dir: Direction, vars: &[i64], first: u64, counter: bool) {
+        let id = self.lines.len() as u32;
+        self.lines.push(Line {
+            first,
+            len: vars.len() as u32,
+            counter,
+        });
+        for (k, &v) in vars.iter().enumerate() {
+            self.places[v as usize - 1][dir as usize] = (id, k as u32);
+        }
+    }
+
+    /// Records the number of clauses of the CNF: the proof's own start after them.
+    pub(crate) fn finish(&mut self, clauses: u64) {
+        self.clauses = clauses;
+    }
+
+    pub(super) fn row_alo(&self, r: usize) -> AtLeastOne {
+        self.rows[r]
+    }
+
+    pub(super) fn column_alo(&self, c: usize) -> AtLeastOne {
+        self.cols[c]
+    }
+}
+
+/// Clause `-a -b` of two cells of one line: a clause of the CNF, or a chain to derive.
+enum Binary {
+    Given(u64),
+    /// The counter's clauses that derive it, in order.
+    Chain(Vec<u64>),
+}
+
+impl Layout {
+    fn binary(&self, a: u32, b: u32) -> Binary {
+        let (pa, pb) = (&self.places[a as usize - 1], &self.places[b as usize - 1]);
+        let Some(k) = (0..4).find(|&k| pa[k].0 != u32::MAX && pa[k].0 == pb[k].0) else {
+            panic!("cells {a} and {b} share no line")
+        };
+        let line = self.lines[pa[k].0 as usize];
+        let (i, j) = (pa[k].1.min(pb[k].1) as u64, pa[k].1.max(pb[k].1) as u64);
+        let len = line.len as u64;
+        if !line.counter {
+            // Pairs (i, j), i < j, in order: i's come after those of every smaller i.
+            return Binary::Given(line.first + i * (2 * len - i - 1) / 2 + (j - i - 1));
+        }
+        // Sinz, 1-based x_1..x_k with counter s_1..s_(k-1): (-x_1 s_1) at `first`; then
+        // per t = 2..k-1 the clauses (-x_t s_t), (-s_(t-1) s_t), (-x_t -s_(t-1)); last
+        // (-x_k -s_(k-1)). With x_i and x_j true (i < j): s_i, s_(i+1), ..., s_(j-1),
+        // then x_j's clause against s_(j-1) is false.
+        let (i, j) = (i + 1, j + 1);
+        let set = |t: u64| {
+            if t == 1 {
+                line.first
+            } else {
+                line.first + 1 + 3 * (t - 2)
+            }
+        };
+        let carry = |t: u64| line.first + 2 + 3 * (t - 2);
+        let clash = |t: u64| line.first + 3 + 3 * (t - 2);
+        let last = |t: u64| {
+            if t == len {
+                line.first + 1 + 3 * (len - 2)
+            } else {
+                clash(t)
+            }
+        };
+        let mut chain = vec![set(i)];
+        chain.extend((i + 1..j).map(carry));
+        chain.push(last(j));
+        Binary::Chain(chain)
+    }
+}
+
+/// The LRAT writer: clause numbers, the derived binary clauses, the text.
+pub(super) struct Lrat<'a> {
+    layout: &'a Layout,
+    /// The number the next added clause gets.
+    next: u64,
+    derived: HashMap<(u32, u32), u64>,
+    text: Vec<u8>,
+    /// Clauses added (the empty clause included).
+    pub(super) lemmas: u64,
+    /// Clauses deleted.
+    pub(super) deletions: u64,
+}
+
+impl<'a> Lrat<'a> {
+    pub(super) fn new(layout: &'a Layout) -> Lrat<'a> {
+        Lrat {
+            layout,
+            next: layout.clauses + 1,
+            derived: HashMap::new(),
+            text: Vec::with_capacity(256),
+            lemmas: 0,
+            deletions: 0,
+        }
+    }
+
+    pub(super) fn layout(&self) -> &'a Layout {
+        self.layout
+    }
+
+    /// The number of the clause `-a -b` for cells `a` and `b` of one line, adding it
+    /// first when the CNF has it only through a counter.
+    pub(super) fn binary(&mut self, a: u32, b: u32, out: &mut dyn Write) -> io::Result<u64> {
+        let key = (a.min(b), a.max(b));
+        if let Some(&id) = self.derived.get(&key) {
+            return Ok(id);
+        }
+        match self.layout.binary(a, b) {
+            Binary::Given(id) => Ok(id),
+            Binary::Chain(hints) => {
+                let id = self.add([-(a as i64), -(b as i64)].into_iter(), &hints, out)?;
+                self.derived.insert(key, id);
+                Ok(id)
+            }
+        }
+    }
+
+    /// Adds the clause `lits`, derived by unit propagation through `hints`; returns its
+    /// number.
+    pub(super) fn add(
+        &mut self,
+        lits: impl Iterator<Item = i64>,
+        hints: &[u64],
+        out: &mut dyn Write,
+    ) -> io::Result<u64> {
+        let id = self.next;
+        self.next += 1;
+        self.lemmas += 1;
+        self.text.clear();
+        push_int(&mut self.text, id as i64);
+        for l in lits {
+            push_int(&mut self.text, l);
+        }
+        self.text.extend_from_slice(b" 0");
+        for &h in hints {
+            push_int(&mut self.text, h as i64);
+        }
+        self.text.extend_from_slice(b" 0\n");
+        out.write_all(&self.text[1..])?;
+        Ok(id)
+    }
+
+    /// Deletes the clauses numbered `ids`.
+    pub(super) fn delete(&mut self, ids: &[u64], out: &mut dyn Write) -> io::Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.deletions += ids.len() as u64;
+        self.text.clear();
+        // The line's own number: that of the last clause added, as checkers expect.
+        push_int(&mut self.text, self.next as i64 - 1);
+        self.text.extend_from_slice(b" d");
+        for &id in ids {
+            push_int(&mut self.text, id as i64);
+        }
+        self.text.extend_from_slice(b" 0\n");
+        out.write_all(&self.text[1..])
+    }
+}
+
+/// Appends `" {v}"` (decimal): the proof's hot path, without `fmt`'s machinery. A line
+/// is written from its second byte.
+fn push_int(buf: &mut Vec<u8>, v: i64) {
+    let mut digits = [0u8; 20];
+    let mut u = v.unsigned_abs();
+    let mut k = digits.len();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    buf.push(b' ');
+    if v < 0 {
+        buf.push(b'-');
+    }
+    buf.extend_from_slice(&digits[k..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_with_a_space_before() {
+        let mut b = Vec::new();
+        for v in [0, 7, -12, 1_234_567_890_123] {
+            push_int(&mut b, v);
+        }
+        assert_eq!(b, b" 0 7 -12 1234567890123");
+    }
+}

@@ -1,0 +1,559 @@
+//! The proof's search: the engine's propagation and branching, each node's clause written
+//! after its subtree, with its LRAT hints when the format has them (see the module above).
+
+use super::Format;
+use super::lrat::{AtLeastOne, Lrat};
+use crate::exact::bits::Bits;
+use crate::exact::residual::{Residual, ones};
+use std::io::{self, Write};
+
+/// Nodes at most in a proof's search, each with its clause: 10^6 lines of up to a few
+/// hundred bytes (the proof search repeats the engine's on one thread; a larger one would
+/// take as long again and hundreds of megabytes).
+pub(crate) const MAX_NODES: u64 = 1_000_000;
+
+/// How a proof search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProofEnd {
+    /// The proof is written: it ends in the empty clause.
+    Proved {
+        /// Clauses added (the empty clause included).
+        lemmas: u64,
+        /// Clauses deleted.
+        deletions: u64,
+    },
+    /// More than the limit of nodes would be needed; what was written is no proof.
+    TooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// The search found a completion: the residual is satisfiable (no proof exists).
+    Satisfiable,
+    /// Stopped from outside (a signal): what was written is no proof.
+    Stopped,
+}
+
+/// Writes to `out` a proof in `format` that the CNF of `res` (`dimacs::encode`: variable
+/// v is the v-th free cell, free rows increasing, then free columns increasing) is
+/// unsatisfiable, from a search of at most `max_nodes` nodes.
+pub(crate) fn write_proof(
+    res: &Residual,
+    format: Format,
+    max_nodes: u64,
+    stop: &crate::stop::Stop,
+    out: &mut dyn Write,
+) -> io::Result<ProofEnd> {
+    let m = res.size();
+    if m <= 64 {
+        prove::<u64>(res, format, max_nodes, stop, out)
+    } else if m <= 128 {
+        prove::<[u64; 2]>(res, format, max_nodes, stop, out)
+    } else if m <= 256 {
+        prove::<[u64; 4]>(res, format, max_nodes, stop, out)
+    } else if m <= 512 {
+        prove::<[u64; 8]>(res, format, max_nodes, stop, out)
+    } else if m <= 1024 {
+        prove::<[u64; 16]>(res, format, max_nodes, stop, out)
+    } else {
+        // Wider residuals than the engine's cell matrices: the proof would be as long as
+        // a search of them, which is more than any limit here.
+        Ok(ProofEnd::TooLarge { limit: max_nodes })
+    }
+}
+
+/// Why a search stopped before the root's clause.
+enum Stop {
+    Io(io::Error),
+    TooLarge,
+    Satisfiable,
+    Halted,
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Stop {
+        Stop::Io(e)
+    }
+}
+
+/// A row (by label) or a column: where a node ends, or what forced a queen.
+#[derive(Debug, Clone, Copy)]
+enum Line {
+    Row(usize),
+    Column(usize),
+}
+
+/// A queen on the path from the root.
+#[derive(Debug, Clone, Copy)]
+struct Placed<B> {
+    label: usize,
+    col: usize,
+    var: u32,
+    /// Placed by branching (a decision), or forced by this line.
+    forced_by: Option<Line>,
+    /// Its LRAT clause "not all of the decisions `cone`, or this queen", once written.
+    lemma: Option<u64>,
+    /// The row labels of the decisions it follows from: its own for a decision; for a
+    /// forced queen, those its clause names (set when the clause is written).
+    cone: B,
+}
+
+struct Prover<'a, B> {
+    m: usize,
+    /// Board row of each row label (residual rows, nearest the middle first) and board
+    /// column of each residual column.
+    rows: Vec<u64>,
+    cols: &'a [u64],
+    /// Residual row of each row label.
+    row_of: Vec<usize>,
+    /// `var[r * m + c]`: the CNF variable of free cell (r, c) (row label r).
+    var: Vec<u32>,
+    /// The CNF's cells per row label.
+    cells: Vec<B>,
+    /// Decision variables on the path from the root.
+    decisions: Vec<u32>,
+    /// Every queen on the path, decisions and forced, in the order placed.
+    placed: Vec<Placed<B>>,
+    /// Per place in `placed`: the last hint list that named its clause.
+    named: Vec<u64>,
+    epoch: u64,
+    out: &'a mut dyn Write,
+    lrat: Option<Lrat<'a>>,
+    line: Vec<u8>,
+    lemmas: u64,
+    deletions: u64,
+    max_nodes: u64,
+    /// Asked from outside to stop; polled every [`POLL_NODES`] nodes.
+    stop: &'a crate::stop::Stop,
+    nodes: u64,
+}
+
+/// Nodes between two looks at the stop.
+const POLL_NODES: u64 = 4096;
+
+fn prove<B: Bits>(
+    res: &Residual,
+    format: Format,
+    max_nodes: u64,
+    stop: &crate::stop::Stop,
+    out: &mut dyn Write,
+) -> io::Result<ProofEnd> {
+    let m = res.size();
+    // Variables are numbered in residual order (the CNF's); the search sees rows by label.
+    let mut first_var = vec![0u32; m];
+    for r in 1..m {
+        first_var[r] = first_var[r - 1]
+            + res
+                .row_bits(r - 1)
+                .iter()
+                .map(|w| w.count_ones())
+                .sum::<u32>();
+    }
+    let mut row_of: Vec<usize> = (0..m).collect();
+    res.middle_first(&mut row_of);
+    let mut var = vec![0u32; m * m];
+    let mut open = vec![B::zero(); m];
+    for (l, &r) in row_of.iter().enumerate() {
+        for (k, c) in ones(res.row_bits(r)).enumerate() {
+            var[l * m + c] = first_var[r] + k as u32 + 1;
+            open[l] = open[l].with(c);
+        }
+    }
+    let mut p = Prover::<B> {
+        m,
+        rows: row_of.iter().map(|&r| res.rows[r]).collect(),
+        cols: &res.cols,
+        row_of,
+        var,
+        cells: open.clone(),
+        decisions: Vec::with_capacity(m),
+        placed: Vec::with_capacity(m),
+        named: vec![0; m + 1],
+        epoch: 0,
+        out,
+        lrat: match format {
+            Format::Drat => None,
+            Format::Lrat(layout) => Some(Lrat::new(layout)),
+        },
+        line: Vec::with_capacity(64),
+        lemmas: 0,
+        deletions: 0,
+        max_nodes,
+        stop,
+        nodes: 0,
+    };
+    match p.node(open, B::below(m), B::below(m)) {
+        Ok(_) => {
+            p.out.flush()?;
+            let (lemmas, deletions) = match &p.lrat {
+                Some(l) => (l.lemmas, l.deletions),
+                None => (p.lemmas, p.deletions),
+            };
+            Ok(ProofEnd::Proved { lemmas, deletions })
+        }
+        Err(Stop::Io(e)) => Err(e),
+        Err(Stop::TooLarge) => Ok(ProofEnd::TooLarge { limit: max_nodes }),
+        Err(Stop::Satisfiable) => Ok(ProofEnd::Satisfiable),
+        Err(Stop::Halted) => Ok(ProofEnd::Stopped),
+    }
+}
+
+/// How a node's propagation ended: a line with no free cell, or branches on a line.
+enum End {
+    Dead(Line),
+    Branch(Line, Vec<(usize, usize)>),
+}
+
+impl<B: Bits> Prover<'_, B> {
+    /// Places a queen on (r, c): closes its row and column and clears the cells it
+    /// attacks in the other open rows; `forced_by`: the line that forced it, if any.
+    fn place(
+        &mut self,
+        open: &mut [B],
+        rows_left: &mut B,
+        cols_left: &mut B,
+        (r, c): (usize, usize),
+        forced_by: Option<Line>,
+    ) {
+        self.placed.push(Placed {
+            label: r,
+            col: c,
+            var: self.var[r * self.m + c],
+            forced_by,
+            lemma: None,
+            cone: match forced_by {
+                None => B::zero().with(r),
+                Some(_) => B::zero(),
+            },
+        });
+        *rows_left = rows_left.without(r);
+        *cols_left = cols_left.without(c);
+        let (i, j) = (self.rows[r] as i128, self.cols[c] as i128);
+        let mut left = *rows_left;
+        while !left.is_zero() {
+            let r2 = left.lowest();
+            left = left.without(r2);
+            let delta = self.rows[r2] as i128 - i;
+            let mut mask = B::zero().with(c);
+            for j2 in [j + delta, j - delta] {
+                if let Some(c2) = u64::try_from(j2)
+                    .ok()
+                    .and_then(|j2| self.cols.binary_search(&j2).ok())
+                {
+                    mask = mask.with(c2);
+                }
+            }
+            open[r2] = open[r2].and_not(mask);
+        }
+    }
+
+    /// Writes `d`-prefixed or plain the DRAT clause of the decisions and `extra`.
+    fn drat_clause(&mut self, delete: bool, extra: Option<u32>) -> io::Result<()> {
+        self.line.clear();
+        if delete {
+            self.line.extend_from_slice(b"d ");
+            self.deletions += 1;
+        } else {
+            self.lemmas += 1;
+        }
+        for &v in self.decisions.iter().chain(&extra) {
+            self.line.push(b'-');
+            self.line.extend_from_slice(v.to_string().as_bytes());
+            self.line.push(b' ');
+        }
+        self.line.extend_from_slice(b"0\n");
+        self.out.write_all(&self.line)
+    }
+
+    /// Searches the subtree of the node with free cells `open` per row; when it holds no
+    /// solution, writes the clause of the node's decisions (after its children's) and
+    /// returns its LRAT number (0 in DRAT) and the row labels of the decisions it names.
+    ///
+    /// In LRAT a clause names only the decisions its hints need, so a child's clause may
+    /// leave out the child's own decision: then it refutes this node as it is, and the
+    /// node's other branches are not searched (backjumping).
+    fn node(
+        &mut self,
+        mut open: Vec<B>,
+        mut rows_left: B,
+        mut cols_left: B,
+    ) -> Result<(u64, B), Stop> {
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            return Err(Stop::TooLarge);
+        }
+        if self.nodes.is_multiple_of(POLL_NODES) && self.stop.now() {
+            return Err(Stop::Halted);
+        }
+        let start = self.placed.len();
+        // Propagation to a fixpoint, then the branches.
+        let end = loop {
+            if rows_left.is_zero() {
+                return Err(Stop::Satisfiable);
+            }
+            let (mut t1, mut t2, mut t3) = (B::zero(), B::zero(), B::zero());
+            let (mut best, mut best_row) = (u32::MAX, 0);
+            let mut forced = None;
+            let mut dead = None;
+            let mut left = rows_left;
+            while !left.is_zero() {
+                let r = left.lowest();
+                left = left.without(r);
+                let a = open[r];
+                let k = a.count();
+                if k == 0 {
+                    dead = Some(Line::Row(r));
+                    break;
+                }
+                if k == 1 {
+                    forced = Some(((r, a.lowest()), Line::Row(r)));
+                    break;
+                }
+                t3 = t3.or(t2.and(a));
+                t2 = t2.or(t1.and(a));
+                t1 = t1.or(a);
+                if k < best {
+                    best = k;
+                    best_row = r;
+                }
+            }
+            if dead.is_none() && forced.is_none() {
+                let empty = cols_left.and_not(t1);
+                if !empty.is_zero() {
+                    dead = Some(Line::Column(empty.lowest()));
+                }
+            }
+            if let Some(line) = dead {
+                break End::Dead(line);
+            }
+            if forced.is_none() {
+                let once = cols_left.and_not(t2);
+                if !once.is_zero() {
+                    let c = once.lowest();
+                    let mut left = rows_left;
+                    while !open[left.lowest()].has(c) {
+                        left = left.without(left.lowest());
+                    }
+                    forced = Some(((left.lowest(), c), Line::Column(c)));
+                }
+            }
+            if let Some((cell, line)) = forced {
+                self.place(&mut open, &mut rows_left, &mut cols_left, cell, Some(line));
+                continue;
+            }
+            let pairs = t2.and_not(t3);
+            let mut alts = Vec::new();
+            if best > 2 && !pairs.is_zero() {
+                let c = pairs.lowest();
+                rows_left.each(|r| {
+                    if open[r].has(c) {
+                        alts.push((r, c));
+                    }
+                });
+                break End::Branch(Line::Column(c), alts);
+            }
+            open[best_row].each(|c| alts.push((best_row, c)));
+            break End::Branch(Line::Row(best_row), alts);
+        };
+        let done = match end {
+            End::Dead(line) => self.lemma(line, &open, rows_left, &[], B::zero())?,
+            End::Branch(line, alts) => {
+                let mut children = Vec::with_capacity(alts.len());
+                let mut cone = B::zero();
+                let mut refuted = None;
+                for &(r, c) in &alts {
+                    let (mut o, mut rl, mut cl) = (open.clone(), rows_left, cols_left);
+                    self.place(&mut o, &mut rl, &mut cl, (r, c), None);
+                    self.decisions.push(self.var[r * self.m + c]);
+                    let done = self.node(o, rl, cl);
+                    self.decisions.pop();
+                    self.placed.pop();
+                    let (id, child) = done?;
+                    if self.lrat.is_some() && !child.has(r) {
+                        refuted = Some((id, child));
+                        break;
+                    }
+                    children.push(id);
+                    cone = cone.or(child.without(r));
+                }
+                let done = match refuted {
+                    Some(done) => done,
+                    None => self.lemma(line, &open, rows_left, &children, cone)?,
+                };
+                if !self.decisions.is_empty() {
+                    match self.lrat {
+                        Some(ref mut lrat) => lrat.delete(&children, self.out)?,
+                        None => {
+                            for &(r, c) in &alts {
+                                let v = self.var[r * self.m + c];
+                                self.drat_clause(true, Some(v))?;
+                            }
+                        }
+                    }
+                }
+                done
+            }
+        };
+        // The clauses of the queens this node forced hold only below it.
+        if !self.decisions.is_empty()
+            && let Some(ref mut lrat) = self.lrat
+        {
+            let forced: Vec<u64> = self.placed[start..]
+                .iter()
+                .filter_map(|p| p.lemma)
+                .collect();
+            lrat.delete(&forced, self.out)?;
+        }
+        self.placed.truncate(start);
+        Ok(done)
+    }
+
+    /// Writes the clause of the node's decisions, which ends on `line`: no free cell left
+    /// there but the children's (`children`: their clauses' numbers, in the order of the
+    /// line's free cells).
+    /// `cone`: the row labels of the decisions the children's clauses name (their own
+    /// left out). Returns its LRAT number and the row labels of the decisions it names.
+    fn lemma(
+        &mut self,
+        line: Line,
+        open: &[B],
+        rows_left: B,
+        children: &[u64],
+        cone: B,
+    ) -> Result<(u64, B), Stop> {
+        if self.lrat.is_none() {
+            self.drat_clause(false, None)?;
+            return Ok((0, B::zero()));
+        }
+        let closed: Vec<(usize, usize)> = match line {
+            Line::Row(r) => {
+                let mut v = Vec::new();
+                self.cells[r].and_not(open[r]).each(|c| v.push((r, c)));
+                v
+            }
+            Line::Column(c) => (0..self.m)
+                .filter(|&r| self.cells[r].has(c) && !(rows_left.has(r) && open[r].has(c)))
+                .map(|r| (r, c))
+                .collect(),
+        };
+        let alo = self.at_least_one(line);
+        let mut hints = Vec::with_capacity(closed.len() + children.len() + 2);
+        let mut cone = cone;
+        match alo {
+            AtLeastOne::Empty(pos, neg) => hints.extend([pos, neg]),
+            AtLeastOne::Clause(id) => {
+                cone = cone.or(self.closures(&closed, self.placed.len(), &mut hints)?);
+                hints.extend_from_slice(children);
+                hints.push(id);
+            }
+        }
+        let lits: Vec<i64> = self
+            .placed
+            .iter()
+            .filter(|q| q.forced_by.is_none() && cone.has(q.label))
+            .map(|q| -(q.var as i64))
+            .collect();
+        let lrat = self.lrat.as_mut().expect("LRAT");
+        Ok((lrat.add(lits.into_iter(), &hints, self.out)?, cone))
+    }
+
+    fn at_least_one(&self, line: Line) -> AtLeastOne {
+        let layout = self.lrat.as_ref().expect("LRAT").layout();
+        match line {
+            Line::Row(r) => layout.row_alo(self.row_of[r]),
+            Line::Column(c) => layout.column_alo(c),
+        }
+    }
+
+    /// Appends to `hints` what makes every cell of `cells` false under the decisions:
+    /// for each, the binary clause with a queen among the first `limit` placed that
+    /// attacks it, preceded (the first time) by the clause of that queen when it was forced.
+    /// Returns the row labels of the decisions those queens follow from.
+    fn closures(
+        &mut self,
+        cells: &[(usize, usize)],
+        limit: usize,
+        hints: &mut Vec<u64>,
+    ) -> Result<B, Stop> {
+        let mut found = Vec::with_capacity(cells.len());
+        for &(r, c) in cells {
+            let j = self.closer(r, c, limit);
+            if self.placed[j].forced_by.is_some() && self.placed[j].lemma.is_none() {
+                self.forced_lemma(j)?;
+            }
+            found.push((self.var[r * self.m + c], j));
+        }
+        self.epoch += 1;
+        let lrat = self.lrat.as_mut().expect("LRAT");
+        let mut cone = B::zero();
+        for (v, j) in found {
+            let q = self.placed[j];
+            cone = cone.or(q.cone);
+            if let Some(id) = q.lemma
+                && self.named[j] != self.epoch
+            {
+                self.named[j] = self.epoch;
+                hints.push(id);
+            }
+            hints.push(lrat.binary(q.var, v, self.out)?);
+        }
+        Ok(cone)
+    }
+
+    /// The place in `placed[..limit]` of a queen attacking cell (r, c): a decision when
+    /// one does (its clause needs no other), else the first forced one (the one placed
+    /// earliest, which follows from the fewest decisions).
+    fn closer(&self, r: usize, c: usize, limit: usize) -> usize {
+        let mut forced = None;
+        for (j, p) in self.placed[..limit].iter().enumerate() {
+            let attacks = p.label == r
+                || p.col == c
+                || self.rows[p.label].abs_diff(self.rows[r])
+                    == self.cols[p.col].abs_diff(self.cols[c]);
+            if attacks {
+                if p.forced_by.is_none() {
+                    return j;
+                }
+                forced.get_or_insert(j);
+            }
+        }
+        forced.expect("every closed cell has a queen on the path that attacks it")
+    }
+
+    /// Writes the clause of forced queen `placed[i]`: not all of the decisions before it,
+    /// or this queen (every other cell of the line that forced it is closed).
+    fn forced_lemma(&mut self, i: usize) -> Result<u64, Stop> {
+        let p = self.placed[i];
+        if let Some(id) = p.lemma {
+            return Ok(id);
+        }
+        let line = p.forced_by.expect("a forced queen");
+        let others: Vec<(usize, usize)> = match line {
+            Line::Row(r) => {
+                let mut v = Vec::new();
+                self.cells[r].without(p.col).each(|c| v.push((r, c)));
+                v
+            }
+            Line::Column(c) => (0..self.m)
+                .filter(|&r| r != p.label && self.cells[r].has(c))
+                .map(|r| (r, c))
+                .collect(),
+        };
+        let mut hints = Vec::with_capacity(others.len() + 2);
+        let cone = self.closures(&others, i, &mut hints)?;
+        let AtLeastOne::Clause(alo) = self.at_least_one(line) else {
+            unreachable!("the line holds the queen's cell")
+        };
+        hints.push(alo);
+        let lits: Vec<i64> = self.placed[..i]
+            .iter()
+            .filter(|q| q.forced_by.is_none() && cone.has(q.label))
+            .map(|q| -(q.var as i64))
+            .chain([p.var as i64])
+            .collect();
+        let lrat = self.lrat.as_mut().expect("LRAT");
+        let id = lrat.add(lits.into_iter(), &hints, self.out)?;
+        self.placed[i].lemma = Some(id);
+        self.placed[i].cone = cone;
+        Ok(id)
+    }
+}
