@@ -475,10 +475,14 @@ impl<B: Bits> Prover<'_, B> {
         hints: &mut Vec<u64>,
     ) -> Result<B, Stop> {
         let mut found = Vec::with_capacity(cells.len());
+        let mut named = B::zero();
         for &(r, c) in cells {
-            let j = self.closer(r, c, limit);
-            if self.placed[j].forced_by.is_some() && self.placed[j].lemma.is_none() {
-                self.forced_lemma(j)?;
+            let j = self.closer(r, c, limit, named);
+            if self.placed[j].forced_by.is_some() {
+                if self.placed[j].lemma.is_none() {
+                    self.forced_lemma(j)?;
+                }
+                named = named.with(j);
             }
             found.push((self.var[r * self.m + c], j));
         }
@@ -499,24 +503,31 @@ impl<B: Bits> Prover<'_, B> {
         Ok(cone)
     }
 
-    /// The place in `placed[..limit]` of a queen attacking cell (r, c): a decision when
-    /// one does (its clause needs no other), else the first forced one (the one placed
-    /// earliest, which follows from the fewest decisions).
-    fn closer(&self, r: usize, c: usize, limit: usize) -> usize {
-        let mut forced = None;
+    /// The place in `placed[..limit]` of a queen attacking cell (r, c), the one whose
+    /// hints cost least: a decision (its binary clause alone), else a forced queen the
+    /// list already names (`named`: places), else one whose clause is written, else the
+    /// first forced one.
+    fn closer(&self, r: usize, c: usize, limit: usize, named: B) -> usize {
+        let mut best = (u8::MAX, 0);
         for (j, p) in self.placed[..limit].iter().enumerate() {
             let attacks = p.label == r
                 || p.col == c
                 || self.rows[p.label].abs_diff(self.rows[r])
                     == self.cols[p.col].abs_diff(self.cols[c]);
             if attacks {
-                if p.forced_by.is_none() {
-                    return j;
+                let cost = match (p.forced_by, p.lemma) {
+                    (None, _) => return j,
+                    _ if named.has(j) => 1,
+                    (_, Some(_)) => 2,
+                    (_, None) => 3,
+                };
+                if cost < best.0 {
+                    best = (cost, j);
                 }
-                forced.get_or_insert(j);
             }
         }
-        forced.expect("every closed cell has a queen on the path that attacks it")
+        assert!(best.0 < u8::MAX, "every closed cell has a queen on the path that attacks it");
+        best.1
     }
 
     /// Writes the clause of forced queen `placed[i]`: not all of the decisions before it,
