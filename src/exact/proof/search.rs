@@ -118,6 +118,11 @@ struct Prover<'a, B> {
     epoch: u64,
     out: &'a mut dyn Write,
     lrat: Option<Lrat<'a>>,
+    /// Spent lists, for reuse: one node's worth of each is made per node, and allocation
+    /// took a sixth of a proof's writing time.
+    spare_ids: Vec<Vec<u64>>,
+    spare_cells: Vec<Vec<(usize, usize)>>,
+    spare_open: Vec<Vec<B>>,
     line: Vec<u8>,
     lemmas: u64,
     deletions: u64,
@@ -174,6 +179,9 @@ fn prove<B: Bits>(
             Format::Drat => None,
             Format::Lrat(layout) => Some(Lrat::new(layout)),
         },
+        spare_ids: Vec::new(),
+        spare_cells: Vec::new(),
+        spare_open: Vec::new(),
         line: Vec::with_capacity(64),
         lemmas: 0,
         deletions: 0,
@@ -204,6 +212,18 @@ enum End {
 }
 
 impl<B: Bits> Prover<'_, B> {
+    fn ids(&mut self) -> Vec<u64> {
+        let mut v = self.spare_ids.pop().unwrap_or_default();
+        v.clear();
+        v
+    }
+
+    fn cells_list(&mut self) -> Vec<(usize, usize)> {
+        let mut v = self.spare_cells.pop().unwrap_or_default();
+        v.clear();
+        v
+    }
+
     /// Places a queen on (r, c): closes its row and column and clears the cells it
     /// attacks in the other open rows; `forced_by`: the line that forced it, if any.
     fn place(
@@ -341,7 +361,7 @@ impl<B: Bits> Prover<'_, B> {
                 continue;
             }
             let pairs = t2.and_not(t3);
-            let mut alts = Vec::new();
+            let mut alts = self.cells_list();
             if best > 2 && !pairs.is_zero() {
                 let c = pairs.lowest();
                 rows_left.each(|r| {
@@ -357,11 +377,14 @@ impl<B: Bits> Prover<'_, B> {
         let done = match end {
             End::Dead(line) => self.lemma(line, &open, rows_left, &[], B::zero())?,
             End::Branch(line, alts) => {
-                let mut children = Vec::with_capacity(alts.len());
+                let mut children = self.ids();
                 let mut cone = B::zero();
                 let mut refuted = None;
                 for &(r, c) in &alts {
-                    let (mut o, mut rl, mut cl) = (open.clone(), rows_left, cols_left);
+                    let mut o = self.spare_open.pop().unwrap_or_default();
+                    o.clear();
+                    o.extend_from_slice(&open);
+                    let (mut rl, mut cl) = (rows_left, cols_left);
                     self.place(&mut o, &mut rl, &mut cl, (r, c), None);
                     self.decisions.push(self.var[r * self.m + c]);
                     let done = self.node(o, rl, cl);
@@ -390,6 +413,8 @@ impl<B: Bits> Prover<'_, B> {
                         }
                     }
                 }
+                self.spare_ids.push(children);
+                self.spare_cells.push(alts);
                 done
             }
         };
@@ -397,21 +422,21 @@ impl<B: Bits> Prover<'_, B> {
         if !self.decisions.is_empty()
             && let Some(ref mut lrat) = self.lrat
         {
-            let forced: Vec<u64> = self.placed[start..]
-                .iter()
-                .filter_map(|p| p.lemma)
-                .collect();
+            let mut forced = self.spare_ids.pop().unwrap_or_default();
+            forced.clear();
+            forced.extend(self.placed[start..].iter().filter_map(|p| p.lemma));
             lrat.delete(&forced, self.out)?;
+            self.spare_ids.push(forced);
         }
         self.placed.truncate(start);
+        self.spare_open.push(open);
         Ok(done)
     }
 
     /// Writes the clause of the node's decisions, which ends on `line`: no free cell left
     /// there but the children's (`children`: their clauses' numbers, in the order of the
-    /// line's free cells).
-    /// `cone`: the row labels of the decisions the children's clauses name (their own
-    /// left out). Returns its LRAT number and the row labels of the decisions it names.
+    /// line's free cells; `cone`: the row labels of the decisions their clauses name, their
+    /// own left out). Returns its LRAT number and the row labels of the decisions it names.
     fn lemma(
         &mut self,
         line: Line,
@@ -424,19 +449,17 @@ impl<B: Bits> Prover<'_, B> {
             self.drat_clause(false, None)?;
             return Ok((0, B::zero()));
         }
-        let closed: Vec<(usize, usize)> = match line {
-            Line::Row(r) => {
-                let mut v = Vec::new();
-                self.cells[r].and_not(open[r]).each(|c| v.push((r, c)));
-                v
-            }
-            Line::Column(c) => (0..self.m)
-                .filter(|&r| self.cells[r].has(c) && !(rows_left.has(r) && open[r].has(c)))
-                .map(|r| (r, c))
-                .collect(),
-        };
+        let mut closed = self.cells_list();
+        match line {
+            Line::Row(r) => self.cells[r].and_not(open[r]).each(|c| closed.push((r, c))),
+            Line::Column(c) => closed.extend(
+                (0..self.m)
+                    .filter(|&r| self.cells[r].has(c) && !(rows_left.has(r) && open[r].has(c)))
+                    .map(|r| (r, c)),
+            ),
+        }
         let alo = self.at_least_one(line);
-        let mut hints = Vec::with_capacity(closed.len() + children.len() + 2);
+        let mut hints = self.ids();
         let mut cone = cone;
         match alo {
             AtLeastOne::Empty(pos, neg) => hints.extend([pos, neg]),
@@ -446,14 +469,17 @@ impl<B: Bits> Prover<'_, B> {
                 hints.push(id);
             }
         }
-        let lits: Vec<i64> = self
-            .placed
+        let Prover {
+            placed, lrat, out, ..
+        } = self;
+        let lits = placed
             .iter()
             .filter(|q| q.forced_by.is_none() && cone.has(q.label))
-            .map(|q| -(q.var as i64))
-            .collect();
-        let lrat = self.lrat.as_mut().expect("LRAT");
-        Ok((lrat.add(lits.into_iter(), &hints, self.out)?, cone))
+            .map(|q| -(q.var as i64));
+        let id = lrat.as_mut().expect("LRAT").add(lits, &hints, &mut **out)?;
+        self.spare_ids.push(hints);
+        self.spare_cells.push(closed);
+        Ok((id, cone))
     }
 
     fn at_least_one(&self, line: Line) -> AtLeastOne {
@@ -474,7 +500,7 @@ impl<B: Bits> Prover<'_, B> {
         limit: usize,
         hints: &mut Vec<u64>,
     ) -> Result<B, Stop> {
-        let mut found = Vec::with_capacity(cells.len());
+        let mut found = self.cells_list();
         let mut named = B::zero();
         for &(r, c) in cells {
             let j = self.closer(r, c, limit, named);
@@ -484,12 +510,12 @@ impl<B: Bits> Prover<'_, B> {
                 }
                 named = named.with(j);
             }
-            found.push((self.var[r * self.m + c], j));
+            found.push((self.var[r * self.m + c] as usize, j));
         }
         self.epoch += 1;
         let lrat = self.lrat.as_mut().expect("LRAT");
         let mut cone = B::zero();
-        for (v, j) in found {
+        for &(v, j) in &found {
             let q = self.placed[j];
             cone = cone.or(q.cone);
             if let Some(id) = q.lemma
@@ -498,8 +524,9 @@ impl<B: Bits> Prover<'_, B> {
                 self.named[j] = self.epoch;
                 hints.push(id);
             }
-            hints.push(lrat.binary(q.var, v, self.out)?);
+            hints.push(lrat.binary(q.var, v as u32, self.out)?);
         }
+        self.spare_cells.push(found);
         Ok(cone)
     }
 
@@ -526,7 +553,10 @@ impl<B: Bits> Prover<'_, B> {
                 }
             }
         }
-        assert!(best.0 < u8::MAX, "every closed cell has a queen on the path that attacks it");
+        assert!(
+            best.0 < u8::MAX,
+            "every closed cell has a queen on the path that attacks it"
+        );
         best.1
     }
 
@@ -538,31 +568,32 @@ impl<B: Bits> Prover<'_, B> {
             return Ok(id);
         }
         let line = p.forced_by.expect("a forced queen");
-        let others: Vec<(usize, usize)> = match line {
-            Line::Row(r) => {
-                let mut v = Vec::new();
-                self.cells[r].without(p.col).each(|c| v.push((r, c)));
-                v
-            }
-            Line::Column(c) => (0..self.m)
-                .filter(|&r| r != p.label && self.cells[r].has(c))
-                .map(|r| (r, c))
-                .collect(),
-        };
-        let mut hints = Vec::with_capacity(others.len() + 2);
+        let mut others = self.cells_list();
+        match line {
+            Line::Row(r) => self.cells[r].without(p.col).each(|c| others.push((r, c))),
+            Line::Column(c) => others.extend(
+                (0..self.m)
+                    .filter(|&r| r != p.label && self.cells[r].has(c))
+                    .map(|r| (r, c)),
+            ),
+        }
+        let mut hints = self.ids();
         let cone = self.closures(&others, i, &mut hints)?;
         let AtLeastOne::Clause(alo) = self.at_least_one(line) else {
             unreachable!("the line holds the queen's cell")
         };
         hints.push(alo);
-        let lits: Vec<i64> = self.placed[..i]
+        let Prover {
+            placed, lrat, out, ..
+        } = self;
+        let lits = placed[..i]
             .iter()
             .filter(|q| q.forced_by.is_none() && cone.has(q.label))
             .map(|q| -(q.var as i64))
-            .chain([p.var as i64])
-            .collect();
-        let lrat = self.lrat.as_mut().expect("LRAT");
-        let id = lrat.add(lits.into_iter(), &hints, self.out)?;
+            .chain([p.var as i64]);
+        let id = lrat.as_mut().expect("LRAT").add(lits, &hints, &mut **out)?;
+        self.spare_ids.push(hints);
+        self.spare_cells.push(others);
         self.placed[i].lemma = Some(id);
         self.placed[i].cone = cone;
         Ok(id)
