@@ -261,6 +261,10 @@ pub(crate) fn write_residual_proof(
             "the proof search of the {} free rows needs more than {limit} nodes",
             res.size()
         ))),
+        // The deadline (the command's time limit) ends only the proof: the answer stands.
+        ProofEnd::Stopped if !stop.raised() => Ok(Proof::Missing(
+            "the time limit ran out during the proof search".into(),
+        )),
         ProofEnd::Stopped => Ok(Proof::Stopped),
         ProofEnd::Satisfiable => Ok(Proof::Missing(
             "the proof search found a completion: the residual is satisfiable (a bug: please report it)"
@@ -718,5 +722,30 @@ mod tests {
                 proptest::prop_assert!(lrat_verified(&cnf, &cut[..cut.len() - 1].join("\n")).is_err());
             }
         }
+    }
+
+    /// A deadline (the command's time limit) ends only the proof, which is then missing
+    /// with that reason; a raised flag (a signal) stops the whole certificate.
+    #[test]
+    fn a_deadline_leaves_the_proof_missing_and_a_signal_stops_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let res = Residual::from_queens(4, &[(1, 1)]);
+        let past = std::time::Instant::now();
+        let deadline = crate::stop::Stop::new(Some(past), None);
+        for format in [ProofFormat::Drat, ProofFormat::Lrat] {
+            let dest = dir.path().join(format!("p.{}", format.extension()));
+            match write_residual_proof(&res, 4, format, &dest, &deadline).unwrap() {
+                Proof::Missing(why) => assert!(why.contains("time limit"), "{why}"),
+                _ => panic!("a proof past its deadline"),
+            }
+            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+            let signal = crate::stop::Stop::new(None, Some(flag));
+            assert!(matches!(
+                write_residual_proof(&res, 4, format, &dest, &signal).unwrap(),
+                Proof::Stopped
+            ));
+            assert!(!dest.exists());
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

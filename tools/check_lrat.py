@@ -12,15 +12,25 @@ stay above the CNF's; a RAT step (negative hints) is not supported and fails. Sp
 a million hints a second, enough for proofs of up to a few hundred thousand lemmas.
 """
 
+import re
 import sys
+
+# Numbers as DIMACS writes them: C checkers read "08" as octal or "-08" as two numbers, so
+# a token Python would read otherwise than they do is refused rather than guessed at.
+CANONICAL = re.compile(rb"-?(0|[1-9][0-9]*)\Z")
 
 
 def tokens(path):
     with open(path, "rb") as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             if line.startswith(b"c"):
                 continue
-            yield line.split()
+            words = line.split()
+            start = 2 if words[:1] == [b"p"] else 0
+            for w in words[start:]:
+                if w != b"d" and not CANONICAL.match(w):
+                    raise ValueError(f"{path}:{number}: {w.decode(errors='replace')!r} is not a number as DIMACS writes it")
+            yield words
 
 
 def read_cnf(path):

@@ -173,9 +173,11 @@ def shipped_counts(cnf):
 
 
 def beside(cert, name):
-    """A file the certificate names: as written, else beside the certificate."""
+    """A file the certificate names: beside the certificate (where nqueens writes it), else
+    as written, relative to the working directory."""
     p = pathlib.Path(name)
-    return p if p.exists() else cert.parent / p.name
+    near = cert.parent / p.name
+    return near if near.exists() else p
 
 
 def main():
@@ -249,7 +251,15 @@ def confirm_lrat(a, n, free_rows, free_cols, cells, cnf, lrat):
         fail(1, f"nqueens' CNF {cnf} is not the encoding of this board that formats/dimacs.md gives")
     here = pathlib.Path(__file__).resolve().parent
     checker = [a.lrat_check] if a.lrat_check else [sys.executable, str(here / "check_lrat.py")]
-    out = subprocess.run(checker + [str(cnf), str(lrat)], capture_output=True, text=True)
+    # The checker reads this script's own writing of the CNF, not nqueens' file: the two
+    # are equal as numbers, but a checker may read a token ("-08") otherwise than Python.
+    with tempfile.TemporaryDirectory() as tmp:
+        own = pathlib.Path(tmp) / "own.cnf"
+        with open(own, "w") as f:
+            f.write(f"p cnf {variables} {len(clauses)}\n")
+            for c in clauses:
+                f.write(" ".join(map(str, c + [0])) + "\n")
+        out = subprocess.run(checker + [str(own), str(lrat)], capture_output=True, text=True)
     verified = any(l.strip() in ("s VERIFIED", "c VERIFIED") for l in out.stdout.splitlines())
     print(
         f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "

@@ -258,8 +258,29 @@ impl Files {
                 // Resolved and checked per input by the command.
                 Role::WriteEach if is_per_input(&path) => {}
                 Role::Write | Role::WriteEach => {
+                    // Files written together must all be renamed into place: a name that
+                    // only a directory can have ("c.json/") would fail last, after its
+                    // siblings were published.
+                    let text = path.as_os_str().as_encoded_bytes();
+                    if !entry.siblings.is_empty()
+                        && (text.ends_with(b"/") || text.ends_with(b"/.") || text == b".")
+                    {
+                        self.refused.push(format!(
+                            "{}: {flag}: names a directory; name a file (e.g. cert.json)",
+                            path.display()
+                        ));
+                    }
                     for ext in entry.siblings {
                         let beside = path.with_extension(ext);
+                        // A pipe or a device beside it would take the file (or block for a
+                        // reader) instead of the rename that publishes the set at once.
+                        if std::fs::metadata(&beside).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+                            self.refused.push(format!(
+                                "{}: {flag}'s {}: not a regular file (a pipe, socket or device); the files of a certificate are renamed into place together",
+                                beside.display(),
+                                ext.to_uppercase()
+                            ));
+                        }
                         let device = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
                         if device {
                             self.refused.push(format!(

@@ -66,7 +66,13 @@ pub struct Args {
     certificate: Option<PathBuf>,
     /// The format of the certificate's proof: DRAT (rate, drat-trim) or LRAT, whose hints
     /// make its check many times faster (lrat-check, cake_lpr).
-    #[arg(long, value_enum, value_name = "FORMAT", default_value = "drat")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value = "drat",
+        requires = "certificate"
+    )]
     proof: ProofArg,
     /// The answer and statistics as one JSON object.
     #[arg(long)]
@@ -353,7 +359,10 @@ fn run_one(args: Args) -> Result<i32, Error> {
         &certificate_cnf,
         &certificate_proof,
     ) {
-        let stop = nqueens::stop::Stop::new(None, Some(super::interrupt_flag()));
+        // The time limit bounds the proof's search too: past it the answer stands, without
+        // a proof.
+        let deadline = time_limit.and_then(|t| started.checked_add(t));
+        let stop = nqueens::stop::Stop::new(deadline, Some(super::interrupt_flag()));
         if !nqueens::publish::certificate(
             cert,
             &input,
@@ -365,7 +374,10 @@ fn run_one(args: Args) -> Result<i32, Error> {
             &stop,
         )? {
             // A signal during the proof search: nothing of the certificate is published.
-            errln!("nqueens: interrupted while writing the certificate's proof; nothing written");
+            errln!(
+                "nqueens: {}: interrupted while writing the certificate's proof; nothing written",
+                path.display()
+            );
             return Ok(exit::INTERRUPTED);
         }
     }

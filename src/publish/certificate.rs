@@ -31,8 +31,8 @@ fn proof_meaning(format: ProofFormat) -> &'static str {
 /// unsatisfiable independently, and a proof of that in `format` at `proof` when the search
 /// finds one within its limit (not for a `hall` certificate: the counting argument is no
 /// unit propagation). All are written to temporary files and renamed into place only when
-/// all are complete; a proof an earlier run left at `proof` is removed when no proof is
-/// written, so that no proof of another board lies beside the document. `stop` (a
+/// all are complete; a proof an earlier run left beside the document, in either format, is
+/// removed unless this one replaces it, so that no proof of another board lies beside it. `stop` (a
 /// signal) ends the proof search: then nothing is published and this returns `false`.
 #[allow(clippy::too_many_arguments)]
 pub fn certificate(
@@ -55,7 +55,6 @@ pub fn certificate(
         }
     };
     let (cnf_file, summary) = write_residual_cnf(res, input.n(), cnf)?;
-    let meaning = proof_meaning(format).to_string();
     let written = match cert {
         Certificate::Hall { .. } => Proof::Missing(
             "Hall's condition is a counting argument, not unit propagation: its proofs by \
@@ -77,7 +76,7 @@ pub fn certificate(
                 lemmas: Some(lemmas),
                 deletions: Some(deletions),
                 missing: None,
-                meaning,
+                meaning: proof_meaning(format).into(),
             },
         ),
         Proof::Stopped => return Ok(false),
@@ -89,7 +88,7 @@ pub fn certificate(
                 lemmas: None,
                 deletions: None,
                 missing: Some(why),
-                meaning,
+                meaning: "no proof was written (see missing): the CNF beside this document is the check, by any SAT solver".into(),
             },
         ),
     };
@@ -114,14 +113,20 @@ pub fn certificate(
     let mut f = AtomicFile::create(json)?;
     writeln!(f, "{doc:#}").map_err(|e| FormatError::new(json, ErrorKind::Write(e)))?;
     cnf_file.commit()?;
-    match proof_file {
-        Some(file) => file.commit()?,
-        None => {
-            // Checked as an output of the command (never an input): an earlier run's proof.
-            if std::fs::symlink_metadata(proof).is_ok_and(|m| m.is_file()) {
-                std::fs::remove_file(proof)
-                    .map_err(|e| FormatError::new(proof, ErrorKind::Write(e)))?;
-            }
+    // An earlier run's proofs beside the document, of either format, are of another board
+    // or another run: the one written now replaces its own; the others go (the command
+    // checked both names as its outputs, never inputs). A link is removed, not its target.
+    let written = proof_file.is_some().then_some(proof);
+    if let Some(file) = proof_file {
+        file.commit()?;
+    }
+    for format in [ProofFormat::Drat, ProofFormat::Lrat] {
+        let stale = proof.with_extension(format.extension());
+        if Some(stale.as_path()) != written
+            && std::fs::symlink_metadata(&stale).is_ok_and(|m| m.is_file() || m.is_symlink())
+        {
+            std::fs::remove_file(&stale)
+                .map_err(|e| FormatError::new(&stale, ErrorKind::Write(e)))?;
         }
     }
     f.commit()?;

@@ -342,6 +342,88 @@ fn no_stale_proof_is_left_beside_a_certificate() {
     );
 }
 
+/// A certificate's files are renamed into place together: a name only a directory can
+/// have, or a pipe or device where a sibling goes, is refused before anything is written;
+/// `--proof` needs `--certificate`.
+#[cfg(unix)]
+#[test]
+fn certificate_names_that_cannot_take_the_whole_set_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("csplib").join("ed-8-infeasible-1.txt");
+    let input = input.to_str().unwrap();
+    let refused = |cert: &str, extra: &[&str]| {
+        let mut args = vec!["complete", input, "--certificate", cert, "-q"];
+        args.extend_from_slice(extra);
+        let out = crate::common::nq(&args).current_dir(dir.path()).code(2);
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+        out.stderr
+    };
+    for cert in ["c.json/", "c.json/."] {
+        let err = refused(cert, &["--proof", "lrat"]);
+        assert!(err.contains("names a directory"), "{err}");
+    }
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(dir.path().join("c.lrat"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    for proof in ["lrat", "drat"] {
+        let err = refused("c.json", &["--proof", proof]);
+        assert!(
+            err.contains("c.lrat") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
+    assert_eq!(listing(dir.path()), ["c.lrat"]);
+    let out = crate::common::nq(&["complete", input, "--proof", "lrat", "-q"])
+        .current_dir(dir.path())
+        .code(2);
+    assert!(out.stderr.contains("--certificate"), "{}", out.stderr);
+}
+
+/// Proofs an earlier run left beside the document go, of either format (or a link to
+/// one: the link, not its target); the one written now stays.
+#[cfg(unix)]
+#[test]
+fn stale_proofs_of_either_format_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let input = data("csplib").join("ed-8-infeasible-1.txt");
+    let input = input.to_str().unwrap();
+    let cert = p("c.json");
+    let cert = cert.to_str().unwrap();
+    crate::common::nq(&[
+        "complete",
+        input,
+        "--certificate",
+        cert,
+        "--proof",
+        "lrat",
+        "-q",
+    ])
+    .code(3);
+    assert!(p("c.lrat").exists());
+    crate::common::nq(&["complete", input, "--certificate", cert, "-q"]).code(3);
+    assert!(
+        p("c.drat").exists() && !p("c.lrat").exists(),
+        "{:?}",
+        listing(dir.path())
+    );
+    std::fs::write(p("kept.lrat"), "archived\n").unwrap();
+    std::os::unix::fs::symlink(p("kept.lrat"), p("c.lrat")).unwrap();
+    crate::common::nq(&["complete", input, "--certificate", cert, "-q"]).code(3);
+    assert!(std::fs::symlink_metadata(p("c.lrat")).is_err());
+    assert_eq!(
+        std::fs::read_to_string(p("kept.lrat")).unwrap(),
+        "archived\n"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cert).unwrap()).unwrap();
+    assert_eq!(doc["proof"]["format"], "drat");
+}
+
 /// A signal during the proof search: exit 130, and nothing of the certificate, nor any
 /// temporary file, is left.
 #[cfg(unix)]

@@ -301,7 +301,8 @@ impl<B: Bits> Prover<'_, B> {
         if self.nodes > self.max_nodes {
             return Err(Stop::TooLarge);
         }
-        if self.nodes.is_multiple_of(POLL_NODES) && self.stop.now() {
+        // From the first node on: a deadline already passed ends the search at once.
+        if (self.nodes - 1).is_multiple_of(POLL_NODES) && self.stop.now() {
             return Err(Stop::Halted);
         }
         let start = self.placed.len();

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Proofs of exhausted searches: how long the search takes, how long writing its proof
+takes, and how long independent checkers take to verify it, DRAT (rate) beside LRAT
+(lrat-check), on the same instances, one after the other on one machine.
+
+Instances: the CSPLib fixtures that need a search (tests/data/csplib), and Excluded
+Diagonals instances from `nqueens generate excluded --n N --diags N+2 --seed S`. Every run
+uses `complete --seed 1` and the same --threads; the search's time is the exact phase's
+(`stats.exact.seconds` of `--json`), the proof's the rest of the certificate run's wall
+time. Prints a Markdown table.
+
+    python3 tools/bench_proofs.py --nqueens target/release/nqueens \\
+        --lrat-check /tmp/dt/lrat-check --rate ~/.cargo/bin/rate [--generated 18:1 22:2]
+
+lrat-check: tools/build_drat_trim.sh; rate: cargo install --locked --version 0.3.0 rate.
+Without --rate no DRAT proof is checked; without --lrat-check, tools/check_lrat.py checks
+the LRAT proofs (far slower: its times are no benchmark of LRAT).
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = ["ed-10-infeasible-1", "ed-12-infeasible-1", "ed-14-infeasible-3"]
+
+
+def cpu():
+    try:
+        text = open("/proc/cpuinfo").read()
+        model = re.search(r"model name\s*:\s*(.*)", text).group(1)
+        flags = set(re.search(r"flags\s*:\s*(.*)", text).group(1).split())
+        simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+        return f"{model}, {simd}"
+    except (OSError, AttributeError):
+        return platform.processor()
+
+
+def timed(cmd, ok=(0,)):
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if out.returncode not in ok:
+        sys.exit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip() or out.stdout.strip()}")
+    return dt, out.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nqueens", default="target/release/nqueens")
+    ap.add_argument("--lrat-check")
+    ap.add_argument("--rate")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--generated", nargs="*", default=["18:1", "20:1", "22:2", "22:1"],
+                    help="N:SEED of generated instances (--diags N+2)")
+    ap.add_argument("--fixtures", nargs="*", default=FIXTURES)
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="bench-proofs-")
+    instances = [(f, os.path.join(HERE, "..", "tests", "data", "csplib", f + ".txt")) for f in a.fixtures]
+    for spec in a.generated:
+        n, seed = (int(x) for x in spec.split(":"))
+        path = os.path.join(tmp, f"n{n}-s{seed}.param")
+        timed([a.nqueens, "generate", "excluded", "--n", str(n), "--diags", str(n + 2),
+               "--seed", str(seed), "-o", path])
+        instances.append((f"n {n}, seed {seed}", path))
+    common = ["--seed", "1", "--threads", str(a.threads), "-q"]
+    print(f"CPU: {cpu()}; --threads {a.threads}; {time.strftime('%Y-%m-%d')}")
+    print()
+    print("| instance | search s | LRAT clauses | LRAT MB | write s | lrat-check s | x search |"
+          + (" DRAT MB | rate s | x search |" if a.rate else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if a.rate else ""))
+    for name, path in instances:
+        _, out = timed([a.nqueens, "complete", path, "--json"] + common, ok=(3,))
+        search = json.loads(out)["stats"]["exact"]["seconds"]
+        cert = os.path.join(tmp, "c.json")
+        wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat"] + common, ok=(3,))
+        doc = json.load(open(cert))
+        proof = doc["proof"]
+        if "file" not in proof:
+            print(f"| {name} | {search:.3f} | no proof: {proof['missing']} |")
+            continue
+        lrat = cert[:-5] + ".lrat"
+        size = os.path.getsize(lrat) / 1e6
+        checker = [a.lrat_check] if a.lrat_check else [sys.executable, os.path.join(HERE, "check_lrat.py")]
+        check, report = timed(checker + [cert[:-5] + ".cnf", lrat], ok=(0, 1))
+        if not re.search(r"^[cs] VERIFIED$", report, re.M):
+            sys.exit(f"{name}: LRAT proof NOT VERIFIED: {report[-500:]}")
+        row = (f"| {name} | {search:.3f} | {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
+               f"{check:.2f} | {check / search:.0f}x |")
+        if a.rate:
+            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "drat"] + common, ok=(3,))
+            drat = cert[:-5] + ".drat"
+            dsize = os.path.getsize(drat) / 1e6
+            rcheck, report = timed([a.rate, cert[:-5] + ".cnf", drat], ok=(0, 1))
+            if "s VERIFIED" not in report.splitlines():
+                sys.exit(f"{name}: DRAT proof NOT VERIFIED")
+            row += f" {dsize:.1f} | {rcheck:.2f} | {rcheck / search:.0f}x |"
+            os.remove(drat)
+        os.remove(lrat)
+        print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
