@@ -92,6 +92,7 @@ def main():
             sys.exit(f"{name}: LRAT proof NOT VERIFIED: {report[-500:]}")
         row = (f"| {name} | {search:.3f} | {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
                f"{check:.2f} | {check / search:.0f}x |")
+        os.remove(lrat)
         if a.rate:
             timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "drat"] + common, ok=(3,))
             drat = cert[:-5] + ".drat"
@@ -101,7 +102,6 @@ def main():
                 sys.exit(f"{name}: DRAT proof NOT VERIFIED")
             row += f" {dsize:.1f} | {rcheck:.2f} | {rcheck / search:.0f}x |"
             os.remove(drat)
-        os.remove(lrat)
         print(row, flush=True)
 
 

@@ -151,6 +151,17 @@ impl Layout {
     }
 }
 
+/// Clauses deleted per deletion line. lrat-check compacts its clause table whenever the
+/// clauses deleted since it last did outnumber a fifth of the live ones, scanning every
+/// block of clause numbers that holds a live clause; a node's few deletions at a time made
+/// that a fifth of its time. In batches of this many it compacts a few times per million
+/// clauses, and holds at most this many clauses more (a few megabytes).
+const DELETE_BATCH: usize = 1 << 16;
+
+/// Pairs of cells under counters whose binary clauses are derived at the proof's start
+/// ([`Lrat::derive_pairs`]); beyond it, each when a hint first needs it.
+const EAGER_PAIRS: u64 = 100_000;
+
 /// The LRAT writer: clause numbers, the derived binary clauses, the text.
 pub(super) struct Lrat<'a> {
     layout: &'a Layout,
@@ -159,6 +170,8 @@ pub(super) struct Lrat<'a> {
     /// Binary clauses added, by their two variables (`a << 32 | b`, a < b).
     derived: HashMap<u64, u64, BuildHasherDefault<PairHasher>>,
     text: Vec<u8>,
+    /// Clauses no longer needed, not yet deleted in the proof.
+    unused: Vec<u64>,
     /// Clauses added (the empty clause included).
     pub(super) lemmas: u64,
     /// Clauses deleted.
@@ -172,6 +185,7 @@ impl<'a> Lrat<'a> {
             next: layout.clauses + 1,
             derived: HashMap::default(),
             text: Vec::with_capacity(256),
+            unused: Vec::new(),
             lemmas: 0,
             deletions: 0,
         }
@@ -179,6 +193,46 @@ impl<'a> Lrat<'a> {
 
     pub(super) fn layout(&self) -> &'a Layout {
         self.layout
+    }
+
+    /// Adds, before anything else, the binary clauses of every pair of cells on a line
+    /// under the counter, when there are at most [`EAGER_PAIRS`]: numbered right after
+    /// the CNF's, the hints naming them (most hints) are shorter by two or three digits,
+    /// and the checker reads a tenth less.
+    pub(super) fn derive_pairs(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let layout = self.layout;
+        let pairs: u64 = layout
+            .lines
+            .iter()
+            .filter(|l| l.counter)
+            .map(|l| l.len as u64 * (l.len as u64 - 1) / 2)
+            .sum();
+        if pairs > EAGER_PAIRS {
+            return Ok(());
+        }
+        let mut members: Vec<Vec<u32>> = layout
+            .lines
+            .iter()
+            .map(|l| vec![0; if l.counter { l.len as usize } else { 0 }])
+            .collect();
+        for (v, places) in layout.places.iter().enumerate() {
+            for &(line, at) in places {
+                if let Some(slot) = members
+                    .get_mut(line as usize)
+                    .and_then(|m| m.get_mut(at as usize))
+                {
+                    *slot = v as u32 + 1;
+                }
+            }
+        }
+        for m in &members {
+            for (i, &a) in m.iter().enumerate() {
+                for &b in &m[i + 1..] {
+                    self.binary(a, b, out)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The number of the clause `-a -b` for cells `a` and `b` of one line, adding it
@@ -223,20 +277,29 @@ impl<'a> Lrat<'a> {
         Ok(id)
     }
 
-    /// Deletes the clauses numbered `ids`.
+    /// Deletes the clauses numbered `ids`: after [`DELETE_BATCH`] of them, in one line.
+    /// Those still waiting when the proof ends are not written: the empty clause is the
+    /// proof's last line.
     pub(super) fn delete(&mut self, ids: &[u64], out: &mut dyn Write) -> io::Result<()> {
-        if ids.is_empty() {
-            return Ok(());
+        self.unused.extend_from_slice(ids);
+        if self.unused.len() >= DELETE_BATCH {
+            self.flush_deletions(out)?;
         }
-        self.deletions += ids.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the deletions not yet written.
+    fn flush_deletions(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.deletions += self.unused.len() as u64;
         self.text.clear();
         // The line's own number: that of the last clause added, as checkers expect.
         push_int(&mut self.text, self.next as i64 - 1);
         self.text.extend_from_slice(b" d");
-        for &id in ids {
+        for &id in &self.unused {
             push_int(&mut self.text, id as i64);
         }
         self.text.extend_from_slice(b" 0\n");
+        self.unused.clear();
         out.write_all(&self.text[1..])
     }
 }

@@ -189,6 +189,9 @@ fn prove<B: Bits>(
         stop,
         nodes: 0,
     };
+    if let Some(ref mut lrat) = p.lrat {
+        lrat.derive_pairs(p.out)?;
+    }
     match p.node(open, B::below(m), B::below(m)) {
         Ok(_) => {
             p.out.flush()?;
