@@ -139,23 +139,36 @@ def nqueens_cnf(n, free_rows, free_cols, cells):
     return top, clauses
 
 
+# A number as nqueens (and DIMACS) writes it: "01", "+5", "1_0" are read by Python's int()
+# as numbers, but otherwise, or not at all, by a C checker.
+CANONICAL = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+
+
 def read_cnf(path):
-    """The header's counts and the clauses of a DIMACS file."""
+    """The header's counts and the clauses of a DIMACS file written as nqueens writes one
+    (ValueError otherwise)."""
     header, clauses, current = None, [], []
-    with open(path) as f:
-        for line in f:
+    with open(path, encoding="ascii") as f:
+        for number, line in enumerate(f, 1):
             if line.startswith("c"):
                 continue
+            words = line.split()
             if line.startswith("p"):
-                header = tuple(int(w) for w in line.split()[2:4])
+                if len(words) != 4 or words[1] != "cnf" or not all(CANONICAL.match(w) for w in words[2:]):
+                    raise ValueError(f"line {number}: not a DIMACS header")
+                header = (int(words[2]), int(words[3]))
                 continue
-            for w in line.split():
+            for w in words:
+                if not CANONICAL.match(w):
+                    raise ValueError(f"line {number}: {w!r} is not a number as nqueens writes it")
                 lit = int(w)
                 if lit:
                     current.append(lit)
                 else:
                     clauses.append(current)
                     current = []
+    if current:
+        raise ValueError("the last clause has no terminating 0")
     return header, clauses
 
 
@@ -246,7 +259,7 @@ def confirm_lrat(a, n, free_rows, free_cols, cells, cnf, lrat):
     try:
         header, shipped = read_cnf(cnf)
     except (OSError, ValueError) as e:
-        fail(2, f"{cnf}: {e}")
+        fail(1, f"{cnf}: {e}")
     if header != (variables, len(clauses)) or shipped != clauses:
         fail(1, f"nqueens' CNF {cnf} is not the encoding of this board that formats/dimacs.md gives")
     here = pathlib.Path(__file__).resolve().parent

@@ -258,44 +258,10 @@ impl Files {
                 // Resolved and checked per input by the command.
                 Role::WriteEach if is_per_input(&path) => {}
                 Role::Write | Role::WriteEach => {
-                    // Files written together must all be renamed into place: a name that
-                    // only a directory can have ("c.json/") would fail last, after its
-                    // siblings were published.
-                    let text = path.as_os_str().as_encoded_bytes();
-                    if !entry.siblings.is_empty()
-                        && (text.ends_with(b"/") || text.ends_with(b"/.") || text == b".")
-                    {
-                        self.refused.push(format!(
-                            "{}: {flag}: names a directory; name a file (e.g. cert.json)",
-                            path.display()
-                        ));
-                    }
+                    self.refused
+                        .extend(set_problems(flag, &path, entry.siblings));
                     for ext in entry.siblings {
                         let beside = path.with_extension(ext);
-                        // A pipe or a device beside it would take the file (or block for a
-                        // reader) instead of the rename that publishes the set at once.
-                        if std::fs::metadata(&beside).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-                            self.refused.push(format!(
-                                "{}: {flag}'s {}: not a regular file (a pipe, socket or device); the files of a certificate are renamed into place together",
-                                beside.display(),
-                                ext.to_uppercase()
-                            ));
-                        }
-                        let device = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
-                        if device {
-                            self.refused.push(format!(
-                                "{}: {flag}: not a regular file: the {} is written beside it (with the extension .{ext}); name a file",
-                                path.display(),
-                                ext.to_uppercase()
-                            ));
-                        }
-                        if beside == path {
-                            self.refused.push(format!(
-                                "{}: {flag}: the {} goes beside it with the extension .{ext}; name it otherwise (e.g. .json)",
-                                path.display(),
-                                ext.to_uppercase()
-                            ));
-                        }
                         self.writes
                             .push((format!("{flag}'s {}", ext.to_uppercase()), beside));
                     }
@@ -330,6 +296,63 @@ pub fn check_derived(reads: &[PathBuf], writes: Vec<(String, PathBuf)>) -> Resul
         writes,
         ..Files::default()
     })
+}
+
+/// Why `path` (given as `flag`) cannot head a set of files written together beside it,
+/// with the extensions `siblings`; nothing when it can (or has no siblings).
+fn set_problems(flag: &str, path: &Path, siblings: &[&str]) -> Vec<String> {
+    let mut problems = Vec::new();
+    if siblings.is_empty() {
+        return problems;
+    }
+    // Files written together must all be renamed into place: a name that only a directory
+    // can have ("c.json/") would fail last, after its siblings were published.
+    let text = path.as_os_str().as_encoded_bytes();
+    if text.ends_with(b"/") || text.ends_with(b"/.") || text == b"." {
+        problems.push(format!(
+            "{}: {flag}: names a directory; name a file (e.g. cert.json)",
+            path.display()
+        ));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        problems.push(format!(
+            "{}: {flag}: not a regular file: the files of its set are written beside it; name a file",
+            path.display()
+        ));
+    }
+    for ext in siblings {
+        let beside = path.with_extension(ext);
+        // A pipe or a device beside it would take the file (or block for a reader)
+        // instead of the rename that publishes the set at once.
+        if std::fs::metadata(&beside).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            problems.push(format!(
+                "{}: {flag}'s {}: not a regular file (a pipe, socket or device); the files of a certificate are renamed into place together",
+                beside.display(),
+                ext.to_uppercase()
+            ));
+        }
+        if beside == path {
+            problems.push(format!(
+                "{}: {flag}: the {} goes beside it with the extension .{ext}; name it otherwise (e.g. .json)",
+                path.display(),
+                ext.to_uppercase()
+            ));
+        }
+    }
+    problems
+}
+
+/// [`set_problems`] of `path` as an output of `command`'s `arg`, made per input from a
+/// pattern (`{stem}`): the checks a literal name gets when the command line is read.
+pub fn check_set(command: &str, arg: &str, flag: &str, path: &Path) -> Result<(), Error> {
+    let siblings = TABLE
+        .iter()
+        .find(|e| e.command == command && e.arg == arg)
+        .map_or(&[][..], |e| e.siblings);
+    match set_problems(flag, path, siblings).into_iter().next() {
+        Some(why) => Err(Error::Usage(why)),
+        None => Ok(()),
+    }
 }
 
 /// The rules every command line obeys, checked before the command runs (see the module

@@ -50,7 +50,9 @@ pub struct Args {
     /// Seed of every random choice; default a fresh one, printed in the statistics.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
-    /// Give up with UNKNOWN after this many seconds.
+    /// Give up with UNKNOWN after this many seconds, counted per input from its start
+    /// (reading it included); a certificate's proof search stops there too (the answer
+    /// stands, without the proof).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Search even when every given queen lies on a closed-form solution (the explicit
@@ -130,6 +132,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
                 let resolved = per_input(&given, input, several, flag)?;
                 if resolved != given || several {
                     if flag == "--certificate" {
+                        super::channels::check_set("complete", "certificate", flag, &resolved)?;
                         let cnf = resolved.with_extension("cnf");
                         derived.push(("--certificate's CNF".to_string(), cnf));
                         for ext in ["drat", "lrat"] {
@@ -270,8 +273,10 @@ fn run_one(args: Args) -> Result<i32, Error> {
                 "--time-limit {t}: expected a positive number of seconds"
             )));
         }
-        // Beyond what a Duration holds: no limit in practice.
-        t => t.and_then(|t| Duration::try_from_secs_f64(t).ok()),
+        // Beyond what a Duration holds, or a clock can count to: no limit in practice.
+        t => t
+            .and_then(|t| Duration::try_from_secs_f64(t).ok())
+            .filter(|&d| started.checked_add(d).is_some()),
     };
     let recorder = (args.trace.is_some() || args.plot.is_some()).then(super::Recorder::start);
     let outcome = super::solve(

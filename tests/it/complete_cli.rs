@@ -226,6 +226,18 @@ fn unknown_when_the_time_limit_runs_out() {
     assert_eq!(listing(d.path()), vec!["empty.nqb"]);
 }
 
+/// Limits past what the clock can count to (from about 9.3e18 s) are no limit, as those
+/// past what a duration holds are: the board is answered, nothing panics.
+#[test]
+fn a_time_limit_past_the_clock_is_no_limit() {
+    let input = data("grigoryan-n100-k92.txt");
+    for t in ["1e19", "9.3e18", "1e30"] {
+        let (code, stdout, err) =
+            run(&["complete", input.to_str().unwrap(), "--time-limit", t, "-q"]);
+        assert_eq!(code, 3, "{t}: {stdout}{err}");
+    }
+}
+
 #[test]
 fn ctrl_c_stops_cleanly_and_leaves_no_file() {
     let d = tempfile::tempdir().unwrap();

@@ -143,6 +143,14 @@ fn lrat_proofs_are_verified_and_broken_ones_are_not() {
         let lines: Vec<&str> = text.lines().collect();
         let added = lines.iter().filter(|l| !l.contains(" d ")).count();
         assert_eq!(doc["proof"]["lemmas"], added as u64, "{name}");
+        let deleted: Vec<usize> = lines
+            .iter()
+            .filter(|l| l.contains(" d "))
+            .map(|l| l.split(' ').count() - 3)
+            .collect();
+        assert!(deleted.iter().all(|&k| k == 65_536), "{name}: {deleted:?}");
+        let total: usize = deleted.iter().sum();
+        assert_eq!(doc["proof"]["deletions"], total as u64, "{name}");
         let (ok, report) = check_lrat(&cnf, &lrat);
         assert!(ok, "{name}: {report}");
         if lines.len() > 4 {
@@ -211,6 +219,15 @@ fn lrat_certificates_are_confirmed_from_the_board_alone() {
         text.contains("the same as nqueens' CNF") && text.contains("VERIFIED; CONFIRMED"),
         "{text}"
     );
+    // A literal written "08" for 8: the same number to Python, not to a C checker.
+    let cnf = std::fs::read_to_string(p("c.cnf")).unwrap();
+    let at = cnf.find("\n-").unwrap() + 2;
+    let padded = format!("{}0{}", &cnf[..at], &cnf[at..]);
+    std::fs::write(p("c.cnf"), &padded).unwrap();
+    let (code, text) = confirm();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("not a number as nqueens writes it"), "{text}");
+    std::fs::write(p("c.cnf"), &cnf).unwrap();
     // Two clauses of the CNF swapped: the same formula, but not the numbering the proof
     // names, so not confirmed.
     let cnf = std::fs::read_to_string(p("c.cnf")).unwrap();
@@ -377,6 +394,17 @@ fn certificate_names_that_cannot_take_the_whole_set_are_refused() {
         );
     }
     assert_eq!(listing(dir.path()), ["c.lrat"]);
+    // The same names made per input from a pattern get the same checks.
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", dir.path().join("out/ed-8-infeasible-1.cnf")).unwrap();
+    for (cert, why) in [
+        ("out/{stem}.json/", "names a directory"),
+        ("out/{stem}.json", "not a regular file"),
+    ] {
+        let err = refused(cert, &[]);
+        assert!(err.contains(why), "{cert}: {err}");
+    }
+    assert_eq!(listing(&dir.path().join("out")), ["ed-8-infeasible-1.cnf"]);
     let out = crate::common::nq(&["complete", input, "--proof", "lrat", "-q"])
         .current_dir(dir.path())
         .code(2);

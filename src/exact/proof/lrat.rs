@@ -277,30 +277,24 @@ impl<'a> Lrat<'a> {
         Ok(id)
     }
 
-    /// Deletes the clauses numbered `ids`: after [`DELETE_BATCH`] of them, in one line.
+    /// Deletes the clauses numbered `ids`: [`DELETE_BATCH`] to a line, once there are as many.
     /// Those still waiting when the proof ends are not written: the empty clause is the
     /// proof's last line.
     pub(super) fn delete(&mut self, ids: &[u64], out: &mut dyn Write) -> io::Result<()> {
         self.unused.extend_from_slice(ids);
-        if self.unused.len() >= DELETE_BATCH {
-            self.flush_deletions(out)?;
+        while self.unused.len() >= DELETE_BATCH {
+            self.deletions += DELETE_BATCH as u64;
+            self.text.clear();
+            // The line's own number: that of the last clause added, as checkers expect.
+            push_int(&mut self.text, self.next as i64 - 1);
+            self.text.extend_from_slice(b" d");
+            for id in self.unused.drain(..DELETE_BATCH) {
+                push_int(&mut self.text, id as i64);
+            }
+            self.text.extend_from_slice(b" 0\n");
+            out.write_all(&self.text[1..])?;
         }
         Ok(())
-    }
-
-    /// Writes the deletions not yet written.
-    fn flush_deletions(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        self.deletions += self.unused.len() as u64;
-        self.text.clear();
-        // The line's own number: that of the last clause added, as checkers expect.
-        push_int(&mut self.text, self.next as i64 - 1);
-        self.text.extend_from_slice(b" d");
-        for &id in &self.unused {
-            push_int(&mut self.text, id as i64);
-        }
-        self.text.extend_from_slice(b" 0\n");
-        self.unused.clear();
-        out.write_all(&self.text[1..])
     }
 }
 
