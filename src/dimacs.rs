@@ -227,18 +227,22 @@ pub enum Proof {
     Stopped,
 }
 
+/// Nodes at most in the search of a certificate's proof, unless the caller says otherwise:
+/// each is a clause or three, 100-150 bytes each.
+pub const PROOF_NODES: u64 = crate::exact::proof::MAX_NODES;
+
 /// Writes to `dest` a proof in `format` that the CNF of residual `res` on an `n`-board
 /// ([`write_residual_cnf`]) is unsatisfiable, if one exists by the proof search of
-/// [`crate::exact::proof`] within [`MAX_NODES`](crate::exact::proof::MAX_NODES) nodes;
-/// returns the file unpublished, or why there is no proof (the partial file is removed).
+/// [`crate::exact::proof`] within `max_nodes` nodes; returns the file unpublished, or why
+/// there is no proof (the partial file is removed).
 pub(crate) fn write_residual_proof(
     res: &Residual,
     n: u64,
-    format: ProofFormat,
+    (format, max_nodes): (ProofFormat, u64),
     dest: &Path,
     stop: &crate::stop::Stop,
 ) -> Result<Proof, DimacsError> {
-    use crate::exact::proof::{MAX_NODES, ProofEnd, write_proof};
+    use crate::exact::proof::{ProofEnd, write_proof};
     let file = AtomicFile::create(dest)?;
     let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
     let mut out = BufWriter::with_capacity(1 << 16, file);
@@ -250,7 +254,7 @@ pub(crate) fn write_residual_proof(
             Format::Lrat(&layout)
         }
     };
-    let end = write_proof(res, format, MAX_NODES, stop, &mut out).map_err(fail)?;
+    let end = write_proof(res, format, max_nodes, stop, &mut out).map_err(fail)?;
     match end {
         ProofEnd::Proved { lemmas, deletions } => Ok(Proof::Written {
             file: AtomicFile::unbuffer(out)?,
@@ -258,7 +262,7 @@ pub(crate) fn write_residual_proof(
             deletions,
         }),
         ProofEnd::TooLarge { limit } => Ok(Proof::Missing(format!(
-            "the proof search of the {} free rows needs more than {limit} nodes",
+            "the proof search of the {} free rows needs more than {limit} nodes (--proof-limit)",
             res.size()
         ))),
         // The deadline (the command's time limit) ends only the proof: the answer stands.
@@ -734,14 +738,14 @@ mod tests {
         let deadline = crate::stop::Stop::new(Some(past), None);
         for format in [ProofFormat::Drat, ProofFormat::Lrat] {
             let dest = dir.path().join(format!("p.{}", format.extension()));
-            match write_residual_proof(&res, 4, format, &dest, &deadline).unwrap() {
+            match write_residual_proof(&res, 4, (format, PROOF_NODES), &dest, &deadline).unwrap() {
                 Proof::Missing(why) => assert!(why.contains("time limit"), "{why}"),
                 _ => panic!("a proof past its deadline"),
             }
             let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
             let signal = crate::stop::Stop::new(None, Some(flag));
             assert!(matches!(
-                write_residual_proof(&res, 4, format, &dest, &signal).unwrap(),
+                write_residual_proof(&res, 4, (format, PROOF_NODES), &dest, &signal).unwrap(),
                 Proof::Stopped
             ));
             assert!(!dest.exists());

@@ -76,6 +76,17 @@ pub struct Args {
         requires = "certificate"
     )]
     proof: ProofArg,
+    /// Nodes at most in the search of the certificate's proof (1e7 and 10^7 are accepted
+    /// too): a node is a clause or three of 100-150 bytes, checked at about a million
+    /// clauses a second; beyond it the certificate says so and has no proof.
+    #[arg(
+        long,
+        value_name = "NODES",
+        value_parser = super::parse_size,
+        default_value = "1000000",
+        requires = "certificate"
+    )]
+    proof_limit: u64,
     /// The answer and statistics as one JSON object.
     #[arg(long)]
     json: bool,
@@ -375,7 +386,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
             stats.free_rows,
             path,
             cnf_path,
-            (proof_path, proof_format),
+            (proof_path, proof_format, args.proof_limit),
             &stop,
         )? {
             // A signal during the proof search: nothing of the certificate is published.

@@ -27,9 +27,10 @@ fn proof_meaning(format: ProofFormat) -> &'static str {
 
 /// Publishes the proof that `input` has no completion (`residual`: its free part, when the
 /// engine kept it) as three files: the JSON document `json` ([`CertificateRecord`]: the
-/// certificate, in words too, and summaries of the CNF and the proof), the input's residual as DIMACS CNF at `cnf`, which any SAT solver can confirm
-/// unsatisfiable independently, and a proof of that in `format` at `proof` when the search
-/// finds one within its limit (not for a `hall` certificate: the counting argument is no
+/// certificate, in words too, and summaries of the CNF and the proof), the input's
+/// residual as DIMACS CNF at `cnf`, which any SAT solver can confirm unsatisfiable
+/// independently, and a proof of that in `format` at `proof` when a search of at most
+/// `max_nodes` nodes finds one (not for a `hall` certificate: the counting argument is no
 /// unit propagation). All are written to temporary files and renamed into place only when
 /// all are complete; a proof an earlier run left beside the document, in either format, is
 /// removed unless this one replaces it, so that no proof of another board lies beside it. `stop` (a
@@ -42,7 +43,7 @@ pub fn certificate(
     free_rows: u64,
     json: &Path,
     cnf: &Path,
-    (proof, format): (&Path, ProofFormat),
+    (proof, format, max_nodes): (&Path, ProofFormat, u64),
     stop: &crate::stop::Stop,
 ) -> Result<bool, DimacsError> {
     // The engine's residual of the input when it kept one: no second pass over the input.
@@ -61,7 +62,7 @@ pub fn certificate(
              search are exponential (a SAT solver confirms the CNF)"
                 .into(),
         ),
-        _ => write_residual_proof(res, input.n(), format, proof, stop)?,
+        _ => write_residual_proof(res, input.n(), (format, max_nodes), proof, stop)?,
     };
     let (proof_file, proof_record) = match written {
         Proof::Written {

@@ -411,6 +411,46 @@ fn certificate_names_that_cannot_take_the_whole_set_are_refused() {
     assert!(out.stderr.contains("--certificate"), "{}", out.stderr);
 }
 
+/// `--proof-limit`: a search that needs more nodes gives no proof, and says so; one within
+/// it gives the proof.
+#[test]
+fn the_proof_limit_is_the_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("csplib").join("ed-14-infeasible-3.txt");
+    let cert = dir.path().join("c.json");
+    let cert = cert.to_str().unwrap();
+    let doc = |limit: &str| {
+        crate::common::nq(&[
+            "complete",
+            input.to_str().unwrap(),
+            "--certificate",
+            cert,
+            "--proof",
+            "lrat",
+            "--proof-limit",
+            limit,
+            "-q",
+        ])
+        .code(3);
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(cert).unwrap()).unwrap()
+    };
+    let small = doc("10");
+    assert!(
+        small["proof"]["missing"]
+            .as_str()
+            .unwrap()
+            .contains("more than 10 nodes (--proof-limit)"),
+        "{small}"
+    );
+    assert!(!dir.path().join("c.lrat").exists());
+    let large = doc("1e4");
+    assert_eq!(
+        large["proof"]["file"],
+        dir.path().join("c.lrat").to_str().unwrap()
+    );
+    assert!(check_lrat(&dir.path().join("c.cnf"), &dir.path().join("c.lrat")).0);
+}
+
 /// Proofs an earlier run left beside the document go, of either format (or a link to
 /// one: the link, not its target); the one written now stays.
 #[cfg(unix)]
