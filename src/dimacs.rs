@@ -262,8 +262,9 @@ pub(crate) fn write_residual_proof(
             deletions,
         }),
         ProofEnd::TooLarge { limit } => Ok(Proof::Missing(format!(
-            "the proof search of the {} free rows needs more than {limit} nodes (--proof-limit)",
-            res.size()
+            "the proof search of the {} free rows needs more than {limit} node{} (--proof-limit)",
+            res.size(),
+            if limit == 1 { "" } else { "s" }
         ))),
         // The deadline (the command's time limit) ends only the proof: the answer stands.
         ProofEnd::Stopped if !stop.raised() => Ok(Proof::Missing(

@@ -77,7 +77,8 @@ pub struct Args {
     )]
     proof: ProofArg,
     /// Nodes at most in the search of the certificate's proof (1e7 and 10^7 are accepted
-    /// too): a node is a clause or three of 100-150 bytes, checked at about a million
+    /// too; 0: no proof): a node is a DRAT clause of about 80 bytes, or two or three LRAT
+    /// clauses of about 300 bytes together, which lrat-check reads at about a million
     /// clauses a second; beyond it the certificate says so and has no proof.
     #[arg(
         long,
@@ -379,7 +380,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
         // a proof.
         let deadline = time_limit.and_then(|t| started.checked_add(t));
         let stop = nqueens::stop::Stop::new(deadline, Some(super::interrupt_flag()));
-        if !nqueens::publish::certificate(
+        match nqueens::publish::certificate(
             cert,
             &input,
             residual.as_ref(),
@@ -389,12 +390,19 @@ fn run_one(args: Args) -> Result<i32, Error> {
             (proof_path, proof_format, args.proof_limit),
             &stop,
         )? {
-            // A signal during the proof search: nothing of the certificate is published.
-            errln!(
-                "nqueens: {}: interrupted while writing the certificate's proof; nothing written",
-                path.display()
-            );
-            return Ok(exit::INTERRUPTED);
+            nqueens::publish::Published::Interrupted => {
+                // A signal during the proof search: nothing of the certificate is published.
+                errln!(
+                    "nqueens: {}: interrupted while writing the certificate's proof; nothing written",
+                    path.display()
+                );
+                return Ok(exit::INTERRUPTED);
+            }
+            // Said once, on standard error: the document says it too.
+            nqueens::publish::Published::WithoutProof(why) if !args.quiet => {
+                errln!("nqueens: {}: no proof written: {why}", path.display());
+            }
+            _ => {}
         }
     }
     // A 0-based solution read as 1-based leaves one row without a cell: say so.

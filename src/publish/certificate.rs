@@ -33,8 +33,9 @@ fn proof_meaning(format: ProofFormat) -> &'static str {
 /// `max_nodes` nodes finds one (not for a `hall` certificate: the counting argument is no
 /// unit propagation). All are written to temporary files and renamed into place only when
 /// all are complete; a proof an earlier run left beside the document, in either format, is
-/// removed unless this one replaces it, so that no proof of another board lies beside it. `stop` (a
-/// signal) ends the proof search: then nothing is published and this returns `false`.
+/// removed unless this one replaces it, so that no proof of another board lies beside it.
+/// `stop` ends the proof search: a signal publishes nothing ([`Published::Interrupted`]);
+/// its deadline publishes the rest, without the proof.
 #[allow(clippy::too_many_arguments)]
 pub fn certificate(
     cert: &Certificate,
@@ -45,7 +46,7 @@ pub fn certificate(
     cnf: &Path,
     (proof, format, max_nodes): (&Path, ProofFormat, u64),
     stop: &crate::stop::Stop,
-) -> Result<bool, DimacsError> {
+) -> Result<Published, DimacsError> {
     // The engine's residual of the input when it kept one: no second pass over the input.
     let read;
     let res = match residual {
@@ -80,7 +81,7 @@ pub fn certificate(
                 meaning: proof_meaning(format).into(),
             },
         ),
-        Proof::Stopped => return Ok(false),
+        Proof::Stopped => return Ok(Published::Interrupted),
         Proof::Missing(why) => (
             None,
             ProofRecord {
@@ -131,5 +132,19 @@ pub fn certificate(
         }
     }
     f.commit()?;
-    Ok(true)
+    Ok(match doc["proof"]["missing"].as_str() {
+        Some(why) => Published::WithoutProof(why.to_string()),
+        None => Published::Whole,
+    })
+}
+
+/// What [`certificate`] published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Published {
+    /// The document, the CNF and the proof.
+    Whole,
+    /// The document and the CNF; no proof, for this reason (also in the document).
+    WithoutProof(String),
+    /// Nothing: a signal stopped the proof search.
+    Interrupted,
 }

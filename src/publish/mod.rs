@@ -5,4 +5,4 @@
 mod certificate;
 pub mod merge;
 
-pub use certificate::certificate;
+pub use certificate::{Published, certificate};

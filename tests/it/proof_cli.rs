@@ -443,6 +443,27 @@ fn the_proof_limit_is_the_users() {
         "{small}"
     );
     assert!(!dir.path().join("c.lrat").exists());
+    // Without --quiet it is said on standard error too, in one line.
+    let out = crate::common::nq(&[
+        "complete",
+        input.to_str().unwrap(),
+        "--certificate",
+        cert,
+        "--proof-limit",
+        "1",
+    ])
+    .code(3);
+    let said: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("no proof written"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", out.stderr);
+    assert!(
+        said[0].contains("more than 1 node (--proof-limit)"),
+        "{}",
+        said[0]
+    );
     let large = doc("1e4");
     assert_eq!(
         large["proof"]["file"],
