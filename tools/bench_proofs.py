@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Proofs of exhausted searches: how long the search takes, how long writing its proof
 takes, and how long independent checkers take to verify it, DRAT (rate) beside LRAT
-(lrat-check), on the same instances, one after the other on one machine.
+(lrat-trim and lrat-check), on the same instances, one after the other on one machine.
 
 Instances: the CSPLib fixtures that need a search (tests/data/csplib), and Excluded
 Diagonals instances from `nqueens generate excluded --n N --diags N+2 --seed S`. Every run
@@ -9,9 +9,10 @@ uses `complete --seed 1` and the same --threads; the search's time is the exact 
 (`stats.exact.seconds` of `--json`), the proof's the rest of the certificate run's wall
 time. Prints a Markdown table.
 
-    python3 tools/bench_proofs.py --nqueens target/release/nqueens \\
-        --lrat-check /tmp/dt/lrat-check --rate ~/.cargo/bin/rate [--generated 18:1 22:2]
+    python3 tools/bench_proofs.py --nqueens target/release/nqueens --lrat-trim \\
+        /tmp/lt/lrat-trim --lrat-check /tmp/dt/lrat-check --rate ~/.cargo/bin/rate
 
+lrat-trim: tools/build_lrat_trim.sh (run as `lrat-trim -S --no-trim`: every clause checked);
 lrat-check: tools/build_drat_trim.sh; rate: cargo install --locked --version 0.3.0 rate.
 Without --rate no DRAT proof is checked; without --lrat-check, tools/check_lrat.py checks
 the LRAT proofs (far slower: its times are no benchmark of LRAT).
@@ -54,6 +55,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nqueens", default="target/release/nqueens")
     ap.add_argument("--lrat-check")
+    ap.add_argument("--lrat-trim")
     ap.add_argument("--rate")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--generated", nargs="*", default=["18:1", "20:1", "22:2", "22:1"],
@@ -72,8 +74,10 @@ def main():
     print(f"CPU: {cpu()}; --threads {a.threads}; {time.strftime('%Y-%m-%d')}")
     print()
     print("| instance | search s | LRAT clauses | LRAT MB | write s | lrat-check s | x search |"
+          + (" lrat-trim s | x search |" if a.lrat_trim else "")
           + (" DRAT MB | rate s | x search |" if a.rate else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if a.rate else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if a.lrat_trim else "")
+          + ("---:|---:|---:|" if a.rate else ""))
     for name, path in instances:
         _, out = timed([a.nqueens, "complete", path, "--json"] + common, ok=(3,))
         search = json.loads(out)["stats"]["exact"]["seconds"]
@@ -92,6 +96,11 @@ def main():
             sys.exit(f"{name}: LRAT proof NOT VERIFIED: {report[-500:]}")
         row = (f"| {name} | {search:.3f} | {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
                f"{check:.2f} | {check / search:.0f}x |")
+        if a.lrat_trim:
+            trim, report = timed([a.lrat_trim, "-S", "--no-trim", cert[:-5] + ".cnf", lrat], ok=(20,))
+            if "s VERIFIED" not in report.splitlines():
+                sys.exit(f"{name}: lrat-trim did not verify the LRAT proof")
+            row += f" {trim:.2f} | {trim / search:.0f}x |"
         os.remove(lrat)
         if a.rate:
             timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "drat"] + common, ok=(3,))

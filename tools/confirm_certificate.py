@@ -12,7 +12,8 @@ An LRAT proof names clauses by number, so it checks only against the CNF it was 
 for: for one, this script writes nqueens' encoding itself from formats/dimacs.md (clause
 order, Sinz's counter and all), requires the CNF beside the certificate to be exactly that,
 and has an LRAT checker verify the proof against it: tools/check_lrat.py, or the program
---lrat-check names (lrat-check, built by tools/build_drat_trim.sh; cake_lpr).
+--lrat-check names (lrat-trim, built by tools/build_lrat_trim.sh; lrat-check, built by
+tools/build_drat_trim.sh; cake_lpr).
 
     tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH] [--lrat-check PATH]
 
