@@ -29,8 +29,10 @@
 //! with each clause the clauses its propagation uses: for each cell of the line it ends on,
 //! the binary clause of the queen that closed it, then the children's clauses, then the
 //! line's at-least-one clause. A queen that propagation placed gets a clause of its own,
-//! "not all of the decisions before it, or this queen", written the first time a hint needs
-//! it, so that later hints name it in one number.
+//! "not all of the decisions it follows from, or this queen", written the first time a
+//! later node's hints need it, so that they name it in one number; one that only its own
+//! node's clause needs is derived inside that clause's hints (a dead end's queens, mostly:
+//! 2.7x fewer clauses, 1.6x fewer bytes).
 //!
 //! Hall's condition (the engine's certificate without search) is a counting argument that
 //! unit propagation does not find; this search does not use it, so it proves such a

@@ -113,9 +113,6 @@ struct Prover<'a, B> {
     decisions: Vec<u32>,
     /// Every queen on the path, decisions and forced, in the order placed.
     placed: Vec<Placed<B>>,
-    /// Per place in `placed`: the last hint list that named its clause.
-    named: Vec<u64>,
-    epoch: u64,
     out: &'a mut dyn Write,
     lrat: Option<Lrat<'a>>,
     /// Spent lists, for reuse: one node's worth of each is made per node, and allocation
@@ -172,8 +169,6 @@ fn prove<B: Bits>(
         cells: open.clone(),
         decisions: Vec::with_capacity(m),
         placed: Vec::with_capacity(m),
-        named: vec![0; m + 1],
-        epoch: 0,
         out,
         lrat: match format {
             Format::Drat => None,
@@ -379,7 +374,7 @@ impl<B: Bits> Prover<'_, B> {
             break End::Branch(Line::Row(best_row), alts);
         };
         let done = match end {
-            End::Dead(line) => self.lemma(line, &open, rows_left, &[], B::zero())?,
+            End::Dead(line) => self.lemma(line, &open, (rows_left, start), &[], B::zero())?,
             End::Branch(line, alts) => {
                 let mut children = self.ids();
                 let mut cone = B::zero();
@@ -404,7 +399,7 @@ impl<B: Bits> Prover<'_, B> {
                 }
                 let done = match refuted {
                     Some(done) => done,
-                    None => self.lemma(line, &open, rows_left, &children, cone)?,
+                    None => self.lemma(line, &open, (rows_left, start), &children, cone)?,
                 };
                 if !self.decisions.is_empty() {
                     match self.lrat {
@@ -440,12 +435,13 @@ impl<B: Bits> Prover<'_, B> {
     /// Writes the clause of the node's decisions, which ends on `line`: no free cell left
     /// there but the children's (`children`: their clauses' numbers, in the order of the
     /// line's free cells; `cone`: the row labels of the decisions their clauses name, their
-    /// own left out). Returns its LRAT number and the row labels of the decisions it names.
+    /// own left out; `start`: the place in `placed` of the node's first forced queen).
+    /// Returns its LRAT number and the row labels of the decisions it names.
     fn lemma(
         &mut self,
         line: Line,
         open: &[B],
-        rows_left: B,
+        (rows_left, start): (B, usize),
         children: &[u64],
         cone: B,
     ) -> Result<(u64, B), Stop> {
@@ -468,7 +464,12 @@ impl<B: Bits> Prover<'_, B> {
         match alo {
             AtLeastOne::Empty(pos, neg) => hints.extend([pos, neg]),
             AtLeastOne::Clause(id) => {
-                cone = cone.or(self.closures(&closed, self.placed.len(), &mut hints)?);
+                // The node's own forced queens without a clause are needed by no other
+                // clause after this one: derived in its hints.
+                let (mut named, mut falsified) = (B::zero(), Vec::new());
+                let limit = self.placed.len();
+                let known = (&mut named, &mut falsified);
+                cone = cone.or(self.closures(&closed, limit, start, &mut hints, known)?);
                 hints.extend_from_slice(children);
                 hints.push(id);
             }
@@ -496,49 +497,92 @@ impl<B: Bits> Prover<'_, B> {
 
     /// Appends to `hints` what makes every cell of `cells` false under the decisions:
     /// for each, the binary clause with a queen among the first `limit` placed that
-    /// attacks it, preceded (the first time) by the clause of that queen when it was forced.
-    /// Returns the row labels of the decisions those queens follow from.
+    /// attacks it, preceded (the first time in the list, `named`: places in `placed`) by
+    /// what makes that queen true when it was forced: its clause, or, for a queen at
+    /// `inline_from` or later without one, its own derivation written into the list
+    /// (the node's clause is the last to need the node's queens: a clause of their own
+    /// would cost more than the hints it saves). A cell the list made false already
+    /// (`falsified`: variables) needs nothing: a hint on it again would be no unit. Returns
+    /// the row labels of the decisions those queens follow from.
     fn closures(
         &mut self,
         cells: &[(usize, usize)],
         limit: usize,
+        inline_from: usize,
         hints: &mut Vec<u64>,
+        (named, falsified): (&mut B, &mut Vec<u32>),
     ) -> Result<B, Stop> {
-        let mut found = self.cells_list();
-        let mut named = B::zero();
-        for &(r, c) in cells {
-            let j = self.closer(r, c, limit, named);
-            if self.placed[j].forced_by.is_some() {
-                if self.placed[j].lemma.is_none() {
-                    self.forced_lemma(j)?;
-                }
-                named = named.with(j);
-            }
-            found.push((self.var[r * self.m + c] as usize, j));
-        }
-        self.epoch += 1;
-        let lrat = self.lrat.as_mut().expect("LRAT");
         let mut cone = B::zero();
-        for &(v, j) in &found {
+        for &(r, c) in cells {
+            let v = self.var[r * self.m + c];
+            if falsified.contains(&v) {
+                continue;
+            }
+            let j = self.closer(r, c, limit, *named, inline_from);
+            if self.placed[j].forced_by.is_some() && !named.has(j) {
+                match self.placed[j].lemma {
+                    Some(id) => hints.push(id),
+                    None if j >= inline_from => {
+                        self.derive_inline(j, inline_from, hints, (named, falsified))?;
+                    }
+                    None => hints.push(self.forced_lemma(j)?),
+                }
+                *named = named.with(j);
+            }
             let q = self.placed[j];
             cone = cone.or(q.cone);
-            if let Some(id) = q.lemma
-                && self.named[j] != self.epoch
-            {
-                self.named[j] = self.epoch;
-                hints.push(id);
+            // The queen's own derivation may have made this cell false already.
+            if falsified.contains(&v) {
+                continue;
             }
-            hints.push(lrat.binary(q.var, v as u32, self.out)?);
+            let lrat = self.lrat.as_mut().expect("LRAT");
+            hints.push(lrat.binary(q.var, v, self.out)?);
+            falsified.push(v);
         }
-        self.spare_cells.push(found);
         Ok(cone)
+    }
+
+    /// Appends to `hints` the derivation of forced queen `placed[j]`: the other cells of
+    /// the line that forced it made false, then the line's at-least-one clause.
+    fn derive_inline(
+        &mut self,
+        j: usize,
+        inline_from: usize,
+        hints: &mut Vec<u64>,
+        (named, falsified): (&mut B, &mut Vec<u32>),
+    ) -> Result<(), Stop> {
+        let line = self.placed[j].forced_by.expect("a forced queen");
+        let others = self.line_cells(line, j);
+        let cone = self.closures(&others, j, inline_from, hints, (named, falsified))?;
+        self.spare_cells.push(others);
+        let AtLeastOne::Clause(alo) = self.at_least_one(line) else {
+            unreachable!("the line holds the queen's cell")
+        };
+        hints.push(alo);
+        self.placed[j].cone = cone;
+        Ok(())
+    }
+
+    /// The CNF's cells of the line that forced `placed[i]`, but its own.
+    fn line_cells(&mut self, line: Line, i: usize) -> Vec<(usize, usize)> {
+        let p = self.placed[i];
+        let mut others = self.cells_list();
+        match line {
+            Line::Row(r) => self.cells[r].without(p.col).each(|c| others.push((r, c))),
+            Line::Column(c) => others.extend(
+                (0..self.m)
+                    .filter(|&r| r != p.label && self.cells[r].has(c))
+                    .map(|r| (r, c)),
+            ),
+        }
+        others
     }
 
     /// The place in `placed[..limit]` of a queen attacking cell (r, c), the one whose
     /// hints cost least: a decision (its binary clause alone), else a forced queen the
-    /// list already names (`named`: places), else one whose clause is written, else the
-    /// first forced one.
-    fn closer(&self, r: usize, c: usize, limit: usize, named: B) -> usize {
+    /// list already names (`named`: places), else one whose clause is written, else one
+    /// to derive in the list (from `inline_from`), else the first forced one.
+    fn closer(&self, r: usize, c: usize, limit: usize, named: B, inline_from: usize) -> usize {
         let mut best = (u8::MAX, 0);
         for (j, p) in self.placed[..limit].iter().enumerate() {
             let attacks = p.label == r
@@ -550,7 +594,8 @@ impl<B: Bits> Prover<'_, B> {
                     (None, _) => return j,
                     _ if named.has(j) => 1,
                     (_, Some(_)) => 2,
-                    (_, None) => 3,
+                    _ if j >= inline_from => 3,
+                    (_, None) => 4,
                 };
                 if cost < best.0 {
                     best = (cost, j);
@@ -564,25 +609,25 @@ impl<B: Bits> Prover<'_, B> {
         best.1
     }
 
-    /// Writes the clause of forced queen `placed[i]`: not all of the decisions before it,
-    /// or this queen (every other cell of the line that forced it is closed).
+    /// Writes the clause of forced queen `placed[i]`: not all of the decisions it follows
+    /// from, or this queen (every other cell of the line that forced it is closed).
     fn forced_lemma(&mut self, i: usize) -> Result<u64, Stop> {
         let p = self.placed[i];
         if let Some(id) = p.lemma {
             return Ok(id);
         }
         let line = p.forced_by.expect("a forced queen");
-        let mut others = self.cells_list();
-        match line {
-            Line::Row(r) => self.cells[r].without(p.col).each(|c| others.push((r, c))),
-            Line::Column(c) => others.extend(
-                (0..self.m)
-                    .filter(|&r| r != p.label && self.cells[r].has(c))
-                    .map(|r| (r, c)),
-            ),
-        }
+        let others = self.line_cells(line, i);
         let mut hints = self.ids();
-        let cone = self.closures(&others, i, &mut hints)?;
+        let (mut named, mut falsified) = (B::zero(), Vec::new());
+        let cone = self.closures(
+            &others,
+            i,
+            usize::MAX,
+            &mut hints,
+            (&mut named, &mut falsified),
+        )?;
+        self.spare_cells.push(others);
         let AtLeastOne::Clause(alo) = self.at_least_one(line) else {
             unreachable!("the line holds the queen's cell")
         };
@@ -597,7 +642,6 @@ impl<B: Bits> Prover<'_, B> {
             .chain([p.var as i64]);
         let id = lrat.as_mut().expect("LRAT").add(lits, &hints, &mut **out)?;
         self.spare_ids.push(hints);
-        self.spare_cells.push(others);
         self.placed[i].lemma = Some(id);
         self.placed[i].cone = cone;
         Ok(id)
