@@ -30,8 +30,8 @@ fn proof_meaning(format: ProofFormat) -> &'static str {
 /// certificate, in words too, and summaries of the CNF and the proof), the input's
 /// residual as DIMACS CNF at `cnf`, which any SAT solver can confirm unsatisfiable
 /// independently, and a proof of that in `format` at `proof` when a search of at most
-/// `max_nodes` nodes finds one (not for a `hall` certificate: the counting argument is no
-/// unit propagation). All are written to temporary files and renamed into place only when
+/// `max_nodes` nodes finds one (for a `hall` certificate too: its counting argument is no
+/// unit propagation, but a small case is refuted at once). All are written to temporary files and renamed into place only when
 /// all are complete; a proof an earlier run left beside the document, in either format, is
 /// removed unless this one replaces it, so that no proof of another board lies beside it.
 /// `stop` ends the proof search: a signal publishes nothing ([`Published::Interrupted`]);
@@ -57,13 +57,15 @@ pub fn certificate(
         }
     };
     let (cnf_file, summary) = write_residual_cnf(res, input.n(), cnf)?;
-    let written = match cert {
-        Certificate::Hall { .. } => Proof::Missing(
-            "Hall's condition is a counting argument, not unit propagation: its proofs by \
-             search are exponential (a SAT solver confirms the CNF)"
-                .into(),
-        ),
-        _ => write_residual_proof(res, input.n(), (format, max_nodes), proof, stop)?,
+    // Hall's condition is a counting argument, not unit propagation: its proof by search
+    // grows exponentially with the rows it names, but small ones (two rows left with one
+    // column) are proved at once, so the search is tried within its limit as for any other.
+    let written = match write_residual_proof(res, input.n(), (format, max_nodes), proof, stop)? {
+        Proof::Missing(why) if matches!(cert, Certificate::Hall { .. }) => Proof::Missing(format!(
+            "{why}: Hall's condition is a counting argument, not unit propagation, and its proofs \
+             by search grow exponentially (a SAT solver confirms the CNF)"
+        )),
+        written => written,
     };
     let (proof_file, proof_record) = match written {
         Proof::Written {

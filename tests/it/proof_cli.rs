@@ -319,8 +319,9 @@ fn certificates_are_confirmed_from_the_board_alone() {
     assert!(text.contains("NOT VERIFIED"), "{text}");
 }
 
-/// A certificate with no proof (Hall's condition) removes the proof an earlier run left
-/// beside the same document: no proof of another board may lie beside it.
+/// A certificate with no proof (Hall's condition, beyond a proof limit) removes the proof
+/// an earlier run left beside the same document: no proof of another board may lie beside
+/// it. Within the limit, Hall's condition gets its proof too.
 #[test]
 fn no_stale_proof_is_left_beside_a_certificate() {
     let dir = tempfile::tempdir().unwrap();
@@ -339,24 +340,41 @@ fn no_stale_proof_is_left_beside_a_certificate() {
     let cert = p("c.json");
     crate::common::nq(&["complete", &p("searched.txt"), "--certificate", &cert, "-q"]).code(3);
     assert!(Path::new(&p("c.drat")).exists());
-    let out =
-        crate::common::nq(&["complete", &p("hall.txt"), "--certificate", &cert, "-q"]).code(3);
-    assert!(
-        out.stdout.contains("have free cells only in"),
-        "{}",
-        out.stdout
-    );
+    let hall = |limit: &str| {
+        let args = [
+            "complete",
+            &p("hall.txt"),
+            "--certificate",
+            &cert,
+            "--proof-limit",
+            limit,
+            "-q",
+        ];
+        let out = crate::common::nq(&args).code(3);
+        assert!(
+            out.stdout.contains("have free cells only in"),
+            "{}",
+            out.stdout
+        );
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&cert).unwrap()).unwrap()
+    };
+    let doc = hall("0");
     assert!(
         !Path::new(&p("c.drat")).exists(),
         "{:?}",
         listing(dir.path())
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&cert).unwrap()).unwrap();
+    let missing = doc["proof"]["missing"].as_str().unwrap();
     assert!(
-        doc["proof"]["missing"].as_str().unwrap().contains("Hall"),
+        missing.contains("--proof-limit") && missing.contains("Hall"),
         "{doc}"
     );
+    // Within the default limit this one is refuted by the proof search, and checked.
+    let doc = hall("1000000");
+    assert_eq!(doc["certificate"]["kind"], "hall");
+    assert!(doc["proof"]["file"].is_string(), "{doc}");
+    let (ok, report) = check(Path::new(&p("c.cnf")), Path::new(&p("c.drat")));
+    assert!(ok, "{report}");
 }
 
 /// A certificate's files are renamed into place together: a name only a directory can
