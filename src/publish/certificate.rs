@@ -96,6 +96,7 @@ pub fn certificate(
             },
         ),
     };
+    let missing = proof_record.missing.clone();
     let doc = CertificateRecord {
         versions: Versions::current(),
         input: input.path().display().to_string(),
@@ -134,8 +135,8 @@ pub fn certificate(
         }
     }
     f.commit()?;
-    Ok(match doc["proof"]["missing"].as_str() {
-        Some(why) => Published::WithoutProof(why.to_string()),
+    Ok(match missing {
+        Some(why) => Published::WithoutProof(why),
         None => Published::Whole,
     })
 }

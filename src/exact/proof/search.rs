@@ -616,22 +616,12 @@ impl<B: Bits> Prover<'_, B> {
         if let Some(id) = p.lemma {
             return Ok(id);
         }
-        let line = p.forced_by.expect("a forced queen");
-        let others = self.line_cells(line, i);
+        // Its hints are its derivation, as a clause's list would hold it, with no queen of
+        // its own derived inside (each gets its clause, for the later nodes that need it).
         let mut hints = self.ids();
         let (mut named, mut falsified) = (B::zero(), Vec::new());
-        let cone = self.closures(
-            &others,
-            i,
-            usize::MAX,
-            &mut hints,
-            (&mut named, &mut falsified),
-        )?;
-        self.spare_cells.push(others);
-        let AtLeastOne::Clause(alo) = self.at_least_one(line) else {
-            unreachable!("the line holds the queen's cell")
-        };
-        hints.push(alo);
+        self.derive_inline(i, usize::MAX, &mut hints, (&mut named, &mut falsified))?;
+        let cone = self.placed[i].cone;
         let Prover {
             placed, lrat, out, ..
         } = self;
@@ -643,7 +633,6 @@ impl<B: Bits> Prover<'_, B> {
         let id = lrat.as_mut().expect("LRAT").add(lits, &hints, &mut **out)?;
         self.spare_ids.push(hints);
         self.placed[i].lemma = Some(id);
-        self.placed[i].cone = cone;
         Ok(id)
     }
 }
