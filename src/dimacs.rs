@@ -195,16 +195,28 @@ pub enum ProofFormat {
     #[default]
     Drat,
     /// LRAT, text: numbered clauses, each with the clauses unit propagation derives it
-    /// from (`lrat-check`, cake_lpr), checked many times faster.
+    /// from (`lrat-trim`, `lrat-check`, cake_lpr), checked many times faster.
     Lrat,
+    /// LRAT, binary: the same proof in half the bytes, checked a quarter faster again
+    /// (`lrat-trim`; `lrat-check` reads text only).
+    LratBinary,
 }
 
 impl ProofFormat {
-    /// The proof file's extension, which is also the format's name.
+    /// The proof file's extension.
     pub fn extension(self) -> &'static str {
         match self {
             ProofFormat::Drat => "drat",
+            ProofFormat::Lrat | ProofFormat::LratBinary => "lrat",
+        }
+    }
+
+    /// The format's name, as `--proof` and the certificate's document give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProofFormat::Drat => "drat",
             ProofFormat::Lrat => "lrat",
+            ProofFormat::LratBinary => "lrat-binary",
         }
     }
 }
@@ -249,9 +261,12 @@ pub(crate) fn write_residual_proof(
     let layout;
     let format = match format {
         ProofFormat::Drat => Format::Drat,
-        ProofFormat::Lrat => {
+        ProofFormat::Lrat | ProofFormat::LratBinary => {
             layout = encode(res, n).0.layout;
-            Format::Lrat(&layout)
+            Format::Lrat {
+                layout: &layout,
+                binary: format == ProofFormat::LratBinary,
+            }
         }
     };
     let end = write_proof(res, format, max_nodes, stop, &mut out).map_err(fail)?;
@@ -627,6 +642,54 @@ mod tests {
     /// Checks an LRAT proof (text) of the CNF `cnf` (text) as an LRAT checker does, but
     /// strictly: every hint unit or falsified, the last falsified, clause numbers
     /// increasing; the proof must end in the empty clause.
+    /// A binary LRAT proof written out as text: a deletion line takes the number of the
+    /// clause added last, as the text writer gives it.
+    fn binary_as_text(bytes: &[u8]) -> String {
+        fn number(bytes: &[u8], at: &mut usize) -> i64 {
+            let (mut u, mut shift) = (0u64, 0);
+            loop {
+                let b = bytes[*at];
+                *at += 1;
+                u |= ((b & 127) as u64) << shift;
+                shift += 7;
+                if b < 128 {
+                    break;
+                }
+            }
+            let v = (u >> 1) as i64;
+            if u & 1 == 1 { -v } else { v }
+        }
+        let mut at = 0;
+        let mut text = String::new();
+        let mut last = 0;
+        while let Some(&tag) = bytes.get(at) {
+            at += 1;
+            let mut fields: Vec<i64> = Vec::new();
+            let zeros = if tag == b'a' {
+                last = number(bytes, &mut at);
+                fields.push(last);
+                2
+            } else {
+                assert_eq!(tag, b'd');
+                fields.push(last);
+                1
+            };
+            let mut seen = 0;
+            while seen < zeros {
+                let v = number(bytes, &mut at);
+                fields.push(v);
+                seen += (v == 0) as usize;
+            }
+            let mut words: Vec<String> = fields.iter().map(i64::to_string).collect();
+            if tag == b'd' {
+                words.insert(1, "d".into());
+            }
+            text.push_str(&words.join(" "));
+            text.push('\n');
+        }
+        text
+    }
+
     fn lrat_verified(cnf: &str, proof: &str) -> Result<(), String> {
         let mut clauses = std::collections::HashMap::new();
         let mut last = 0u64;
@@ -708,13 +771,24 @@ mod tests {
             let mut proof = Vec::new();
             let end = crate::exact::proof::write_proof(
                 &res,
-                Format::Lrat(&cl.layout),
+                Format::Lrat { layout: &cl.layout, binary: false },
                 1_000_000,
                 &crate::stop::Stop::never(),
                 &mut proof,
             )
             .unwrap();
             let proof = String::from_utf8(proof).unwrap();
+            // The binary proof is the same proof, encoded otherwise.
+            let mut binary = Vec::new();
+            crate::exact::proof::write_proof(
+                &res,
+                Format::Lrat { layout: &cl.layout, binary: true },
+                1_000_000,
+                &crate::stop::Stop::never(),
+                &mut binary,
+            )
+            .unwrap();
+            proptest::prop_assert_eq!(binary_as_text(&binary), proof.clone());
             use crate::exact::proof::ProofEnd;
             if crate::oracle::completable(&rows) {
                 proptest::prop_assert_eq!(end, ProofEnd::Satisfiable);
@@ -738,7 +812,11 @@ mod tests {
         let res = Residual::from_queens(4, &[(1, 1)]);
         let past = std::time::Instant::now();
         let deadline = crate::stop::Stop::new(Some(past), None);
-        for format in [ProofFormat::Drat, ProofFormat::Lrat] {
+        for format in [
+            ProofFormat::Drat,
+            ProofFormat::Lrat,
+            ProofFormat::LratBinary,
+        ] {
             let dest = dir.path().join(format!("p.{}", format.extension()));
             match write_residual_proof(&res, 4, (format, PROOF_NODES), &dest, &deadline).unwrap() {
                 Proof::Missing(why) => assert!(why.contains("time limit"), "{why}"),

@@ -254,7 +254,7 @@ pub struct ProofRecord {
     /// The proof file, when one was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
-    /// Its format: `drat` or `lrat` (text), as `complete --proof` chose.
+    /// Its format: `drat`, `lrat` (text) or `lrat-binary`, as `complete --proof` chose.
     pub format: String,
     /// Clauses the proof adds, the last of them the empty clause.
     #[serde(default, skip_serializing_if = "Option::is_none")]

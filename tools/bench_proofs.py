@@ -3,6 +3,9 @@
 takes, and how long independent checkers take to verify it, DRAT (rate) beside LRAT
 (lrat-trim and lrat-check), on the same instances, one after the other on one machine.
 
+With --lrat-trim, the proof is written again as binary LRAT (`--proof lrat-binary`) and
+lrat-trim checks that too.
+
 Instances: the CSPLib fixtures that need a search (tests/data/csplib), and Excluded
 Diagonals instances from `nqueens generate excluded --n N --diags N+2 --seed S`. Every run
 uses `complete --seed 1` and the same --threads; the search's time is the exact phase's
@@ -59,30 +62,32 @@ def main():
     ap.add_argument("--rate")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--generated", nargs="*", default=["18:1", "20:1", "22:2", "22:1"],
-                    help="N:SEED of generated instances (--diags N+2)")
+                    help="N:SEED[:D] of generated instances (--diags D, default N+2)")
+    ap.add_argument("--proof-limit", default="1e6", help="complete --proof-limit")
     ap.add_argument("--fixtures", nargs="*", default=FIXTURES)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="bench-proofs-")
     instances = [(f, os.path.join(HERE, "..", "tests", "data", "csplib", f + ".txt")) for f in a.fixtures]
     for spec in a.generated:
-        n, seed = (int(x) for x in spec.split(":"))
-        path = os.path.join(tmp, f"n{n}-s{seed}.param")
-        timed([a.nqueens, "generate", "excluded", "--n", str(n), "--diags", str(n + 2),
+        n, seed, *d = (int(x) for x in spec.split(":"))
+        d = d[0] if d else n + 2
+        path = os.path.join(tmp, f"n{n}-s{seed}-d{d}.param")
+        timed([a.nqueens, "generate", "excluded", "--n", str(n), "--diags", str(d),
                "--seed", str(seed), "-o", path])
-        instances.append((f"n {n}, seed {seed}", path))
+        instances.append((f"n {n}, d {d}, seed {seed}", path))
     common = ["--seed", "1", "--threads", str(a.threads), "-q"]
     print(f"CPU: {cpu()}; --threads {a.threads}; {time.strftime('%Y-%m-%d')}")
     print()
     print("| instance | search s | LRAT clauses | LRAT MB | write s | lrat-check s | x search |"
-          + (" lrat-trim s | x search |" if a.lrat_trim else "")
+          + (" lrat-trim s | x search | binary MB | lrat-trim s | x search |" if a.lrat_trim else "")
           + (" DRAT MB | rate s | x search |" if a.rate else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if a.lrat_trim else "")
+    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|---:|---:|" if a.lrat_trim else "")
           + ("---:|---:|---:|" if a.rate else ""))
     for name, path in instances:
         _, out = timed([a.nqueens, "complete", path, "--json"] + common, ok=(3,))
         search = json.loads(out)["stats"]["exact"]["seconds"]
         cert = os.path.join(tmp, "c.json")
-        wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat"] + common, ok=(3,))
+        wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat", "--proof-limit", a.proof_limit] + common, ok=(3,))
         doc = json.load(open(cert))
         proof = doc["proof"]
         if "file" not in proof:
@@ -102,8 +107,16 @@ def main():
                 sys.exit(f"{name}: lrat-trim did not verify the LRAT proof")
             row += f" {trim:.2f} | {trim / search:.0f}x |"
         os.remove(lrat)
+        if a.lrat_trim:
+            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat-binary", "--proof-limit", a.proof_limit] + common, ok=(3,))
+            bsize = os.path.getsize(lrat) / 1e6
+            trim, report = timed([a.lrat_trim, "-S", "--no-trim", cert[:-5] + ".cnf", lrat], ok=(20,))
+            if "s VERIFIED" not in report.splitlines():
+                sys.exit(f"{name}: lrat-trim did not verify the binary LRAT proof")
+            row += f" {bsize:.1f} | {trim:.2f} | {trim / search:.1f}x |"
+            os.remove(lrat)
         if a.rate:
-            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "drat"] + common, ok=(3,))
+            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "drat", "--proof-limit", a.proof_limit] + common, ok=(3,))
             drat = cert[:-5] + ".drat"
             dsize = os.path.getsize(drat) / 1e6
             rcheck, report = timed([a.rate, cert[:-5] + ".cnf", drat], ok=(0, 1))

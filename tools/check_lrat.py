@@ -6,6 +6,9 @@ names, and that the proof derives the empty clause.
 
     tools/check_lrat.py cert.cnf cert.lrat      # prints "s VERIFIED", exit 0; else exit 1
 
+Reads text LRAT and binary LRAT (`--proof lrat-binary`; told apart by the first byte, as
+lrat-trim tells them: 'a' or 'd' is binary).
+
 Stricter than lrat-check where the format leaves room: a hint that is neither unit nor
 falsified (a satisfied or open clause) fails the step; clause numbers must increase and
 stay above the CNF's; a RAT step (negative hints) is not supported and fails. Speed: about
@@ -56,23 +59,80 @@ def read_cnf(path):
     return clauses
 
 
+def text_steps(path):
+    """The steps of a text proof: (where, ident or None for a deletion, numbers)."""
+    for number, words in enumerate(tokens(path), 1):
+        if not words:
+            continue
+        if len(words) > 1 and words[1] == b"d":
+            yield f"{path}:{number}", None, [int(w) for w in words[2:]]
+        else:
+            yield f"{path}:{number}", int(words[0]), [int(w) for w in words[1:]]
+
+
+def binary_steps(path):
+    """The steps of a binary proof: a byte 'a' (an addition: its number, its literals, 0,
+    its hints, 0) or 'd' (deletions: numbers, 0); each number 2|x| + (x < 0), seven bits a
+    byte, lowest first, the high bit on all but the last. `where` is the step's offset."""
+    data = open(path, "rb").read()
+    at = 0
+
+    def number():
+        nonlocal at
+        u, shift = 0, 0
+        while True:
+            if at >= len(data):
+                raise ValueError(f"{path}: ends inside a number")
+            b = data[at]
+            at += 1
+            u |= (b & 127) << shift
+            shift += 7
+            if b < 128:
+                break
+            if shift > 63:
+                raise ValueError(f"{path}:@{at}: a number of more than 64 bits")
+        return -(u >> 1) if u & 1 else u >> 1
+
+    def until_zero(count):
+        nums, zeros = [], 0
+        while zeros < count:
+            v = number()
+            nums.append(v)
+            zeros += v == 0
+        return nums
+
+    while at < len(data):
+        start, tag = at, data[at]
+        at += 1
+        if tag == ord("a"):
+            ident = number()
+            if ident <= 0:
+                raise ValueError(f"{path}:@{start}: clause number {ident}")
+            yield f"{path}:@{start}", ident, until_zero(2)
+        elif tag == ord("d"):
+            yield f"{path}:@{start}", None, until_zero(1)
+        else:
+            raise ValueError(f"{path}:@{start}: byte {tag:#04x} is neither 'a' nor 'd'")
+
+
+def steps(path):
+    with open(path, "rb") as f:
+        first = f.read(1)
+    return binary_steps(path) if first in (b"a", b"d") else text_steps(path)
+
+
 def check(cnf_path, proof_path):
     clauses = read_cnf(cnf_path)
     last = len(clauses)
-    for number, words in enumerate(tokens(proof_path), 1):
-        if not words:
-            continue
-        where = f"{proof_path}:{number}"
-        ident = int(words[0])
-        if len(words) > 1 and words[1] == b"d":
-            ids = [int(w) for w in words[2:]]
+    for where, ident, nums in steps(proof_path):
+        if ident is None:
+            ids = nums
             if not ids or ids[-1] != 0:
                 return f"{where}: deletion not ended by 0"
             for i in ids[:-1]:
                 if clauses.pop(i, None) is None:
                     return f"{where}: deletes clause {i}, which is not live"
             continue
-        nums = [int(w) for w in words[1:]]
         try:
             z = nums.index(0)
         except ValueError:

@@ -6,11 +6,13 @@
 #   .lrat: the program $LRAT_CHECK names, with its options (LRAT_CHECK="lrat-trim -S
 #          --no-trim", built by tools/build_lrat_trim.sh, the fastest; lrat-check, built by
 #          tools/build_drat_trim.sh; cake_lpr), else `lrat-trim` or `lrat-check` on PATH,
-#          else tools/check_lrat.py.
+#          else tools/check_lrat.py; text or binary (--proof lrat-binary: lrat-trim and
+#          tools/check_lrat.py read it, lrat-check does not).
 # Prints the checker's report; exits 0 when it answers VERIFIED, else non-zero.
 #
 #   nqueens complete IN --certificate cert.json                # cert.cnf and cert.drat
 #   nqueens complete IN --certificate cert.json --proof lrat   # cert.cnf and cert.lrat
+#   nqueens complete IN --certificate cert.json --proof lrat-binary   # the same, binary
 #   tools/check_proof.sh cert.cnf cert.drat
 set -euo pipefail
 if [ $# -ne 2 ]; then
@@ -23,7 +25,10 @@ case "$2" in
     if [ -z "$checker" ] && command -v lrat-trim >/dev/null 2>&1; then
       checker="lrat-trim -S --no-trim"
     fi
-    if [ -z "$checker" ]; then
+    # A binary proof (--proof lrat-binary) starts with the byte 'a' or 'd'; lrat-check
+    # reads text only.
+    first="$(head -c 1 "$2" 2>/dev/null || true)"
+    if [ -z "$checker" ] && [ "$first" != a ] && [ "$first" != d ]; then
       checker="$(command -v lrat-check || true)"
     fi
     if [ -z "$checker" ]; then

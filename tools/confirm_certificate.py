@@ -13,7 +13,8 @@ for: for one, this script writes nqueens' encoding itself from formats/dimacs.md
 order, Sinz's counter and all), requires the CNF beside the certificate to be exactly that,
 and has an LRAT checker verify the proof against it: tools/check_lrat.py, or the program
 --lrat-check names (lrat-trim, built by tools/build_lrat_trim.sh; lrat-check, built by
-tools/build_drat_trim.sh; cake_lpr).
+tools/build_drat_trim.sh; cake_lpr). A binary LRAT proof (`--proof lrat-binary`) goes the
+same way; of those, tools/check_lrat.py and lrat-trim read it.
 
     tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH] [--lrat-check PATH]
 
@@ -232,8 +233,12 @@ def main():
         what += [f"column {j}" for j in free_cols if j not in cols_with]
         print(f"{a.composition}: n = {n}: free {what[0]} has no free cell: no completion; CONFIRMED")
         sys.exit(0)
-    if proof.get("format") == "lrat":
+    # Documents from before LRAT have no format: theirs is DRAT.
+    kind = proof.get("format", "drat")
+    if kind in ("lrat", "lrat-binary"):
         confirm_lrat(a, n, free_rows, free_cols, cells, cnf, drat)
+    if kind != "drat":
+        fail(1, f"the certificate's proof is in a format this script does not know: {kind!r}")
     rate = a.rate or shutil.which("rate") or os.path.expanduser("~/.cargo/bin/rate")
     if not os.path.exists(rate):
         fail(2, "the DRAT checker rate is needed: cargo install --locked --version 0.3.0 rate")

@@ -113,6 +113,8 @@ enum ProofArg {
     Drat,
     /// LRAT, text.
     Lrat,
+    /// LRAT, binary: half the bytes, checked faster (lrat-trim reads it, lrat-check not).
+    LratBinary,
 }
 
 impl ProofArg {
@@ -120,6 +122,7 @@ impl ProofArg {
         match self {
             ProofArg::Drat => nqueens::dimacs::ProofFormat::Drat,
             ProofArg::Lrat => nqueens::dimacs::ProofFormat::Lrat,
+            ProofArg::LratBinary => nqueens::dimacs::ProofFormat::LratBinary,
         }
     }
 }

@@ -20,7 +20,10 @@ fn proof_meaning(format: ProofFormat) -> &'static str {
             "a DRAT proof (text, RUP lemmas and deletions) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (rate, drat-trim; tools/check_proof.sh) confirms this certificate without a SAT solver"
         }
         ProofFormat::Lrat => {
-            "an LRAT proof (text, RUP lemmas with their hints, and deletions) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (lrat-check, cake_lpr; tools/check_proof.sh) confirms this certificate without a SAT solver"
+            "an LRAT proof (text, RUP lemmas with their hints, and deletions) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (lrat-trim, lrat-check, cake_lpr; tools/check_proof.sh) confirms this certificate without a SAT solver"
+        }
+        ProofFormat::LratBinary => {
+            "an LRAT proof in binary (RUP lemmas with their hints, and deletions; numbers as variable-length integers) that the CNF beside it is unsatisfiable, from a search whose every step is unit propagation: a checker's VERIFIED (lrat-trim; tools/check_proof.sh) confirms this certificate without a SAT solver"
         }
     }
 }
@@ -76,7 +79,7 @@ pub fn certificate(
             Some(file),
             ProofRecord {
                 file: Some(proof.display().to_string()),
-                format: format.extension().into(),
+                format: format.name().into(),
                 lemmas: Some(lemmas),
                 deletions: Some(deletions),
                 missing: None,
@@ -88,7 +91,7 @@ pub fn certificate(
             None,
             ProofRecord {
                 file: None,
-                format: format.extension().into(),
+                format: format.name().into(),
                 lemmas: None,
                 deletions: None,
                 missing: Some(why),
@@ -125,8 +128,8 @@ pub fn certificate(
     if let Some(file) = proof_file {
         file.commit()?;
     }
-    for format in [ProofFormat::Drat, ProofFormat::Lrat] {
-        let stale = proof.with_extension(format.extension());
+    for extension in [ProofFormat::Drat, ProofFormat::Lrat].map(ProofFormat::extension) {
+        let stale = proof.with_extension(extension);
         if Some(stale.as_path()) != written
             && std::fs::symlink_metadata(&stale).is_ok_and(|m| m.is_file() || m.is_symlink())
         {

@@ -184,6 +184,97 @@ fn lrat_proofs_are_verified_and_broken_ones_are_not() {
     assert!(broken >= 8, "{broken}");
 }
 
+/// `--proof lrat-binary`: the same LRAT proofs in binary, fewer bytes, verified by
+/// tools/check_lrat.py (and, through tools/confirm_certificate.py, from the board alone);
+/// one cut short or with a byte changed is not.
+#[test]
+fn binary_lrat_proofs_are_verified_and_broken_ones_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures: Vec<PathBuf> = listing(&data("csplib"))
+        .into_iter()
+        .filter(|n| n.starts_with("ed-") && n.contains("-infeasible-") && n.ends_with(".txt"))
+        .map(|n| data("csplib").join(n))
+        .collect();
+    assert!(fixtures.len() >= 10, "{fixtures:?}");
+    let mut broken = 0;
+    for input in &fixtures {
+        let name = input.file_stem().unwrap().to_str().unwrap();
+        let mut sizes = Vec::new();
+        for format in ["lrat", "lrat-binary"] {
+            let json = dir.path().join(format!("{name}-{format}.json"));
+            let (code, _, err) = run(&[
+                "complete",
+                input.to_str().unwrap(),
+                "--certificate",
+                json.to_str().unwrap(),
+                "--proof",
+                format,
+                "-q",
+            ]);
+            assert_eq!(code, 3, "{name}: {err}");
+            let doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            let (cnf, lrat) = (json.with_extension("cnf"), json.with_extension("lrat"));
+            assert_eq!(doc["proof"]["file"], lrat.to_str().unwrap(), "{name}");
+            assert_eq!(doc["proof"]["format"], format, "{name}");
+            let (ok, report) = check_lrat(&cnf, &lrat);
+            assert!(ok, "{name} {format}: {report}");
+            let bytes = std::fs::read(&lrat).unwrap();
+            sizes.push(bytes.len());
+            if format == "lrat-binary" && bytes.len() > 64 {
+                assert_eq!(bytes[0], b'a', "{name}");
+                let cut = dir.path().join(format!("{name}-cut.lrat"));
+                std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+                assert!(
+                    !check_lrat(&cnf, &cut).0,
+                    "{name}: a cut proof was verified"
+                );
+                // The last hint of the first clause that has two: the CNF's first clause.
+                let mut edited = bytes.clone();
+                let end = edited[1..].iter().position(|&b| b == 0).unwrap();
+                let hints_end = end + 2 + edited[end + 2..].iter().position(|&b| b == 0).unwrap();
+                if edited[hints_end - 1] < 128 && edited[hints_end - 2] < 128 {
+                    edited[hints_end - 1] = 2;
+                    let bad = dir.path().join(format!("{name}-bad.lrat"));
+                    std::fs::write(&bad, &edited).unwrap();
+                    assert!(
+                        !check_lrat(&cnf, &bad).0,
+                        "{name}: a changed hint was verified"
+                    );
+                    broken += 1;
+                }
+            }
+        }
+        assert!(sizes[1] * 2 < sizes[0] + 64, "{name}: {sizes:?}");
+    }
+    assert!(broken >= 5, "{broken}");
+    // Confirmed from the board alone.
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let input = data("csplib").join("ed-14-infeasible-2.txt");
+    crate::common::nq(&["convert", input.to_str().unwrap(), &p("b.txt"), "--quiet"]).ok();
+    crate::common::nq(&[
+        "complete",
+        &p("b.txt"),
+        "--certificate",
+        &p("c.json"),
+        "--proof",
+        "lrat-binary",
+        "-q",
+    ])
+    .code(3);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args([p("b.txt"), p("c.json")])
+        .output()
+        .expect("python3");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("VERIFIED; CONFIRMED"),
+        "{text}"
+    );
+}
+
 /// tools/confirm_certificate.py with an LRAT proof: nqueens' CNF must be exactly the
 /// script's own writing of the encoding, and the proof is checked against it.
 #[test]

@@ -170,6 +170,8 @@ pub(super) struct Lrat<'a> {
     /// Binary clauses added, by their two variables (`a << 32 | b`, a < b).
     derived: HashMap<u64, u64, BuildHasherDefault<PairHasher>>,
     text: Vec<u8>,
+    /// Binary LRAT (bytes; numbers as variable-length integers) instead of text.
+    binary: bool,
     /// Clauses no longer needed, not yet deleted in the proof.
     unused: Vec<u64>,
     /// Clauses added (the empty clause included).
@@ -179,12 +181,13 @@ pub(super) struct Lrat<'a> {
 }
 
 impl<'a> Lrat<'a> {
-    pub(super) fn new(layout: &'a Layout) -> Lrat<'a> {
+    pub(super) fn new(layout: &'a Layout, binary: bool) -> Lrat<'a> {
         Lrat {
             layout,
             next: layout.clauses + 1,
             derived: HashMap::default(),
             text: Vec::with_capacity(256),
+            binary,
             unused: Vec::new(),
             lemmas: 0,
             deletions: 0,
@@ -264,6 +267,20 @@ impl<'a> Lrat<'a> {
         self.next += 1;
         self.lemmas += 1;
         self.text.clear();
+        if self.binary {
+            self.text.push(b'a');
+            push_varint(&mut self.text, id as i64);
+            for l in lits {
+                push_varint(&mut self.text, l);
+            }
+            self.text.push(0);
+            for &h in hints {
+                push_varint(&mut self.text, h as i64);
+            }
+            self.text.push(0);
+            out.write_all(&self.text)?;
+            return Ok(id);
+        }
         push_int(&mut self.text, id as i64);
         for l in lits {
             push_int(&mut self.text, l);
@@ -285,6 +302,16 @@ impl<'a> Lrat<'a> {
         while self.unused.len() >= DELETE_BATCH {
             self.deletions += DELETE_BATCH as u64;
             self.text.clear();
+            if self.binary {
+                // Binary deletions carry no number of their own.
+                self.text.push(b'd');
+                for id in self.unused.drain(..DELETE_BATCH) {
+                    push_varint(&mut self.text, id as i64);
+                }
+                self.text.push(0);
+                out.write_all(&self.text)?;
+                continue;
+            }
             // The line's own number: that of the last clause added, as checkers expect.
             push_int(&mut self.text, self.next as i64 - 1);
             self.text.extend_from_slice(b" d");
@@ -339,9 +366,30 @@ fn push_int(buf: &mut Vec<u8>, v: i64) {
     buf.extend_from_slice(&digits[k..]);
 }
 
+/// Appends `v` as binary DRAT and LRAT write a number: `2|v| + (v < 0)`, seven bits a
+/// byte, lowest first, the high bit set on every byte but the last.
+fn push_varint(buf: &mut Vec<u8>, v: i64) {
+    let mut u = 2 * v.unsigned_abs() + (v < 0) as u64;
+    while u > 127 {
+        buf.push(128 | (u & 127) as u8);
+        u >>= 7;
+    }
+    buf.push(u as u8);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binary_numbers_are_sign_folded_seven_bits_a_byte() {
+        let mut b = Vec::new();
+        for v in [1, -1, 63, 64, -8192] {
+            push_varint(&mut b, v);
+        }
+        // 1 -> 2; -1 -> 3; 63 -> 126; 64 -> 128 = 0x80 0x01; -8192 -> 16385 = 0x81 0x80 0x01.
+        assert_eq!(b, [2, 3, 126, 0x80, 0x01, 0x81, 0x80, 0x01]);
+    }
 
     #[test]
     fn numbers_are_written_with_a_space_before() {

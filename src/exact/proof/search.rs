@@ -109,6 +109,9 @@ struct Prover<'a, B> {
     var: Vec<u32>,
     /// The CNF's cells per row label.
     cells: Vec<B>,
+    /// How many there are per row label and per column.
+    row_cells: Vec<u32>,
+    column_cells: Vec<u32>,
     /// Decision variables on the path from the root.
     decisions: Vec<u32>,
     /// Every queen on the path, decisions and forced, in the order placed.
@@ -166,13 +169,17 @@ fn prove<B: Bits>(
         cols: &res.cols,
         row_of,
         var,
+        row_cells: open.iter().map(|o| o.count()).collect(),
+        column_cells: (0..m)
+            .map(|c| open.iter().filter(|o| o.has(c)).count() as u32)
+            .collect(),
         cells: open.clone(),
         decisions: Vec::with_capacity(m),
         placed: Vec::with_capacity(m),
         out,
         lrat: match format {
             Format::Drat => None,
-            Format::Lrat(layout) => Some(Lrat::new(layout)),
+            Format::Lrat { layout, binary } => Some(Lrat::new(layout, binary)),
         },
         spare_ids: Vec::new(),
         spare_cells: Vec::new(),
@@ -312,7 +319,9 @@ impl<B: Bits> Prover<'_, B> {
             let (mut t1, mut t2, mut t3) = (B::zero(), B::zero(), B::zero());
             let (mut best, mut best_row) = (u32::MAX, 0);
             let mut forced = None;
-            let mut dead = None;
+            // Of the lines with no free cell, the one with the fewest cells in the CNF:
+            // its clause's hints falsify each (a quarter fewer hints than the first found).
+            let (mut dead, mut dead_cells) = (None, u32::MAX);
             let mut left = rows_left;
             while !left.is_zero() {
                 let r = left.lowest();
@@ -320,12 +329,13 @@ impl<B: Bits> Prover<'_, B> {
                 let a = open[r];
                 let k = a.count();
                 if k == 0 {
-                    dead = Some(Line::Row(r));
-                    break;
+                    if self.row_cells[r] < dead_cells {
+                        (dead, dead_cells) = (Some(Line::Row(r)), self.row_cells[r]);
+                    }
+                    continue;
                 }
-                if k == 1 {
+                if k == 1 && forced.is_none() {
                     forced = Some(((r, a.lowest()), Line::Row(r)));
-                    break;
                 }
                 t3 = t3.or(t2.and(a));
                 t2 = t2.or(t1.and(a));
@@ -335,12 +345,11 @@ impl<B: Bits> Prover<'_, B> {
                     best_row = r;
                 }
             }
-            if dead.is_none() && forced.is_none() {
-                let empty = cols_left.and_not(t1);
-                if !empty.is_zero() {
-                    dead = Some(Line::Column(empty.lowest()));
+            cols_left.and_not(t1).each(|c| {
+                if self.column_cells[c] < dead_cells {
+                    (dead, dead_cells) = (Some(Line::Column(c)), self.column_cells[c]);
                 }
-            }
+            });
             if let Some(line) = dead {
                 break End::Dead(line);
             }
