@@ -51,6 +51,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             .and_then(|p| value.checked_mul(p))
             .ok_or_else(too_big);
     }
+    // Digits alone that do not parse are more than a u64 holds, as `1e20` is.
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t.parse().map_err(|_| too_big());
+    }
     t.parse().map_err(|_| bad())
 }
 
@@ -153,6 +157,11 @@ mod tests {
         ] {
             assert!(parse_size(s).is_err(), "{s}");
         }
+        // Past 2^64, in digits or in any notation: too large, not "not a whole number".
+        for s in ["18446744073709551616", "1e20", "10^20", "99999999999999999999999"] {
+            assert!(parse_size(s).unwrap_err().contains("too large"), "{s}");
+        }
+        assert_eq!(parse_size("18446744073709551615"), Ok(u64::MAX));
         assert_eq!(parse_size_u32("4294967295"), Ok(u32::MAX));
         assert!(parse_size_u32("1e10").is_err());
     }
