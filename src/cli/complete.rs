@@ -66,8 +66,9 @@ pub struct Args {
     /// .drat or .lrat, as --proof says) for a proof checker.
     #[arg(long, value_name = "FILE")]
     certificate: Option<PathBuf>,
-    /// The format of the certificate's proof: DRAT (rate, drat-trim) or LRAT, whose hints
-    /// make its check many times faster (lrat-check, cake_lpr).
+    /// The format of the certificate's proof: DRAT (rate, drat-trim), LRAT, whose hints
+    /// make its check many times faster (lrat-trim, lrat-check, cake_lpr), or LRAT in
+    /// binary, half the bytes and checked faster again (lrat-trim).
     #[arg(
         long,
         value_enum,
@@ -77,9 +78,9 @@ pub struct Args {
     )]
     proof: ProofArg,
     /// Nodes at most in the search of the certificate's proof (1e7 and 10^7 are accepted
-    /// too; 0: no proof): a node is a DRAT clause of about 80 bytes, or two or three LRAT
-    /// clauses of about 300 bytes together, which lrat-check reads at about a million
-    /// clauses a second; beyond it the certificate says so and has no proof.
+    /// too; 0: no proof): a node is a clause of about 80 bytes in DRAT, 200 in LRAT, 95 in
+    /// binary LRAT, which lrat-trim checks at about a million a second; beyond it the
+    /// certificate says so and has no proof.
     #[arg(
         long,
         value_name = "NODES",

@@ -158,7 +158,12 @@ mod tests {
             assert!(parse_size(s).is_err(), "{s}");
         }
         // Past 2^64, in digits or in any notation: too large, not "not a whole number".
-        for s in ["18446744073709551616", "1e20", "10^20", "99999999999999999999999"] {
+        for s in [
+            "18446744073709551616",
+            "1e20",
+            "10^20",
+            "99999999999999999999999",
+        ] {
             assert!(parse_size(s).unwrap_err().contains("too large"), "{s}");
         }
         assert_eq!(parse_size("18446744073709551615"), Ok(u64::MAX));

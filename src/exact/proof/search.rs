@@ -112,6 +112,17 @@ struct Prover<'a, B> {
     /// How many there are per row label and per column.
     row_cells: Vec<u32>,
     column_cells: Vec<u32>,
+    /// Per free cell (`r * m + c`): its diagonals, numbered densely over the free cells.
+    diagonals: Vec<(u32, u32)>,
+    /// The place in `placed` of the queen on each row label, column and diagonal, if any
+    /// ([`NONE`]): a closed cell has at most four queens on the path that attack it.
+    on_row: Vec<usize>,
+    on_column: Vec<usize>,
+    on_d1: Vec<usize>,
+    on_d2: Vec<usize>,
+    /// Residual column of each board column from the first free one, when they span few
+    /// enough for a table (else a binary search finds it).
+    column_at: Vec<u32>,
     /// Decision variables on the path from the root.
     decisions: Vec<u32>,
     /// Every queen on the path, decisions and forced, in the order placed.
@@ -130,6 +141,23 @@ struct Prover<'a, B> {
     /// Asked from outside to stop; polled every [`POLL_NODES`] nodes.
     stop: &'a crate::stop::Stop,
     nodes: u64,
+}
+
+/// No queen on this line.
+const NONE: usize = usize::MAX;
+
+/// Board columns at most spanned by a table of residual columns (16 MB).
+const COLUMN_TABLE: u64 = 1 << 22;
+
+/// Numbers the values densely: each value's rank among the distinct ones.
+fn dense(values: &[i64]) -> Vec<u32> {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    values
+        .iter()
+        .map(|v| sorted.binary_search(v).expect("present") as u32)
+        .collect()
 }
 
 /// Nodes between two looks at the stop.
@@ -163,10 +191,50 @@ fn prove<B: Bits>(
             open[l] = open[l].with(c);
         }
     }
+    let rows: Vec<u64> = row_of.iter().map(|&r| res.rows[r]).collect();
+    let cols = &res.cols;
+    let mut free = Vec::new();
+    for (l, o) in open.iter().enumerate() {
+        o.each(|c| free.push((l, c)));
+    }
+    let d1 = dense(
+        &free
+            .iter()
+            .map(|&(l, c)| rows[l] as i64 - cols[c] as i64)
+            .collect::<Vec<_>>(),
+    );
+    let d2 = dense(
+        &free
+            .iter()
+            .map(|&(l, c)| (rows[l] + cols[c]) as i64)
+            .collect::<Vec<_>>(),
+    );
+    let mut diagonals = vec![(u32::MAX, u32::MAX); m * m];
+    for (k, &(l, c)) in free.iter().enumerate() {
+        diagonals[l * m + c] = (d1[k], d2[k]);
+    }
+    let lines = |d: &[u32]| vec![NONE; d.iter().max().map_or(0, |&x| x as usize + 1)];
+    let (on_d1, on_d2) = (lines(&d1), lines(&d2));
+    let column_at = match (cols.first(), cols.last()) {
+        (Some(&lo), Some(&hi)) if hi - lo < COLUMN_TABLE => {
+            let mut t = vec![u32::MAX; (hi - lo + 1) as usize];
+            for (c, &j) in cols.iter().enumerate() {
+                t[(j - lo) as usize] = c as u32;
+            }
+            t
+        }
+        _ => Vec::new(),
+    };
     let mut p = Prover::<B> {
         m,
-        rows: row_of.iter().map(|&r| res.rows[r]).collect(),
-        cols: &res.cols,
+        diagonals,
+        on_row: vec![NONE; m],
+        on_column: vec![NONE; m],
+        on_d1,
+        on_d2,
+        column_at,
+        rows,
+        cols,
         row_of,
         var,
         row_cells: open.iter().map(|o| o.count()).collect(),
@@ -239,6 +307,12 @@ impl<B: Bits> Prover<'_, B> {
         (r, c): (usize, usize),
         forced_by: Option<Line>,
     ) {
+        let at = self.placed.len();
+        let (d1, d2) = self.diagonals[r * self.m + c];
+        self.on_row[r] = at;
+        self.on_column[c] = at;
+        self.on_d1[d1 as usize] = at;
+        self.on_d2[d2 as usize] = at;
         self.placed.push(Placed {
             label: r,
             col: c,
@@ -260,15 +334,39 @@ impl<B: Bits> Prover<'_, B> {
             let delta = self.rows[r2] as i128 - i;
             let mut mask = B::zero().with(c);
             for j2 in [j + delta, j - delta] {
-                if let Some(c2) = u64::try_from(j2)
-                    .ok()
-                    .and_then(|j2| self.cols.binary_search(&j2).ok())
-                {
+                if let Some(c2) = self.column_of(j2) {
                     mask = mask.with(c2);
                 }
             }
             open[r2] = open[r2].and_not(mask);
         }
+    }
+
+    /// Takes the queens from `placed[len..]` off the path.
+    fn unplace(&mut self, len: usize) {
+        for p in &self.placed[len..] {
+            let (d1, d2) = self.diagonals[p.label * self.m + p.col];
+            self.on_row[p.label] = NONE;
+            self.on_column[p.col] = NONE;
+            self.on_d1[d1 as usize] = NONE;
+            self.on_d2[d2 as usize] = NONE;
+        }
+        self.placed.truncate(len);
+    }
+
+    /// The residual column of board column `j`, if it is one.
+    fn column_of(&self, j: i128) -> Option<usize> {
+        let lo = *self.cols.first()? as i128;
+        if !self.column_at.is_empty() {
+            let k = usize::try_from(j - lo).ok()?;
+            return self
+                .column_at
+                .get(k)
+                .filter(|&&c| c != u32::MAX)
+                .map(|&c| c as usize);
+        }
+        let j = u64::try_from(j).ok()?;
+        self.cols.binary_search(&j).ok()
     }
 
     /// Writes `d`-prefixed or plain the DRAT clause of the decisions and `extra`.
@@ -397,7 +495,7 @@ impl<B: Bits> Prover<'_, B> {
                     self.decisions.push(self.var[r * self.m + c]);
                     let done = self.node(o, rl, cl);
                     self.decisions.pop();
-                    self.placed.pop();
+                    self.unplace(self.placed.len() - 1);
                     let (id, child) = done?;
                     if self.lrat.is_some() && !child.has(r) {
                         refuted = Some((id, child));
@@ -436,7 +534,7 @@ impl<B: Bits> Prover<'_, B> {
             lrat.delete(&forced, self.out)?;
             self.spare_ids.push(forced);
         }
-        self.placed.truncate(start);
+        self.unplace(start);
         self.spare_open.push(open);
         Ok(done)
     }
@@ -593,12 +691,22 @@ impl<B: Bits> Prover<'_, B> {
     /// to derive in the list (from `inline_from`), else the first forced one.
     fn closer(&self, r: usize, c: usize, limit: usize, named: B, inline_from: usize) -> usize {
         let mut best = (u8::MAX, 0);
-        for (j, p) in self.placed[..limit].iter().enumerate() {
-            let attacks = p.label == r
-                || p.col == c
-                || self.rows[p.label].abs_diff(self.rows[r])
-                    == self.cols[p.col].abs_diff(self.cols[c]);
-            if attacks {
+        // The queens on its row, column and diagonals: earliest first, as a scan of the
+        // path would meet them.
+        let (d1, d2) = self.diagonals[r * self.m + c];
+        let mut on = [
+            self.on_row[r],
+            self.on_column[c],
+            self.on_d1[d1 as usize],
+            self.on_d2[d2 as usize],
+        ];
+        on.sort_unstable();
+        for j in on {
+            if j >= limit {
+                break;
+            }
+            let p = &self.placed[j];
+            {
                 let cost = match (p.forced_by, p.lemma) {
                     (None, _) => return j,
                     _ if named.has(j) => 1,
