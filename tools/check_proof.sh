@@ -21,25 +21,36 @@ if [ $# -ne 2 ]; then
 fi
 case "$2" in
   *.lrat)
-    checker="${LRAT_CHECK:-}"
-    if [ -z "$checker" ] && command -v lrat-trim >/dev/null 2>&1; then
-      checker="lrat-trim -S --no-trim"
+    # The checker as words: LRAT_CHECK may carry options ("lrat-trim -S --no-trim").
+    checker=()
+    if [ -n "${LRAT_CHECK:-}" ]; then
+      read -r -a checker <<< "$LRAT_CHECK"
+    elif command -v lrat-trim >/dev/null 2>&1; then
+      checker=(lrat-trim -S --no-trim)
     fi
     # A binary proof (--proof lrat-binary) starts with the byte 'a' or 'd'; lrat-check
-    # reads text only.
+    # reads text only, and would call a good binary proof NOT VERIFIED.
     first="$(head -c 1 "$2" 2>/dev/null || true)"
-    if [ -z "$checker" ] && [ "$first" != a ] && [ "$first" != d ]; then
-      checker="$(command -v lrat-check || true)"
+    binary=no
+    if [ "$first" = a ] || [ "$first" = d ]; then
+      binary=yes
     fi
-    if [ -z "$checker" ]; then
-      checker="python3 $(dirname "$0")/check_lrat.py"
+    if [ ${#checker[@]} -eq 0 ] && [ "$binary" = no ] && command -v lrat-check >/dev/null 2>&1; then
+      checker=("$(command -v lrat-check)")
     fi
-    echo "tools/check_proof.sh: checking with $checker" >&2
+    if [ ${#checker[@]} -eq 0 ]; then
+      checker=(python3 "$(dirname "$0")/check_lrat.py")
+    fi
+    if [ "$binary" = yes ] && [ "$(basename "${checker[0]}")" = lrat-check ]; then
+      echo "tools/check_proof.sh: $2 is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py (unset LRAT_CHECK)" >&2
+      exit 2
+    fi
+    echo "tools/check_proof.sh: checking with ${checker[*]}" >&2
     # lrat-check prints "c VERIFIED" and exits 0, lrat-trim "s VERIFIED" and exits 20 (as
     # SAT solvers do for UNSATISFIABLE), tools/check_lrat.py "s VERIFIED" and exits 0; none
     # prints such a line for a proof it rejects, or one without the empty clause.
     rc=0
-    out="$($checker "$1" "$2" 2>&1)" || rc=$?
+    out="$("${checker[@]}" "$1" "$2" 2>&1)" || rc=$?
     echo "$out"
     case "$rc" in 0 | 20) ;; *) exit 1 ;; esac
     echo "$out" | grep -qxE "[cs] VERIFIED"

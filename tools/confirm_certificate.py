@@ -210,9 +210,16 @@ def main():
         q = read_composition(a.composition)
     except (OSError, ValueError) as e:
         fail(2, str(e))
-    proof = doc.get("proof", {})
-    if "file" not in proof:
-        fail(1, f"the certificate has no proof: {proof.get('missing', 'no proof record')}")
+    # A document of another shape is no certificate of nqueens: said, not a traceback.
+    if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict):
+        fail(2, f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record)")
+    proof = doc.get("proof")
+    if not isinstance(proof, dict):
+        fail(1, f"{a.certificate}: the certificate has no proof record")
+    if not isinstance(proof.get("file"), str):
+        fail(1, f"the certificate has no proof: {proof.get('missing', 'no proof file named')}")
+    if not isinstance(doc["cnf"].get("file"), str):
+        fail(2, f"{a.certificate}: its \"cnf\" record names no file")
     cnf, drat = beside(a.certificate, doc["cnf"]["file"]), beside(a.certificate, proof["file"])
     n = len(q)
     free_rows, free_cols, cells = residual(q)
@@ -270,6 +277,11 @@ def confirm_lrat(a, n, free_rows, free_cols, cells, cnf, lrat):
         fail(1, f"nqueens' CNF {cnf} is not the encoding of this board that formats/dimacs.md gives")
     here = pathlib.Path(__file__).resolve().parent
     checker = [a.lrat_check] if a.lrat_check else [sys.executable, str(here / "check_lrat.py")]
+    # lrat-check reads text LRAT only: it would call a good binary proof NOT VERIFIED.
+    with open(lrat, "rb") as f:
+        binary = f.read(1) in (b"a", b"d")
+    if binary and os.path.basename(checker[0]) == "lrat-check":
+        fail(2, f"{lrat} is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py")
     # The checker reads this script's own writing of the CNF, not nqueens' file: the two
     # are equal as numbers, but a checker may read a token ("-08") otherwise than Python.
     with tempfile.TemporaryDirectory() as tmp:

@@ -78,8 +78,9 @@ pub struct Args {
     )]
     proof: ProofArg,
     /// Nodes at most in the search of the certificate's proof (1e7 and 10^7 are accepted
-    /// too; 0: no proof): a node is a clause of about 80 bytes in DRAT, 200 in LRAT, 95 in
-    /// binary LRAT, which lrat-trim checks at about a million a second; beyond it the
+    /// too; 0: no proof): each node writes about one clause (1.1 in large proofs, a few
+    /// more in small ones) of about 80 bytes in DRAT, 200 in LRAT, 75-95 in binary LRAT,
+    /// which lrat-trim checks at about a million a second; beyond the limit the
     /// certificate says so and has no proof.
     #[arg(
         long,

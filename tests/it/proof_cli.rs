@@ -229,6 +229,23 @@ fn binary_lrat_proofs_are_verified_and_broken_ones_are_not() {
                     !check_lrat(&cnf, &cut).0,
                     "{name}: a cut proof was verified"
                 );
+                // Anything after the empty clause; its last 0 in more bytes than it needs
+                // (0x80 0x00), or as a negative zero (0x01): lrat-trim reads none of them.
+                let last_zero = bytes.len() - 1;
+                for form in 0..3 {
+                    let mut odd = bytes.clone();
+                    match form {
+                        0 => odd.extend_from_slice(b"garbage\n"),
+                        1 => {
+                            odd[last_zero] = 0x80;
+                            odd.push(0);
+                        }
+                        _ => odd[last_zero] = 0x01,
+                    }
+                    std::fs::write(&cut, &odd).unwrap();
+                    let (ok, report) = check_lrat(&cnf, &cut);
+                    assert!(!ok, "{name}: form {form} was verified: {report}");
+                }
                 // The last hint of the first clause that has two: the CNF's first clause.
                 let mut edited = bytes.clone();
                 let end = edited[1..].iter().position(|&b| b == 0).unwrap();
@@ -272,6 +289,26 @@ fn binary_lrat_proofs_are_verified_and_broken_ones_are_not() {
     assert!(
         out.status.success() && text.contains("VERIFIED; CONFIRMED"),
         "{text}"
+    );
+    // lrat-check reads text only: tools/check_proof.sh refuses to hand it a binary proof
+    // (it would call it NOT VERIFIED) rather than run it; a stand-in that would say
+    // VERIFIED to anything shows that it is never run.
+    let fake = dir.path().join("lrat-check");
+    std::fs::write(&fake, "#!/bin/sh\necho c VERIFIED\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/check_proof.sh");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .args([p("c.cnf"), p("c.lrat")])
+        .env("LRAT_CHECK", &fake)
+        .output()
+        .expect("bash");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("binary LRAT, which lrat-check does not read"),
+        "{err}"
     );
 }
 
