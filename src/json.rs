@@ -198,6 +198,14 @@ pub struct CompleteRecord {
     /// With `solved`: the output file as given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// With `infeasible` and `--certificate`: the certificate's document as given (its CNF
+    /// and proof beside it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certificate_file: Option<String>,
+    /// With it: the proof beside the document, as the document records it (or why there
+    /// is none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofRecord>,
     /// With `solved` and at most 10,000 rows: the solution, the 1-based column of each row
     /// from row 1 (also when it went to a file with `-o`), so that a caller needs no
     /// second file.

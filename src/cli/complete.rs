@@ -375,6 +375,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
         solution = Some(instance_solution(ed, solution, &args, format)?);
         seconds_output += t.elapsed().as_secs_f64();
     }
+    let mut proof_record = None;
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path), Some(proof_path)) = (
         &answer,
         &args.certificate,
@@ -385,7 +386,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
         // a proof.
         let deadline = time_limit.and_then(|t| started.checked_add(t));
         let stop = nqueens::stop::Stop::new(deadline, Some(super::interrupt_flag()));
-        match nqueens::publish::certificate(
+        proof_record = match nqueens::publish::certificate(
             cert,
             &input,
             residual.as_ref(),
@@ -403,12 +404,14 @@ fn run_one(args: Args) -> Result<i32, Error> {
                 );
                 return Ok(exit::INTERRUPTED);
             }
-            // Said once, on standard error: the document says it too.
-            nqueens::publish::Published::WithoutProof(why) if !args.quiet => {
-                errln!("nqueens: {}: no proof written: {why}", path.display());
+            nqueens::publish::Published::Written(record) => {
+                // Said once, on standard error: the document says it too.
+                if let Some(why) = record.missing.as_ref().filter(|_| !args.quiet) {
+                    errln!("nqueens: {}: no proof written: {why}", path.display());
+                }
+                Some(record)
             }
-            _ => {}
-        }
+        };
     }
     // A 0-based solution read as 1-based leaves one row without a cell: say so.
     let hint = match &answer {
@@ -457,6 +460,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
         seconds_output,
         total,
         solution: solution.as_deref(),
+        proof: proof_record,
     };
     report(&run, &args)?;
     Ok(exit::of_answer(&answer))
@@ -515,6 +519,8 @@ struct Finished<'a> {
     mat_note: Option<String>,
     /// For an Excluded Diagonals instance answered with its own rows: what was solved.
     instance_note: Option<String>,
+    /// The proof beside a certificate written, as its document records it.
+    proof: Option<nqueens::json::ProofRecord>,
 }
 
 fn report(run: &Finished, args: &Args) -> Result<(), Error> {
@@ -574,6 +580,7 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
         instance_note: _,
         patched,
         output_base,
+        ref proof,
     } = *run;
     // Kept in memory without -o; read back from the file -o wrote (a regular file: a pipe
     // or standard output cannot be read again) when it is small.
@@ -622,6 +629,11 @@ fn record(run: &Finished, args: &Args) -> CompleteRecord {
             Answer::Solved => args.output.as_ref().map(|o| o.display().to_string()),
             _ => None,
         },
+        certificate_file: proof
+            .as_ref()
+            .and(args.certificate.as_ref())
+            .map(|p| p.display().to_string()),
+        proof: proof.clone(),
         patched_chunks: patched,
         solution,
     }

@@ -99,7 +99,7 @@ pub fn certificate(
             },
         ),
     };
-    let missing = proof_record.missing.clone();
+    let record = proof_record.clone();
     let doc = CertificateRecord {
         versions: Versions::current(),
         input: input.path().display().to_string(),
@@ -138,19 +138,15 @@ pub fn certificate(
         }
     }
     f.commit()?;
-    Ok(match missing {
-        Some(why) => Published::WithoutProof(why),
-        None => Published::Whole,
-    })
+    Ok(Published::Written(record))
 }
 
 /// What [`certificate`] published.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Published {
-    /// The document, the CNF and the proof.
-    Whole,
-    /// The document and the CNF; no proof, for this reason (also in the document).
-    WithoutProof(String),
+    /// The document and the CNF, and the proof its record names, or none for the reason
+    /// the record gives (as the document does).
+    Written(ProofRecord),
     /// Nothing: a signal stopped the proof search.
     Interrupted,
 }

@@ -723,3 +723,44 @@ fn a_signal_during_the_proof_leaves_nothing() {
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert_eq!(listing(dir.path()), ["e.param"], "{err}");
 }
+
+/// `--json` names the certificate's document and repeats its proof record: the proof's
+/// file and format, or why there is none; without a certificate, neither.
+#[test]
+fn the_json_record_names_the_certificate_and_its_proof() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = data("csplib").join("ed-10-infeasible-1.txt");
+    let json = dir.path().join("c.json");
+    let record = |extra: &[&str]| {
+        let mut args = vec!["complete", input.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 3, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let cert = json.to_str().unwrap();
+    let r = record(&["--certificate", cert, "--proof", "lrat-binary"]);
+    assert_eq!(r["certificate_file"], cert);
+    assert_eq!(r["proof"]["format"], "lrat-binary");
+    assert_eq!(
+        r["proof"]["file"],
+        dir.path().join("c.lrat").to_str().unwrap()
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["proof"], doc["proof"]);
+    let r = record(&["--certificate", cert, "--proof-limit", "3"]);
+    assert!(
+        r["proof"]["missing"]
+            .as_str()
+            .unwrap()
+            .contains("--proof-limit"),
+        "{r}"
+    );
+    assert!(r["proof"].get("file").is_none(), "{r}");
+    let r = record(&[]);
+    assert!(
+        r.get("certificate_file").is_none() && r.get("proof").is_none(),
+        "{r}"
+    );
+}
