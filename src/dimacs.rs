@@ -639,9 +639,6 @@ mod tests {
         }
     }
 
-    /// Checks an LRAT proof (text) of the CNF `cnf` (text) as an LRAT checker does, but
-    /// strictly: every hint unit or falsified, the last falsified, clause numbers
-    /// increasing; the proof must end in the empty clause.
     /// A binary LRAT proof written out as text: a deletion line takes the number of the
     /// clause added last, as the text writer gives it.
     fn binary_as_text(bytes: &[u8]) -> String {
@@ -690,6 +687,9 @@ mod tests {
         text
     }
 
+    /// Checks an LRAT proof (text) of the CNF `cnf` (text) as an LRAT checker does, but
+    /// strictly: every hint unit or falsified, the last falsified, clause numbers
+    /// increasing; the proof must end in the empty clause.
     fn lrat_verified(cnf: &str, proof: &str) -> Result<(), String> {
         let mut clauses = std::collections::HashMap::new();
         let mut last = 0u64;

@@ -706,17 +706,15 @@ impl<B: Bits> Prover<'_, B> {
                 break;
             }
             let p = &self.placed[j];
-            {
-                let cost = match (p.forced_by, p.lemma) {
-                    (None, _) => return j,
-                    _ if named.has(j) => 1,
-                    (_, Some(_)) => 2,
-                    _ if j >= inline_from => 3,
-                    (_, None) => 4,
-                };
-                if cost < best.0 {
-                    best = (cost, j);
-                }
+            let cost = match (p.forced_by, p.lemma) {
+                (None, _) => return j,
+                _ if named.has(j) => 1,
+                (_, Some(_)) => 2,
+                _ if j >= inline_from => 3,
+                (_, None) => 4,
+            };
+            if cost < best.0 {
+                best = (cost, j);
             }
         }
         assert!(
