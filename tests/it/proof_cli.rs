@@ -148,7 +148,7 @@ fn lrat_proofs_are_verified_and_broken_ones_are_not() {
             .filter(|l| l.contains(" d "))
             .map(|l| l.split(' ').count() - 3)
             .collect();
-        assert!(deleted.iter().all(|&k| k == 65_536), "{name}: {deleted:?}");
+        assert!(deleted.iter().all(|&k| k == 1_024), "{name}: {deleted:?}");
         let total: usize = deleted.iter().sum();
         assert_eq!(doc["proof"]["deletions"], total as u64, "{name}");
         let (ok, report) = check_lrat(&cnf, &lrat);

@@ -154,9 +154,10 @@ impl Layout {
 /// Clauses deleted per deletion line. lrat-check compacts its clause table whenever the
 /// clauses deleted since it last did outnumber a fifth of the live ones, scanning every
 /// block of clause numbers that holds a live clause; a node's few deletions at a time made
-/// that a fifth of its time. In batches of this many it compacts a few times per million
-/// clauses, and holds at most this many clauses more (a few megabytes).
-const DELETE_BATCH: usize = 1 << 16;
+/// that a fifth of its time, and batches of 1,024 or 65,536 take it the same time.
+/// lrat-trim checks a proof of 1,024 to a line a tenth faster than one of 65,536 (its
+/// clauses' memory is reused sooner: 2.52 -> 2.26 s at n 25 d 25 seed 2).
+const DELETE_BATCH: usize = 1 << 10;
 
 /// Pairs of cells under counters whose binary clauses are derived at the proof's start
 /// ([`Lrat::derive_pairs`]); beyond it, each when a hint first needs it.
