@@ -768,27 +768,17 @@ mod tests {
             let res = residual_of(&input).unwrap();
             let (cl, _) = encode(&res, n as u64);
             let cnf = String::from_utf8(cl.text).unwrap();
-            let mut proof = Vec::new();
-            let end = crate::exact::proof::write_proof(
-                &res,
-                Format::Lrat { layout: &cl.layout, binary: false },
-                1_000_000,
-                &crate::stop::Stop::never(),
-                &mut proof,
-            )
-            .unwrap();
+            let write = |binary| {
+                let mut out = Vec::new();
+                let format = Format::Lrat { layout: &cl.layout, binary };
+                let stop = crate::stop::Stop::never();
+                let end = crate::exact::proof::write_proof(&res, format, 1_000_000, &stop, &mut out);
+                (end.unwrap(), out)
+            };
+            let (end, proof) = write(false);
             let proof = String::from_utf8(proof).unwrap();
             // The binary proof is the same proof, encoded otherwise.
-            let mut binary = Vec::new();
-            crate::exact::proof::write_proof(
-                &res,
-                Format::Lrat { layout: &cl.layout, binary: true },
-                1_000_000,
-                &crate::stop::Stop::never(),
-                &mut binary,
-            )
-            .unwrap();
-            proptest::prop_assert_eq!(binary_as_text(&binary), proof.clone());
+            proptest::prop_assert_eq!(binary_as_text(&write(true).1), proof.clone());
             use crate::exact::proof::ProofEnd;
             if crate::oracle::completable(&rows) {
                 proptest::prop_assert_eq!(end, ProofEnd::Satisfiable);

@@ -184,6 +184,38 @@ fn lrat_proofs_are_verified_and_broken_ones_are_not() {
     assert!(broken >= 8, "{broken}");
 }
 
+/// Writes in `dir` the board `b.txt` of the CSPLib fixture ed-14-infeasible-2 and its
+/// certificate `c.json` with a proof in `format`.
+fn certify_board(dir: &Path, format: &str) {
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let input = data("csplib").join("ed-14-infeasible-2.txt");
+    crate::common::nq(&["convert", input.to_str().unwrap(), &p("b.txt"), "--quiet"]).ok();
+    crate::common::nq(&[
+        "complete",
+        &p("b.txt"),
+        "--certificate",
+        &p("c.json"),
+        "--proof",
+        format,
+        "-q",
+    ])
+    .code(3);
+}
+
+/// Runs tools/confirm_certificate.py on `dir`'s `b.txt` and `c.json`: its exit code and
+/// what it printed (standard output, then standard error).
+fn confirm(dir: &Path) -> (Option<i32>, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args([dir.join("b.txt"), dir.join("c.json")])
+        .output()
+        .expect("python3");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), text)
+}
+
 /// `--proof lrat-binary`: the same LRAT proofs in binary, fewer bytes, verified by
 /// tools/check_lrat.py (and, through tools/confirm_certificate.py, from the board alone);
 /// one cut short or with a byte changed is not.
@@ -267,27 +299,10 @@ fn binary_lrat_proofs_are_verified_and_broken_ones_are_not() {
     assert!(broken >= 5, "{broken}");
     // Confirmed from the board alone.
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let input = data("csplib").join("ed-14-infeasible-2.txt");
-    crate::common::nq(&["convert", input.to_str().unwrap(), &p("b.txt"), "--quiet"]).ok();
-    crate::common::nq(&[
-        "complete",
-        &p("b.txt"),
-        "--certificate",
-        &p("c.json"),
-        "--proof",
-        "lrat-binary",
-        "-q",
-    ])
-    .code(3);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .args([p("b.txt"), p("c.json")])
-        .output()
-        .expect("python3");
-    let text = String::from_utf8_lossy(&out.stdout);
+    certify_board(dir.path(), "lrat-binary");
+    let (code, text) = confirm(dir.path());
     assert!(
-        out.status.success() && text.contains("VERIFIED; CONFIRMED"),
+        code == Some(0) && text.contains("VERIFIED; CONFIRMED"),
         "{text}"
     );
     // lrat-check reads text only: tools/check_proof.sh refuses to hand it a binary proof
@@ -318,29 +333,8 @@ fn binary_lrat_proofs_are_verified_and_broken_ones_are_not() {
 fn lrat_certificates_are_confirmed_from_the_board_alone() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py");
-    let confirm = || {
-        let out = std::process::Command::new("python3")
-            .arg(&script)
-            .args([p("b.txt"), p("c.json")])
-            .output()
-            .expect("python3");
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        (out.status.code(), text)
-    };
-    let input = data("csplib").join("ed-14-infeasible-2.txt");
-    crate::common::nq(&["convert", input.to_str().unwrap(), &p("b.txt"), "--quiet"]).ok();
-    crate::common::nq(&[
-        "complete",
-        &p("b.txt"),
-        "--certificate",
-        &p("c.json"),
-        "--proof",
-        "lrat",
-        "-q",
-    ])
-    .code(3);
+    let confirm = || confirm(dir.path());
+    certify_board(dir.path(), "lrat");
     let (code, text) = confirm();
     assert_eq!(code, Some(0), "{text}");
     assert!(
