@@ -15,7 +15,7 @@ use crate::format::{AtomicFile, ErrorKind, FormatError, Input, quote};
 use crate::verify::{Report, Requirements, verify};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// At-most-one over at most this many literals is written pairwise.
 pub const PAIRWISE_MAX: usize = 5;
@@ -221,17 +221,86 @@ impl ProofFormat {
     }
 }
 
+/// Where the pieces of a certificate's proof go, beside its document `C.json`: a proof in
+/// one piece is `C.drat` or `C.lrat`; one split into parts (cube and conquer:
+/// [`crate::exact::proof::Piece`]) is its top, `C.top.lrat`, and its parts,
+/// `C.part0001.lrat` on (formats/certificate.md).
+#[derive(Debug, Clone)]
+pub struct ProofPaths {
+    certificate: PathBuf,
+    format: ProofFormat,
+}
+
+impl ProofPaths {
+    /// The proof's files beside the certificate `certificate`, in `format`.
+    pub fn new(certificate: &Path, format: ProofFormat) -> ProofPaths {
+        ProofPaths {
+            certificate: certificate.to_path_buf(),
+            format,
+        }
+    }
+
+    /// A proof in one piece.
+    pub fn whole(&self) -> PathBuf {
+        self.certificate.with_extension(self.format.extension())
+    }
+
+    /// The top of a split proof.
+    pub fn top(&self) -> PathBuf {
+        self.certificate
+            .with_extension(format!("top.{}", self.format.extension()))
+    }
+
+    /// Part `k` (from 1) of a split proof.
+    pub fn part(&self, k: usize) -> PathBuf {
+        self.certificate
+            .with_extension(format!("part{k:04}.{}", self.format.extension()))
+    }
+
+    /// Whether the file name `name` is one a proof beside the certificate could have, in
+    /// any format: whole, top or part.
+    pub fn is_piece_name(certificate: &Path, name: &std::ffi::OsStr) -> bool {
+        let Some(stem) = certificate.file_stem() else {
+            return false;
+        };
+        let (stem, name) = (stem.as_encoded_bytes(), name.as_encoded_bytes());
+        let Some(rest) = name.strip_prefix(stem).and_then(|r| r.strip_prefix(b".")) else {
+            return false;
+        };
+        [ProofFormat::Drat, ProofFormat::Lrat].iter().any(|f| {
+            let ext = f.extension().as_bytes();
+            let Some(piece) = rest
+                .strip_suffix(ext)
+                .and_then(|r| r.strip_suffix(b"."))
+                .or_else(|| (rest == ext).then_some(&b""[..]))
+            else {
+                return false;
+            };
+            piece.is_empty()
+                || piece == b"top"
+                || piece.strip_prefix(b"part").is_some_and(|digits| {
+                    digits.len() >= 4 && digits.iter().all(u8::is_ascii_digit)
+                })
+        })
+    }
+}
+
 /// A proof beside a CNF, or why there is none.
 pub enum Proof {
-    /// Written, unpublished: `lemmas` clauses added (the last the empty clause),
-    /// `deletions` deleted.
+    /// Written, unpublished: `lemmas` clauses added (the last of each piece the empty
+    /// clause), `deletions` deleted.
     Written {
-        /// The proof file, to commit.
-        file: AtomicFile,
+        /// The proof's files, to commit: the whole proof, or the top and then the parts.
+        files: Vec<AtomicFile>,
+        /// A split proof's cubes, part by part (CNF variables: the part's unit clauses,
+        /// and the literals, negated, of one clause of the top's); none in one piece.
+        cubes: Vec<Vec<u32>>,
         /// Clauses added.
         lemmas: u64,
         /// Clauses deleted.
         deletions: u64,
+        /// Nodes of the proof's search, all pieces together.
+        nodes: u64,
     },
     /// Not written, for this reason.
     Missing(String),
@@ -243,39 +312,125 @@ pub enum Proof {
 /// each is a clause or three, 100-150 bytes each.
 pub const PROOF_NODES: u64 = crate::exact::proof::MAX_NODES;
 
-/// Writes to `dest` a proof in `format` that the CNF of residual `res` on an `n`-board
+/// Parts at most a proof is split into: each is a file held open until all are written.
+pub const MAX_PROOF_PARTS: usize = 1000;
+
+/// Nodes of the engine's search from which `--proof-parts auto` splits a proof.
+pub const AUTO_SPLIT_NODES: u64 = 1 << 22;
+
+/// Parts at least of a split by `--proof-parts auto`: enough for the cores of a large
+/// machine, and for uneven parts to even out on a small one.
+pub const AUTO_PARTS: usize = 64;
+
+/// How a certificate's proof is searched and written: its format, the nodes its search
+/// may take, and the parts it is split into at least (1: one piece; more: parts as many
+/// as the nodes of the first depth with at least that many that branch, written at once
+/// on the threads of the current pool).
+#[derive(Debug, Clone, Copy)]
+pub struct ProofOptions {
+    /// The format.
+    pub format: ProofFormat,
+    /// Nodes at most, all pieces together.
+    pub max_nodes: u64,
+    /// Parts at least (see above).
+    pub parts: usize,
+}
+
+/// Writes to `paths` a proof that the CNF of residual `res` on an `n`-board
 /// ([`write_residual_cnf`]) is unsatisfiable, if one exists by the proof search of
-/// [`crate::exact::proof`] within `max_nodes` nodes; returns the file unpublished, or why
-/// there is no proof (the partial file is removed).
+/// [`crate::exact::proof`] within `opts.max_nodes` nodes; returns the files unpublished, or
+/// why there is no proof (the partial files are removed).
 pub(crate) fn write_residual_proof(
     res: &Residual,
     n: u64,
-    (format, max_nodes): (ProofFormat, u64),
-    dest: &Path,
+    opts: ProofOptions,
+    paths: &ProofPaths,
     stop: &crate::stop::Stop,
 ) -> Result<Proof, DimacsError> {
-    use crate::exact::proof::{ProofEnd, write_proof};
-    let file = AtomicFile::create(dest)?;
-    let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
-    let mut out = BufWriter::with_capacity(1 << 16, file);
+    use crate::exact::proof::{Budget, Piece, Plan, ProofEnd, plan, write_piece};
+    use rayon::prelude::*;
     let layout;
-    let format = match format {
+    let format = match opts.format {
         ProofFormat::Drat => Format::Drat,
         ProofFormat::Lrat | ProofFormat::LratBinary => {
             layout = encode(res, n).0.layout;
             Format::Lrat {
                 layout: &layout,
-                binary: format == ProofFormat::LratBinary,
+                binary: opts.format == ProofFormat::LratBinary,
             }
         }
     };
-    let end = write_proof(res, format, max_nodes, stop, &mut out).map_err(fail)?;
+    let budget = Budget::new(opts.max_nodes);
+    let piece = |dest: &Path, piece: Piece| -> Result<(AtomicFile, ProofEnd), DimacsError> {
+        let file = AtomicFile::create(dest)?;
+        let mut out = BufWriter::with_capacity(1 << 16, file);
+        let end = write_piece(res, format, piece, &budget, stop, &mut out)
+            .map_err(|e| FormatError::new(dest, ErrorKind::Write(e)))?;
+        Ok((AtomicFile::unbuffer(out)?, end))
+    };
+    let planned = plan(res, format, opts.parts, opts.max_nodes, stop)
+        .map_err(|e| FormatError::new(&paths.top(), ErrorKind::Write(e)))?;
+    let (written, cubes) = match planned {
+        Plan::Ended(end) => (vec![], Err(end)),
+        Plan::Whole => (vec![piece(&paths.whole(), Piece::Whole)?], Ok(Vec::new())),
+        Plan::Split { depth, cubes } => {
+            // The parts at once (each its own search and file), then the top, which is
+            // small: the tree above the cubes.
+            let mut parts = cubes
+                .par_iter()
+                .enumerate()
+                .map(|(k, cube)| piece(&paths.part(k + 1), Piece::Part { cube }))
+                .collect::<Result<Vec<_>, _>>()?;
+            parts.insert(
+                0,
+                piece(
+                    &paths.top(),
+                    Piece::Top {
+                        depth,
+                        cubes: &cubes,
+                    },
+                )?,
+            );
+            (parts, Ok(cubes))
+        }
+    };
+    let ends = written.iter().map(|(_, end)| *end);
+    let end = match cubes {
+        Err(end) => end,
+        // Any piece stopped from outside stops the proof; else more nodes than the limit,
+        // all pieces together, make it too large, whatever piece saw it first.
+        Ok(_) if ends.clone().any(|e| e == ProofEnd::Stopped) => ProofEnd::Stopped,
+        Ok(_) if budget.exceeded() => ProofEnd::TooLarge {
+            limit: budget.limit(),
+        },
+        Ok(_) => ends
+            .clone()
+            .find(|e| !matches!(e, ProofEnd::Proved { .. }))
+            .unwrap_or(ProofEnd::Proved {
+                lemmas: 0,
+                deletions: 0,
+            }),
+    };
     match end {
-        ProofEnd::Proved { lemmas, deletions } => Ok(Proof::Written {
-            file: AtomicFile::unbuffer(out)?,
-            lemmas,
-            deletions,
-        }),
+        ProofEnd::Proved { .. } => {
+            let (mut lemmas, mut deletions) = (0, 0);
+            for end in ends {
+                if let ProofEnd::Proved {
+                    lemmas: l,
+                    deletions: d,
+                } = end
+                {
+                    (lemmas, deletions) = (lemmas + l, deletions + d);
+                }
+            }
+            Ok(Proof::Written {
+                files: written.into_iter().map(|(file, _)| file).collect(),
+                cubes: cubes.expect("proved"),
+                lemmas,
+                deletions,
+                nodes: budget.spent(),
+            })
+        }
         ProofEnd::TooLarge { limit } => Ok(Proof::Missing(format!(
             "the proof search of the {} free rows needs more than {limit} node{} (--proof-limit)",
             res.size(),
@@ -767,7 +922,7 @@ mod tests {
             let input = Input::from_rows(Path::new("i"), "memory", &rows).unwrap();
             let res = residual_of(&input).unwrap();
             let (cl, _) = encode(&res, n as u64);
-            let cnf = String::from_utf8(cl.text).unwrap();
+            let cnf = String::from_utf8(cl.text.clone()).unwrap();
             let write = |binary| {
                 let mut out = Vec::new();
                 let format = Format::Lrat { layout: &cl.layout, binary };
@@ -790,8 +945,105 @@ mod tests {
                 // A proof without its last line (the empty clause) proves nothing.
                 let cut: Vec<&str> = proof.lines().filter(|l| !l.contains(" d ")).collect();
                 proptest::prop_assert!(lrat_verified(&cnf, &cut[..cut.len() - 1].join("\n")).is_err());
+                // Split into parts, every piece checks against its own CNF.
+                for parts in [2, 5] {
+                    if let Err(e) = split_verified(&res, &cl, &cnf, parts) {
+                        return Err(proptest::test_runner::TestCaseError::fail(format!("{rows:?}, {parts} parts: {e}")));
+                    }
+                }
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(120))]
+        /// Excluded Diagonals instances of 8 to 11 rows (their reduced boards: the frontier's
+        /// residuals, whose searches are deep): every piece of the proof of each without
+        /// completion checks, split into 2, 3 and 8 parts.
+        #[test]
+        fn split_lrat_proofs_check_piece_by_piece(
+            m in 8u64..=11,
+            extra in 0usize..=3,
+            seed in 0u64..1_000_000,
+        ) {
+            let diagonals = crate::excluded::generate(m, seed, 4);
+            let d = (m as usize - 1 + extra).min(diagonals.len());
+            let ed = crate::excluded::ExcludedDiagonals::new(m, &diagonals[..d]);
+            let board = ed.reduce();
+            let input = Input::from_rows(Path::new("i"), "memory", &board.rows).unwrap();
+            let res = residual_of(&input).unwrap();
+            let (cl, _) = encode(&res, board.n);
+            let cnf = String::from_utf8(cl.text.clone()).unwrap();
+            let stop = crate::stop::Stop::never();
+            let format = Format::Lrat { layout: &cl.layout, binary: false };
+            let whole = crate::exact::proof::write_proof(&res, format, 1_000_000, &stop, &mut std::io::sink());
+            proptest::prop_assume!(whole.unwrap() != crate::exact::proof::ProofEnd::Satisfiable);
+            for parts in [2, 3, 8] {
+                if let Err(e) = split_verified(&res, &cl, &cnf, parts) {
+                    return Err(proptest::test_runner::TestCaseError::fail(format!("m {m}, d {d}, seed {seed}, {parts} parts: {e}")));
+                }
+            }
+        }
+    }
+
+    /// Writes the proof of `res` split into at least `parts` parts (LRAT, text) and checks
+    /// each piece against the CNF `cnf` with the clauses the piece assumes: a part, its
+    /// cube's unit clauses; the top, each cube's clause.
+    fn split_verified(res: &Residual, cl: &Clauses, cnf: &str, parts: usize) -> Result<(), String> {
+        use crate::exact::proof::{Budget, Piece, Plan, ProofEnd, plan, write_piece};
+        let format = Format::Lrat {
+            layout: &cl.layout,
+            binary: false,
+        };
+        let stop = crate::stop::Stop::never();
+        let (depth, cubes) = match plan(res, format, parts, 1_000_000, &stop).unwrap() {
+            Plan::Split { depth, cubes } => (depth, cubes),
+            Plan::Whole => return Ok(()),
+            Plan::Ended(end) => return Err(format!("plan: {end:?}")),
+        };
+        assert!(cubes.len() >= parts);
+        assert!(cubes.iter().all(|c| c.len() == depth));
+        let budget = Budget::new(1_000_000);
+        let piece = |piece| {
+            let mut out = Vec::new();
+            let end = write_piece(res, format, piece, &budget, &stop, &mut out).unwrap();
+            assert!(matches!(end, ProofEnd::Proved { .. }), "{end:?}");
+            String::from_utf8(out).unwrap()
+        };
+        let top_cnf: String = cubes
+            .iter()
+            .map(|c| c.iter().map(|v| format!("-{v} ")).collect::<String>() + "0\n")
+            .collect();
+        lrat_verified(
+            &format!("{cnf}{top_cnf}"),
+            &piece(Piece::Top {
+                depth,
+                cubes: &cubes,
+            }),
+        )
+        .map_err(|e| format!("top: {e}"))?;
+        for (k, cube) in cubes.iter().enumerate() {
+            let units: String = cube.iter().map(|v| format!("{v} 0\n")).collect();
+            let proof = piece(Piece::Part { cube });
+            lrat_verified(&format!("{cnf}{units}"), &proof)
+                .map_err(|e| format!("part {k}: {e}"))?;
+            // A part whose last clause names its cube's units proves nothing without them.
+            let units: Vec<String> = (1..=cube.len() as u64)
+                .map(|k| (cl.count + k).to_string())
+                .collect();
+            let last = proof.lines().last().unwrap_or_default();
+            let hints = last.split(" 0 ").nth(1).unwrap_or_default();
+            if hints
+                .split_whitespace()
+                .any(|h| units.iter().any(|u| u == h))
+            {
+                let without: String = (0..cube.len()).map(|_| "1 -1 0\n").collect();
+                if lrat_verified(&format!("{cnf}{without}"), &proof).is_ok() {
+                    return Err(format!("part {k} checks without its cube"));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A deadline (the command's time limit) ends only the proof, which is then missing
@@ -807,19 +1059,85 @@ mod tests {
             ProofFormat::Lrat,
             ProofFormat::LratBinary,
         ] {
-            let dest = dir.path().join(format!("p.{}", format.extension()));
-            match write_residual_proof(&res, 4, (format, PROOF_NODES), &dest, &deadline).unwrap() {
-                Proof::Missing(why) => assert!(why.contains("time limit"), "{why}"),
-                _ => panic!("a proof past its deadline"),
+            for parts in [1, 4] {
+                let opts = ProofOptions {
+                    format,
+                    max_nodes: PROOF_NODES,
+                    parts,
+                };
+                let paths = ProofPaths::new(&dir.path().join("p.json"), format);
+                match write_residual_proof(&res, 4, opts, &paths, &deadline).unwrap() {
+                    Proof::Missing(why) => assert!(why.contains("time limit"), "{why}"),
+                    _ => panic!("a proof past its deadline"),
+                }
+                let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+                let signal = crate::stop::Stop::new(None, Some(flag));
+                assert!(matches!(
+                    write_residual_proof(&res, 4, opts, &paths, &signal).unwrap(),
+                    Proof::Stopped
+                ));
             }
-            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-            let signal = crate::stop::Stop::new(None, Some(flag));
-            assert!(matches!(
-                write_residual_proof(&res, 4, (format, PROOF_NODES), &dest, &signal).unwrap(),
-                Proof::Stopped
-            ));
-            assert!(!dest.exists());
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// A split proof's nodes are those of all its pieces: one fewer than they take leaves
+    /// the proof missing, and nothing written; as many gives every piece.
+    #[test]
+    fn a_split_proof_counts_the_nodes_of_all_its_pieces() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let stop = crate::stop::Stop::never();
+        let n = 12;
+        let (res, nodes, pieces) = loop {
+            let mut rows = vec![0u32; n];
+            for i in 0..n {
+                let j = rng.random_range(1..=n as u32);
+                if rng.random_bool(0.25) && crate::oracle::free_cell(&rows, i, j) {
+                    rows[i] = j;
+                }
+            }
+            if crate::oracle::completable(&rows) {
+                continue;
+            }
+            let input = Input::from_rows(Path::new("i"), "memory", &rows).unwrap();
+            let res = residual_of(&input).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let paths = ProofPaths::new(&dir.path().join("p.json"), ProofFormat::Lrat);
+            let opts = ProofOptions {
+                format: ProofFormat::Lrat,
+                max_nodes: PROOF_NODES,
+                parts: 3,
+            };
+            if let Proof::Written { files, nodes, .. } =
+                write_residual_proof(&res, n as u64, opts, &paths, &stop).unwrap()
+                && files.len() > 1
+            {
+                break (res, nodes, files.len());
+            }
+        };
+        for (limit, written) in [(nodes - 1, 0), (nodes, pieces)] {
+            let dir = tempfile::tempdir().unwrap();
+            let paths = ProofPaths::new(&dir.path().join("p.json"), ProofFormat::LratBinary);
+            let opts = ProofOptions {
+                format: ProofFormat::LratBinary,
+                max_nodes: limit,
+                parts: 3,
+            };
+            match write_residual_proof(&res, n as u64, opts, &paths, &stop).unwrap() {
+                Proof::Written { files, .. } => {
+                    assert_eq!(files.len(), written);
+                    for f in files {
+                        f.commit().unwrap();
+                    }
+                }
+                Proof::Missing(why) => {
+                    assert_eq!(written, 0);
+                    assert!(why.contains("more than"), "{why}");
+                }
+                Proof::Stopped => panic!("stopped"),
+            }
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), written);
+        }
     }
 }

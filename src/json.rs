@@ -270,11 +270,27 @@ pub struct ProofRecord {
     /// Clauses the proof deletes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletions: Option<u64>,
+    /// A proof split into parts (cube and conquer): `file` is then its top, checked
+    /// against the CNF with one clause per part after the CNF's, "not all of the part's
+    /// cube"; each part is checked against the CNF with its cube's variables as unit
+    /// clauses after the CNF's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<ProofPart>>,
     /// Why no proof was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
     /// What the proof means.
     pub meaning: String,
+}
+
+/// One part of a split proof.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ProofPart {
+    /// The part's proof file.
+    pub file: String,
+    /// Its cube: CNF variables (cells), each true in the part, in the order the search
+    /// placed them.
+    pub cube: Vec<u32>,
 }
 
 /// A square, 1-based [row, column].

@@ -15,6 +15,11 @@ time. Prints a Markdown table.
     python3 tools/bench_proofs.py --nqueens target/release/nqueens --lrat-trim \\
         /tmp/lt/lrat-trim --lrat-check /tmp/dt/lrat-check --rate ~/.cargo/bin/rate
 
+With --binary-only --parts K, the proof is also written split into at least K parts
+(`--proof-parts K`, cube and conquer) and every piece checked by lrat-trim, --threads pieces
+at once (tools/check_pieces.py): the check's wall time against the search's, and the
+checkers' own time summed.
+
 lrat-trim: tools/build_lrat_trim.sh (run as `lrat-trim -S --no-trim`: every clause checked);
 lrat-check: tools/build_drat_trim.sh; rate: cargo install --locked --version 0.3.0 rate.
 Without --rate no DRAT proof is checked; without --lrat-check, tools/check_lrat.py checks
@@ -45,9 +50,9 @@ def cpu():
         return platform.processor()
 
 
-def timed(cmd, ok=(0,)):
+def timed(cmd, ok=(0,), env=None):
     t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     dt = time.perf_counter() - t
     if out.returncode not in ok:
         sys.exit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip() or out.stdout.strip()}")
@@ -67,6 +72,12 @@ def main():
     ap.add_argument("--fixtures", nargs="*", default=FIXTURES)
     ap.add_argument("--binary-only", action="store_true",
                     help="only binary LRAT, checked by lrat-trim (for proofs of gigabytes)")
+    ap.add_argument("--parts", type=int, default=0,
+                    help="with --binary-only: also the proof split into at least this many parts "
+                    "(--proof-parts), every piece checked by lrat-trim, --threads at once "
+                    "(tools/check_pieces.py)")
+    ap.add_argument("--no-whole", action="store_true",
+                    help="with --parts: the split proof only (for proofs too large to write twice)")
     a = ap.parse_args()
     if a.binary_only and not a.lrat_trim:
         sys.exit("--binary-only needs --lrat-trim")
@@ -93,7 +104,8 @@ def main():
         _, out = timed([a.nqueens, "complete", path, "--json"] + common, ok=(3,))
         search = json.loads(out)["stats"]["exact"]["seconds"]
         cert = os.path.join(tmp, "c.json")
-        wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat", "--proof-limit", a.proof_limit] + common, ok=(3,))
+        wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat", "--proof-limit", a.proof_limit,
+                         "--proof-parts", "1"] + common, ok=(3,))
         doc = json.load(open(cert))
         proof = doc["proof"]
         if "file" not in proof:
@@ -114,7 +126,8 @@ def main():
             row += f" {trim:.2f} | {trim / search:.0f}x |"
         os.remove(lrat)
         if a.lrat_trim:
-            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat-binary", "--proof-limit", a.proof_limit] + common, ok=(3,))
+            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat-binary", "--proof-limit", a.proof_limit,
+                   "--proof-parts", "1"] + common, ok=(3,))
             bsize = os.path.getsize(lrat) / 1e6
             trim, report = timed([a.lrat_trim, "-S", "--no-trim", cert[:-5] + ".cnf", lrat], ok=(20,))
             if "s VERIFIED" not in report.splitlines():
@@ -122,7 +135,8 @@ def main():
             row += f" {bsize:.1f} | {trim:.2f} | {trim / search:.1f}x |"
             os.remove(lrat)
         if a.rate:
-            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "drat", "--proof-limit", a.proof_limit] + common, ok=(3,))
+            timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "drat", "--proof-limit", a.proof_limit,
+                   "--proof-parts", "1"] + common, ok=(3,))
             drat = cert[:-5] + ".drat"
             dsize = os.path.getsize(drat) / 1e6
             rcheck, report = timed([a.rate, cert[:-5] + ".cnf", drat], ok=(0, 1))
@@ -134,31 +148,65 @@ def main():
 
 
 def binary_only(a, instances, common, tmp):
-    print("| instance | search s | clauses | binary MB | write s | lrat-trim s | x search |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    ratios = []
+    whole = not (a.parts and a.no_whole)
+    split = a.parts > 0
+    head, rule = "| instance | search s |", "|---|---:|"
+    if whole:
+        head += " clauses | binary MB | write s | lrat-trim s | x search |"
+        rule += "---:|---:|---:|---:|---:|"
+    if split:
+        head += (f" parts | clauses | binary MB | write s | checked, {a.threads} at once s |"
+                 " x search | checkers' own s |")
+        rule += "---:|---:|---:|---:|---:|---:|---:|"
+    print(head)
+    print(rule)
+    ratios = {"whole": [], "split": []}
+    cert = os.path.join(tmp, "c.json")
     for name, path in instances:
         _, out = timed([a.nqueens, "complete", path, "--json"] + common, ok=(3,))
         search = json.loads(out)["stats"]["exact"]["seconds"]
-        cert = os.path.join(tmp, "c.json")
-        wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat-binary",
-                         "--proof-limit", a.proof_limit] + common, ok=(3,))
-        proof = json.load(open(cert))["proof"]
-        if "file" not in proof:
-            print(f"| {name} | {search:.3f} | no proof: {proof['missing']} |", flush=True)
-            continue
-        lrat = cert[:-5] + ".lrat"
-        size = os.path.getsize(lrat) / 1e6
-        trim, report = timed([a.lrat_trim, "-S", "--no-trim", cert[:-5] + ".cnf", lrat], ok=(20,))
-        if "s VERIFIED" not in report.splitlines():
-            sys.exit(f"{name}: lrat-trim did not verify the binary LRAT proof")
-        os.remove(lrat)
-        ratios.append(trim / search)
-        print(f"| {name} | {search:.3f} | {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
-              f"{trim:.2f} | {trim / search:.1f}x |", flush=True)
-    if ratios:
-        print(f"\n{len(ratios)} proofs VERIFIED; x search: median {sorted(ratios)[len(ratios) // 2]:.1f}, "
-              f"max {max(ratios):.1f}")
+        row = f"| {name} | {search:.3f} |"
+        if whole:
+            wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat-binary",
+                             "--proof-limit", a.proof_limit, "--proof-parts", "1"] + common, ok=(3,))
+            proof = json.load(open(cert))["proof"]
+            if "file" not in proof:
+                print(f"{row} no proof: {proof['missing']} |", flush=True)
+                continue
+            lrat = cert[:-5] + ".lrat"
+            size = os.path.getsize(lrat) / 1e6
+            trim, report = timed([a.lrat_trim, "-S", "--no-trim", cert[:-5] + ".cnf", lrat], ok=(20,))
+            if "s VERIFIED" not in report.splitlines():
+                sys.exit(f"{name}: lrat-trim did not verify the binary LRAT proof")
+            os.remove(lrat)
+            ratios["whole"].append(trim / search)
+            row += (f" {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
+                    f"{trim:.2f} | {trim / search:.1f}x |")
+        if split:
+            wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat-binary",
+                             "--proof-limit", a.proof_limit, "--proof-parts", str(a.parts)] + common, ok=(3,))
+            proof = json.load(open(cert))["proof"]
+            if "file" not in proof:
+                print(f"{row} no proof: {proof['missing']} |", flush=True)
+                continue
+            files = [proof["file"]] + [p["file"] for p in proof.get("parts") or []]
+            size = sum(os.path.getsize(f) for f in files) / 1e6
+            env = dict(os.environ, LRAT_CHECK=f"{a.lrat_trim} -S --no-trim")
+            check, report = timed([sys.executable, os.path.join(HERE, "check_pieces.py"), cert,
+                                   "--jobs", str(a.threads)], ok=(0, 1), env=env)
+            if "s VERIFIED" not in report.splitlines():
+                sys.exit(f"{name}: the split proof is NOT VERIFIED: {report[-500:]}")
+            own = float(re.search(r"checkers' own ([0-9.]+) s", report).group(1))
+            for f in files:
+                os.remove(f)
+            ratios["split"].append(check / search)
+            row += (f" {len(files) - 1} | {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
+                    f"{check:.2f} | {check / search:.1f}x | {own:.2f} |")
+        print(row, flush=True)
+    for kind, r in ratios.items():
+        if r:
+            print(f"\n{kind}: {len(r)} proofs VERIFIED; x search: median {sorted(r)[len(r) // 2]:.1f}, "
+                  f"max {max(r):.1f}")
 
 
 if __name__ == "__main__":

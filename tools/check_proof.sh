@@ -14,9 +14,25 @@
 #   nqueens complete IN --certificate cert.json --proof lrat   # cert.cnf and cert.lrat
 #   nqueens complete IN --certificate cert.json --proof lrat-binary   # the same, binary
 #   tools/check_proof.sh cert.cnf cert.drat
+#
+# Given the certificate's document instead, it checks the proof it names, whole or split
+# into parts (--proof-parts: cert.top.lrat and cert.part0001.lrat on), each piece against
+# the CNF with the clauses it assumes, JOBS pieces at once (default: the cores), by
+# tools/check_pieces.py; "s VERIFIED" and exit 0 when every piece is:
+#
+#   tools/check_proof.sh cert.json [JOBS]
 set -euo pipefail
+case "${1:-}" in
+  *.json)
+    if [ $# -gt 2 ]; then
+      echo "usage: tools/check_proof.sh CERT.json [JOBS]" >&2
+      exit 2
+    fi
+    exec python3 "$(dirname "$0")/check_pieces.py" "$1" ${2:+--jobs "$2"}
+    ;;
+esac
 if [ $# -ne 2 ]; then
-  echo "usage: tools/check_proof.sh CNF PROOF (.drat or .lrat)" >&2
+  echo "usage: tools/check_proof.sh CNF PROOF (.drat or .lrat), or CERT.json [JOBS]" >&2
   exit 2
 fi
 case "$2" in
@@ -53,7 +69,9 @@ case "$2" in
     out="$("${checker[@]}" "$1" "$2" 2>&1)" || rc=$?
     echo "$out"
     case "$rc" in 0 | 20) ;; *) exit 1 ;; esac
-    echo "$out" | grep -qxE "[cs] VERIFIED"
+    # Not `echo | grep -q`: grep leaving at the first match can end echo with SIGPIPE,
+    # which pipefail reports as a failure of the whole pipeline.
+    grep -xE "[cs] VERIFIED" <<< "$out" > /dev/null
     exit 0
     ;;
   *.drat) ;;
@@ -75,4 +93,4 @@ fi
 # `s NOT VERIFIED`, and its exit code is 0 only for the first.
 out="$("$rate_bin" "$1" "$2")" || { echo "$out"; exit 1; }
 echo "$out"
-echo "$out" | grep -qx "s VERIFIED"
+grep -x "s VERIFIED" <<< "$out" > /dev/null

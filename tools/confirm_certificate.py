@@ -16,7 +16,11 @@ and has an LRAT checker verify the proof against it: tools/check_lrat.py, or the
 tools/build_drat_trim.sh; cake_lpr). A binary LRAT proof (`--proof lrat-binary`) goes the
 same way; of those, tools/check_lrat.py and lrat-trim read it.
 
-    tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH] [--lrat-check PATH]
+A proof split into parts (`--proof-parts`) is checked piece by piece against the same CNF
+with the clauses each piece assumes, which this script writes from the document's cubes
+(tools/check_pieces.py): --jobs pieces at once.
+
+    tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH] [--lrat-check PATH] [--jobs N]
 
 COMPOSITION: a text file of n columns (0 for an empty row; whitespace or commas between
 them) or a NumPy .npy vector (needs numpy). Other formats: `nqueens convert IN board.txt`
@@ -25,12 +29,12 @@ Exit 0: confirmed; 1: not confirmed (the reason is printed); 2: bad arguments or
 """
 
 import argparse
+import check_pieces
 import json
 import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -204,6 +208,7 @@ def main():
         "--lrat-check",
         help="an LRAT checker run as PROG CNF LRAT, VERIFIED in its output (default: tools/check_lrat.py)",
     )
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="pieces of a split proof checked at once")
     a = ap.parse_args()
     try:
         doc = json.loads(a.certificate.read_text())
@@ -220,7 +225,7 @@ def main():
         fail(1, f"the certificate has no proof: {proof.get('missing', 'no proof file named')}")
     if not isinstance(doc["cnf"].get("file"), str):
         fail(2, f"{a.certificate}: its \"cnf\" record names no file")
-    cnf, drat = beside(a.certificate, doc["cnf"]["file"]), beside(a.certificate, proof["file"])
+    cnf = beside(a.certificate, doc["cnf"]["file"])
     n = len(q)
     free_rows, free_cols, cells = residual(q)
     if doc.get("n") not in (None, n):
@@ -242,46 +247,28 @@ def main():
         sys.exit(0)
     # Documents from before LRAT have no format: theirs is DRAT.
     kind = proof.get("format", "drat")
+    env = dict(os.environ)
     if kind in ("lrat", "lrat-binary"):
-        confirm_lrat(a, n, free_rows, free_cols, cells, cnf, drat)
-    if kind != "drat":
+        # An LRAT proof names clauses by number: nqueens' CNF must be exactly this script's
+        # own writing of nqueens' encoding.
+        variables, clauses = nqueens_cnf(n, free_rows, free_cols, cells)
+        try:
+            header, shipped = read_cnf(cnf)
+        except (OSError, ValueError) as e:
+            fail(1, f"{cnf}: {e}")
+        if header != (variables, len(clauses)) or shipped != clauses:
+            fail(1, f"nqueens' CNF {cnf} is not the encoding of this board that formats/dimacs.md gives")
+        here = pathlib.Path(__file__).resolve().parent
+        env["LRAT_CHECK"] = a.lrat_check or f"{sys.executable} {here / 'check_lrat.py'}"
+        what = "the same as nqueens' CNF"
+    elif kind == "drat":
+        rate = a.rate or shutil.which("rate") or os.path.expanduser("~/.cargo/bin/rate")
+        if not os.path.exists(rate):
+            fail(2, "the DRAT checker rate is needed: cargo install --locked --version 0.3.0 rate")
+        env["PATH"] = os.path.dirname(os.path.abspath(rate)) + os.pathsep + env.get("PATH", "")
+        what = "of this script's own CNF"
+    else:
         fail(1, f"the certificate's proof is in a format this script does not know: {kind!r}")
-    rate = a.rate or shutil.which("rate") or os.path.expanduser("~/.cargo/bin/rate")
-    if not os.path.exists(rate):
-        fail(2, "the DRAT checker rate is needed: cargo install --locked --version 0.3.0 rate")
-    with tempfile.TemporaryDirectory() as tmp:
-        own = pathlib.Path(tmp) / "own.cnf"
-        with open(own, "w") as f:
-            f.write(f"p cnf {variables} {len(clauses)}\n")
-            for c in clauses:
-                f.write(" ".join(map(str, c)) + " 0\n")
-        out = subprocess.run([rate, str(own), str(drat)], capture_output=True, text=True)
-    verified = "s VERIFIED" in out.stdout.splitlines()
-    print(
-        f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
-        f"{len(clauses)} clauses of this script's own CNF; proof {drat}: "
-        + ("VERIFIED; CONFIRMED" if verified else "NOT VERIFIED")
-    )
-    sys.exit(0 if verified else 1)
-
-
-def confirm_lrat(a, n, free_rows, free_cols, cells, cnf, lrat):
-    """Confirms an LRAT proof against nqueens' CNF, once that is exactly this script's own
-    writing of nqueens' encoding of the board."""
-    variables, clauses = nqueens_cnf(n, free_rows, free_cols, cells)
-    try:
-        header, shipped = read_cnf(cnf)
-    except (OSError, ValueError) as e:
-        fail(1, f"{cnf}: {e}")
-    if header != (variables, len(clauses)) or shipped != clauses:
-        fail(1, f"nqueens' CNF {cnf} is not the encoding of this board that formats/dimacs.md gives")
-    here = pathlib.Path(__file__).resolve().parent
-    checker = [a.lrat_check] if a.lrat_check else [sys.executable, str(here / "check_lrat.py")]
-    # lrat-check reads text LRAT only: it would call a good binary proof NOT VERIFIED.
-    with open(lrat, "rb") as f:
-        binary = f.read(1) in (b"a", b"d")
-    if binary and os.path.basename(checker[0]) == "lrat-check":
-        fail(2, f"{lrat} is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py")
     # The checker reads this script's own writing of the CNF, not nqueens' file: the two
     # are equal as numbers, but a checker may read a token ("-08") otherwise than Python.
     with tempfile.TemporaryDirectory() as tmp:
@@ -290,11 +277,19 @@ def confirm_lrat(a, n, free_rows, free_cols, cells, cnf, lrat):
             f.write(f"p cnf {variables} {len(clauses)}\n")
             for c in clauses:
                 f.write(" ".join(map(str, c + [0])) + "\n")
-        out = subprocess.run(checker + [str(own), str(lrat)], capture_output=True, text=True)
-    verified = any(l.strip() in ("s VERIFIED", "c VERIFIED") for l in out.stdout.splitlines())
+        try:
+            listed = check_pieces.pieces(doc, a.certificate, len(cells))
+        except check_pieces.Refused as e:
+            fail(1, str(e))
+        results, _ = check_pieces.check(own, listed, a.jobs, env)
+    verified = all(ok for _, ok, _, _ in results)
+    files = listed[0][1] if len(listed) == 1 else f"{listed[0][1]} and {len(listed) - 1} parts"
+    for label, ok, _, report in results:
+        if not ok:
+            print(f"{label}: NOT VERIFIED: {report.splitlines()[-1] if report else 'no report'}")
     print(
         f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
-        f"{len(clauses)} clauses, the same as nqueens' CNF; proof {lrat}: "
+        f"{len(clauses)} clauses, {what}; proof {files}: "
         + ("VERIFIED; CONFIRMED" if verified else "NOT VERIFIED")
     )
     sys.exit(0 if verified else 1)

@@ -81,8 +81,9 @@ pub const TABLE: &[Entry] = &[
     entry("complete", "input", Role::Read),
     entry("complete", "output", Role::WriteEach),
     Entry {
-        stdio: Stdio::No("a certificate is three files (JSON, CNF and proof); name a file"),
-        siblings: &["cnf", "drat", "lrat"],
+        stdio: Stdio::No("a certificate is three files or more (JSON, CNF and proof); name a file"),
+        // And a split proof's parts, `.part0001.lrat` on: see `Files::certificates`.
+        siblings: &["cnf", "drat", "lrat", "top.drat", "top.lrat"],
         ..entry("complete", "certificate", Role::WriteEach)
     },
     entry("complete", "trace", Role::WriteEach),
@@ -201,6 +202,10 @@ pub struct Files {
     pub reads: Vec<(String, PathBuf)>,
     /// Files written.
     pub writes: Vec<(String, PathBuf)>,
+    /// Certificates written, with the flag that names each: beside each, a split proof's
+    /// parts too, as many as the proof needs ([`nqueens::dimacs::ProofPaths`]), so no
+    /// input may have the name of one.
+    pub certificates: Vec<(String, PathBuf)>,
     /// Files read, then replaced (among `writes` too).
     pub rewrites: Vec<PathBuf>,
     /// The lone file of a list whose last is written (`convert OUT` after `--model`, or an
@@ -260,6 +265,9 @@ impl Files {
                 Role::Write | Role::WriteEach => {
                     self.refused
                         .extend(set_problems(flag, &path, entry.siblings));
+                    if entry.siblings.contains(&"top.lrat") {
+                        self.certificates.push((flag.to_string(), path.clone()));
+                    }
                     for ext in entry.siblings {
                         let beside = path.with_extension(ext);
                         self.writes
@@ -286,16 +294,80 @@ impl Files {
 }
 
 /// [`check`] for the files a command derives from its command line: `reads`, and
-/// `writes` (flag, path) with a second file beside each certificate already listed.
-pub fn check_derived(reads: &[PathBuf], writes: Vec<(String, PathBuf)>) -> Result<(), Error> {
+/// `writes` (flag, path) with the files beside each certificate already listed, and the
+/// certificates (flag, path) among them.
+pub fn check_derived(
+    reads: &[PathBuf],
+    writes: Vec<(String, PathBuf)>,
+    certificates: Vec<(String, PathBuf)>,
+) -> Result<(), Error> {
     check(&Files {
         reads: reads
             .iter()
             .map(|p| ("INPUT".to_string(), p.clone()))
             .collect(),
         writes,
+        certificates,
         ..Files::default()
     })
+}
+
+/// The files written beside a certificate given as `path`, each with its flag: the
+/// siblings [`TABLE`] names.
+pub fn certificate_siblings(flag: &str, path: &Path) -> Vec<(String, PathBuf)> {
+    lookup("complete", "certificate")
+        .map_or(&[][..], |e| e.siblings)
+        .iter()
+        .map(|ext| {
+            (
+                format!("{flag}'s {}", ext.to_uppercase()),
+                path.with_extension(ext),
+            )
+        })
+        .collect()
+}
+
+/// An input named as a part of a split proof beside one of `certificates` would be
+/// replaced by one, or removed as a stale one: refused, as an output that is an input is;
+/// and so is a pipe, socket or device with such a name, which would take the part (or
+/// block for a reader) instead of the rename that publishes the set at once.
+fn check_proof_parts(certificates: &[(String, PathBuf)], inputs: &[&Path]) -> Result<(), Error> {
+    let dir = |p: &Path| {
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        std::fs::canonicalize(parent).ok()
+    };
+    for (flag, cert) in certificates {
+        let Some(cert_dir) = dir(cert) else { continue };
+        for entry in std::fs::read_dir(&cert_dir).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            if nqueens::dimacs::ProofPaths::is_piece_name(cert, &name)
+                && std::fs::metadata(entry.path()).is_ok_and(|m| !m.is_file() && !m.is_dir())
+            {
+                return Err(Error::Usage(format!(
+                    "{}: {flag}'s proof: not a regular file (a pipe, socket or device); the files of a certificate are renamed into place together",
+                    cert.with_file_name(&name).display()
+                )));
+            }
+        }
+        for input in inputs.iter().filter(|p| !is_stdio(p)) {
+            let Some(name) = input.file_name() else {
+                continue;
+            };
+            if nqueens::dimacs::ProofPaths::is_piece_name(cert, name)
+                && dir(input).as_ref() == Some(&cert_dir)
+            {
+                return Err(nqueens::format::FormatError::new(
+                    &cert.with_file_name(name),
+                    nqueens::format::ErrorKind::OverwritesInput(input.to_path_buf()),
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Why `path` (given as `flag`) cannot head a set of files written together beside it,
@@ -411,6 +483,7 @@ redirection such as {fd}>FILE opens it)",
         .collect();
     let inputs: Vec<&Path> = files.reads.iter().map(|(_, p)| p.as_path()).collect();
     nqueens::format::check_outputs(&outputs, &inputs)?;
+    check_proof_parts(&files.certificates, &inputs)?;
     // Every command prints to standard output: redirected into a file (`>> f`), that file
     // is written whether or not `-` is named, and the checkpoint is an input too.
     let read: Vec<&Path> = inputs
@@ -474,7 +547,18 @@ mod tests {
         assert_eq!(f.writes, [("OUT".to_string(), PathBuf::from("b.nqb"))]);
         let f = files("nqueens complete a.txt -o s.txt --certificate c.json");
         let writes: Vec<_> = f.writes.iter().map(|(_, p)| p.to_str().unwrap()).collect();
-        assert_eq!(writes, ["s.txt", "c.cnf", "c.drat", "c.lrat", "c.json"]);
+        assert_eq!(
+            writes,
+            [
+                "s.txt",
+                "c.cnf",
+                "c.drat",
+                "c.lrat",
+                "c.top.drat",
+                "c.top.lrat",
+                "c.json"
+            ]
+        );
         let f = files("nqueens count 12 --checkpoint c.json");
         assert_eq!((f.reads.len(), f.rewrites.len(), f.writes.len()), (0, 1, 1));
         let f = files("nqueens count merge a b -");

@@ -90,6 +90,19 @@ pub struct Args {
         requires = "certificate"
     )]
     proof_limit: u64,
+    /// Split the certificate's proof into at least this many parts (cube and conquer),
+    /// written at once on --threads and checked each on its own, all at once where there
+    /// are cores (tools/check_proof.sh): a top, FILE with the extension .top.drat or
+    /// .top.lrat, and parts, .part0001.lrat on. 1: one piece; auto: 1 for searches under
+    /// 2^22 nodes, 64 above (the same files whatever --threads).
+    #[arg(
+        long,
+        value_name = "PARTS",
+        value_parser = parse_parts,
+        default_value = "auto",
+        requires = "certificate"
+    )]
+    proof_parts: PartsArg,
     /// The answer and statistics as one JSON object.
     #[arg(long)]
     json: bool,
@@ -106,6 +119,41 @@ pub struct Args {
     /// completion board it reduces to, instead of the instance's own rows.
     #[arg(long)]
     reduced: bool,
+}
+
+/// `--proof-parts`: parts at least, or as the search's size says.
+#[derive(Clone, Copy, Debug)]
+enum PartsArg {
+    Auto,
+    AtLeast(usize),
+}
+
+impl PartsArg {
+    /// Parts at least for the proof of `cert`.
+    fn parts(self, cert: &nqueens::complete::Certificate) -> usize {
+        match (self, cert) {
+            (PartsArg::AtLeast(k), _) => k,
+            (PartsArg::Auto, nqueens::complete::Certificate::ExhaustedSearch { nodes, .. })
+                if *nodes >= nqueens::dimacs::AUTO_SPLIT_NODES =>
+            {
+                nqueens::dimacs::AUTO_PARTS
+            }
+            (PartsArg::Auto, _) => 1,
+        }
+    }
+}
+
+fn parse_parts(text: &str) -> Result<PartsArg, String> {
+    if text == "auto" {
+        return Ok(PartsArg::Auto);
+    }
+    let max = nqueens::dimacs::MAX_PROOF_PARTS;
+    match text.parse::<usize>() {
+        Ok(k) if (1..=max).contains(&k) => Ok(PartsArg::AtLeast(k)),
+        _ => Err(format!(
+            "expected auto or a whole number of parts from 1 to {max}"
+        )),
+    }
 }
 
 /// `--proof`: the certificate's proof format.
@@ -134,7 +182,7 @@ impl ProofArg {
 pub fn run(args: Args) -> Result<i32, Error> {
     let several = args.inputs.len() > 1;
     let mut runs = Vec::with_capacity(args.inputs.len());
-    let mut derived = Vec::new();
+    let (mut derived, mut certificates) = (Vec::new(), Vec::new());
     for input in &args.inputs {
         let mut one = args.clone();
         one.inputs = Vec::new();
@@ -150,13 +198,8 @@ pub fn run(args: Args) -> Result<i32, Error> {
                 if resolved != given || several {
                     if flag == "--certificate" {
                         super::channels::check_set("complete", "certificate", flag, &resolved)?;
-                        let cnf = resolved.with_extension("cnf");
-                        derived.push(("--certificate's CNF".to_string(), cnf));
-                        for ext in ["drat", "lrat"] {
-                            let proof = resolved.with_extension(ext);
-                            derived
-                                .push((format!("--certificate's {}", ext.to_uppercase()), proof));
-                        }
+                        derived.extend(super::channels::certificate_siblings(flag, &resolved));
+                        certificates.push((flag.to_string(), resolved.clone()));
                     }
                     derived.push((flag.to_string(), resolved.clone()));
                 }
@@ -167,7 +210,7 @@ pub fn run(args: Args) -> Result<i32, Error> {
     }
     // Paths made per input are checked as the command line's own were.
     if !derived.is_empty() {
-        super::channels::check_derived(&args.inputs, derived)?;
+        super::channels::check_derived(&args.inputs, derived, certificates)?;
     }
     if !several {
         return run_one(runs.pop().expect("one input"));
@@ -261,10 +304,6 @@ fn run_one(args: Args) -> Result<i32, Error> {
     // The files it names were checked by `channels::check` (an output is no input).
     let certificate_cnf = args.certificate.as_ref().map(|p| p.with_extension("cnf"));
     let proof_format = args.proof.format();
-    let certificate_proof = args
-        .certificate
-        .as_ref()
-        .map(|p| p.with_extension(proof_format.extension()));
     let stamp = FileStamp::of(&args.input);
     let input = super::open_input(&args.input, &args.input_args.options())?;
     // An Excluded Diagonals instance is solved through its reduced board; the answer is
@@ -376,12 +415,9 @@ fn run_one(args: Args) -> Result<i32, Error> {
         seconds_output += t.elapsed().as_secs_f64();
     }
     let mut proof_record = None;
-    if let (Answer::Infeasible(cert), Some(path), Some(cnf_path), Some(proof_path)) = (
-        &answer,
-        &args.certificate,
-        &certificate_cnf,
-        &certificate_proof,
-    ) {
+    if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
+        (&answer, &args.certificate, &certificate_cnf)
+    {
         // The time limit bounds the proof's search too: past it the answer stands, without
         // a proof.
         let deadline = time_limit.and_then(|t| started.checked_add(t));
@@ -393,7 +429,11 @@ fn run_one(args: Args) -> Result<i32, Error> {
             stats.free_rows,
             path,
             cnf_path,
-            (proof_path, proof_format, args.proof_limit),
+            nqueens::dimacs::ProofOptions {
+                format: proof_format,
+                max_nodes: args.proof_limit,
+                parts: args.proof_parts.parts(cert),
+            },
             &stop,
         )? {
             nqueens::publish::Published::Interrupted => {

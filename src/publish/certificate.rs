@@ -3,15 +3,19 @@
 
 use crate::complete::{Certificate, InputResidual};
 use crate::dimacs::{
-    DimacsError, Proof, ProofFormat, residual_of, write_residual_cnf, write_residual_proof,
+    DimacsError, Proof, ProofFormat, ProofOptions, ProofPaths, residual_of, write_residual_cnf,
+    write_residual_proof,
 };
 use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
-use crate::json::{CertificateRecord, CnfRecord, ProofRecord, Versions};
+use crate::json::{CertificateRecord, CnfRecord, ProofPart, ProofRecord, Versions};
 use std::io::Write;
 use std::path::Path;
 
 /// What the CNF beside a certificate is, as its document says.
 const CNF_MEANING: &str = "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate";
+
+/// How a split proof is checked, as its document says after what its pieces are.
+const SPLIT_MEANING: &str = "It is split into parts (cube and conquer): each part proves that the CNF with its cube's variables added as unit clauses (after the CNF's, in order) is unsatisfiable, and the top (file) that the CNF with each part's clause \"not all of its cube\" added (after the CNF's, part by part) is: together, that the CNF is. Each piece is checked on its own, all at once if there are cores for them (tools/check_proof.sh).";
 
 /// What the proof beside a certificate is, as its document says.
 fn proof_meaning(format: ProofFormat) -> &'static str {
@@ -32,11 +36,12 @@ fn proof_meaning(format: ProofFormat) -> &'static str {
 /// engine kept it) as three files: the JSON document `json` ([`CertificateRecord`]: the
 /// certificate, in words too, and summaries of the CNF and the proof), the input's
 /// residual as DIMACS CNF at `cnf`, which any SAT solver can confirm unsatisfiable
-/// independently, and a proof of that in `format` at `proof` when a search of at most
-/// `max_nodes` nodes finds one (for a `hall` certificate too: its counting argument is no
-/// unit propagation, but a small case is refuted at once). All are written to temporary files and renamed into place only when
-/// all are complete; a proof an earlier run left beside the document, in either format, is
-/// removed unless this one replaces it, so that no proof of another board lies beside it.
+/// independently, and a proof of that as `proof` says ([`ProofPaths`] beside `json`) when a
+/// search of at most its nodes finds one (for a `hall` certificate too: its counting
+/// argument is no unit propagation, but a small case is refuted at once). All are written
+/// to temporary files and renamed into place only when all are complete; the pieces of a
+/// proof an earlier run left beside the document, in either format, are removed unless
+/// this one replaces them, so that no proof of another board lies beside it.
 /// `stop` ends the proof search: a signal publishes nothing ([`Published::Interrupted`]);
 /// its deadline publishes the rest, without the proof.
 #[allow(clippy::too_many_arguments)]
@@ -47,7 +52,7 @@ pub fn certificate(
     free_rows: u64,
     json: &Path,
     cnf: &Path,
-    (proof, format, max_nodes): (&Path, ProofFormat, u64),
+    proof: ProofOptions,
     stop: &crate::stop::Stop,
 ) -> Result<Published, DimacsError> {
     // The engine's residual of the input when it kept one: no second pass over the input.
@@ -63,37 +68,62 @@ pub fn certificate(
     // Hall's condition is a counting argument, not unit propagation: its proof by search
     // grows exponentially with the rows it names, but small ones (two rows left with one
     // column) are proved at once, so the search is tried within its limit as for any other.
-    let written = match write_residual_proof(res, input.n(), (format, max_nodes), proof, stop)? {
+    let paths = ProofPaths::new(json, proof.format);
+    let format = proof.format;
+    let written = match write_residual_proof(res, input.n(), proof, &paths, stop)? {
         Proof::Missing(why) if matches!(cert, Certificate::Hall { .. }) => Proof::Missing(format!(
             "{why}: Hall's condition is a counting argument, not unit propagation, and its proofs \
              by search grow exponentially (a SAT solver confirms the CNF)"
         )),
         written => written,
     };
-    let (proof_file, proof_record) = match written {
+    let (proof_files, proof_record) = match written {
         Proof::Written {
-            file,
+            files,
+            cubes,
             lemmas,
             deletions,
-        } => (
-            Some(file),
-            ProofRecord {
-                file: Some(proof.display().to_string()),
-                format: format.name().into(),
-                lemmas: Some(lemmas),
-                deletions: Some(deletions),
-                missing: None,
-                meaning: proof_meaning(format).into(),
-            },
-        ),
+            ..
+        } => {
+            let parts = (!cubes.is_empty()).then(|| {
+                cubes
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, cube)| ProofPart {
+                        file: paths.part(k + 1).display().to_string(),
+                        cube,
+                    })
+                    .collect()
+            });
+            let (file, meaning) = match parts {
+                None => (paths.whole(), proof_meaning(format).to_string()),
+                Some(_) => (
+                    paths.top(),
+                    format!("{} {SPLIT_MEANING}", proof_meaning(format)),
+                ),
+            };
+            (
+                files,
+                ProofRecord {
+                    file: Some(file.display().to_string()),
+                    format: format.name().into(),
+                    lemmas: Some(lemmas),
+                    deletions: Some(deletions),
+                    parts,
+                    missing: None,
+                    meaning,
+                },
+            )
+        }
         Proof::Stopped => return Ok(Published::Interrupted),
         Proof::Missing(why) => (
-            None,
+            Vec::new(),
             ProofRecord {
                 file: None,
                 format: format.name().into(),
                 lemmas: None,
                 deletions: None,
+                parts: None,
                 missing: Some(why),
                 meaning: "no proof was written (see missing): the CNF beside this document is the check, by any SAT solver".into(),
             },
@@ -121,24 +151,48 @@ pub fn certificate(
     let mut f = AtomicFile::create(json)?;
     writeln!(f, "{doc:#}").map_err(|e| FormatError::new(json, ErrorKind::Write(e)))?;
     cnf_file.commit()?;
-    // An earlier run's proofs beside the document, of either format, are of another board
-    // or another run: the one written now replaces its own; the others go (the command
-    // checked both names as its outputs, never inputs). A link is removed, not its target.
-    let written = proof_file.is_some().then_some(proof);
-    if let Some(file) = proof_file {
+    // An earlier run's proof pieces beside the document, of either format, are of another
+    // board or another run: those written now replace their own; the others go (the
+    // command checked their names as its outputs, never inputs). A link is removed, not
+    // its target.
+    let written: Vec<std::path::PathBuf> = proof_files.iter().map(|f| f.dest().into()).collect();
+    for file in proof_files {
         file.commit()?;
     }
-    for extension in [ProofFormat::Drat, ProofFormat::Lrat].map(ProofFormat::extension) {
-        let stale = proof.with_extension(extension);
-        if Some(stale.as_path()) != written
-            && std::fs::symlink_metadata(&stale).is_ok_and(|m| m.is_file() || m.is_symlink())
-        {
-            std::fs::remove_file(&stale)
-                .map_err(|e| FormatError::new(&stale, ErrorKind::Write(e)))?;
-        }
+    for stale in stale_pieces(json, &written)? {
+        std::fs::remove_file(&stale).map_err(|e| FormatError::new(&stale, ErrorKind::Write(e)))?;
     }
     f.commit()?;
     Ok(Published::Written(record))
+}
+
+/// The files and links beside the certificate `json` with the name of a piece of its
+/// proof ([`ProofPaths::is_piece_name`]), but those of `written`.
+fn stale_pieces(
+    json: &Path,
+    written: &[std::path::PathBuf],
+) -> Result<Vec<std::path::PathBuf>, FormatError> {
+    let dir = match json.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let entries = std::fs::read_dir(dir).map_err(|e| FormatError::new(dir, ErrorKind::Read(e)))?;
+    let mut stale = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| FormatError::new(dir, ErrorKind::Read(e)))?;
+        let name = entry.file_name();
+        if !ProofPaths::is_piece_name(json, &name) {
+            continue;
+        }
+        let path = json.with_file_name(&name);
+        if written.iter().any(|w| w.file_name() == Some(&name))
+            || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() || m.is_symlink())
+        {
+            continue;
+        }
+        stale.push(path);
+    }
+    Ok(stale)
 }
 
 /// What [`certificate`] published.

@@ -185,21 +185,195 @@ fn lrat_proofs_are_verified_and_broken_ones_are_not() {
 }
 
 /// Writes in `dir` the board `b.txt` of the CSPLib fixture ed-14-infeasible-2 and its
-/// certificate `c.json` with a proof in `format`.
-fn certify_board(dir: &Path, format: &str) {
+/// certificate `c.json` with a proof in `format`, `extra` arguments added.
+fn certify_board(dir: &Path, format: &str, extra: &[&str]) {
     let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
     let input = data("csplib").join("ed-14-infeasible-2.txt");
     crate::common::nq(&["convert", input.to_str().unwrap(), &p("b.txt"), "--quiet"]).ok();
-    crate::common::nq(&[
+    let (b, c) = (p("b.txt"), p("c.json"));
+    let mut args = vec!["complete", &b, "--certificate", &c, "--proof", format, "-q"];
+    args.extend_from_slice(extra);
+    crate::common::nq(&args).code(3);
+}
+
+/// Runs tools/check_proof.sh on `dir`'s `c.json` (every piece of its proof, checked as
+/// that script chooses: rate, or tools/check_lrat.py): its exit code and what it printed.
+fn check_document(dir: &Path) -> (Option<i32>, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/check_proof.sh");
+    let rate_dir = rate().parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(rate_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let out = std::process::Command::new(&script)
+        .arg(dir.join("c.json"))
+        .env("PATH", path)
+        .env_remove("LRAT_CHECK")
+        .output()
+        .expect("bash");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), text)
+}
+
+/// `--proof-parts`: a proof split into parts (cube and conquer) in every format, each
+/// piece verified on its own against the CNF with the clauses it assumes, by
+/// tools/check_proof.sh on the document and by tools/confirm_certificate.py from the board
+/// alone; a cube changed, a part left out of the list, a part cut short are not verified,
+/// and a part missing is refused.
+#[test]
+fn split_proofs_are_verified_piece_by_piece_and_broken_ones_are_not() {
+    for format in ["drat", "lrat", "lrat-binary"] {
+        let dir = tempfile::tempdir().unwrap();
+        certify_board(dir.path(), format, &["--proof-parts", "8"]);
+        let doc_path = dir.path().join("c.json");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&doc_path).unwrap()).unwrap();
+        let parts = doc["proof"]["parts"].as_array().unwrap().clone();
+        assert!(parts.len() >= 8, "{doc}");
+        let ext = if format == "drat" { "drat" } else { "lrat" };
+        let top = dir.path().join(format!("c.top.{ext}"));
+        assert_eq!(doc["proof"]["file"], top.to_str().unwrap());
+        for (k, part) in parts.iter().enumerate() {
+            let file = dir.path().join(format!("c.part{:04}.{ext}", k + 1));
+            assert_eq!(part["file"], file.to_str().unwrap());
+            assert!(file.is_file() && !part["cube"].as_array().unwrap().is_empty());
+        }
+        assert!(!dir.path().join(format!("c.{ext}")).exists());
+        let (code, text) = check_document(dir.path());
+        assert_eq!(code, Some(0), "{format}: {text}");
+        assert!(text.lines().any(|l| l == "s VERIFIED"), "{text}");
+        let (code, text) = confirm(dir.path());
+        assert!(
+            code == Some(0) && text.contains("VERIFIED; CONFIRMED"),
+            "{format}: {text}"
+        );
+        if format == "drat" {
+            continue;
+        }
+        // Broken: each document or file below is checked, then the good one put back.
+        let good = std::fs::read_to_string(&doc_path).unwrap();
+        let part1 = dir.path().join(format!("c.part0001.{ext}"));
+        let bytes = std::fs::read(&part1).unwrap();
+        let mut changed = doc.clone();
+        let v = changed["proof"]["parts"][0]["cube"][0].as_u64().unwrap();
+        changed["proof"]["parts"][0]["cube"][0] = (if v == 1 { 2 } else { v - 1 }).into();
+        let mut fewer = doc.clone();
+        fewer["proof"]["parts"].as_array_mut().unwrap().pop();
+        for (what, broken) in [("a cube changed", changed), ("a part left out", fewer)] {
+            std::fs::write(&doc_path, broken.to_string()).unwrap();
+            for (code, text) in [check_document(dir.path()), confirm(dir.path())] {
+                assert_eq!(code, Some(1), "{format}, {what}: {text}");
+                assert!(text.contains("NOT VERIFIED"), "{format}, {what}: {text}");
+            }
+        }
+        std::fs::write(&doc_path, &good).unwrap();
+        std::fs::write(&part1, &bytes[..bytes.len() * 2 / 3]).unwrap();
+        let (code, text) = check_document(dir.path());
+        assert_eq!(code, Some(1), "{format}, a part cut short: {text}");
+        assert!(text.contains("part 1: NOT VERIFIED"), "{text}");
+        std::fs::remove_file(&part1).unwrap();
+        let (code, text) = check_document(dir.path());
+        assert_eq!(code, Some(2), "{format}, a part missing: {text}");
+        assert!(text.contains("missing proof files"), "{text}");
+    }
+}
+
+/// A split proof's pieces are files of the certificate's set: one run's parts go when the
+/// next writes its proof whole (or none), and its whole proof when the next splits; an
+/// input with the name of a part, or a pipe there, is refused before anything is written;
+/// `--proof-parts` takes auto or 1 to 1000; the parts are the same whatever --threads.
+#[cfg(unix)]
+#[test]
+fn split_proofs_replace_earlier_pieces_and_refuse_inputs_named_as_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let input = data("csplib").join("ed-14-infeasible-3.txt");
+    let input = input.to_str().unwrap();
+    let certify = |extra: &[&str]| {
+        let mut args = vec!["complete", input, "--certificate", "c.json", "-q"];
+        args.extend_from_slice(extra);
+        crate::common::nq(&args).current_dir(dir.path()).code(3);
+        listing(dir.path())
+    };
+    let split = certify(&["--proof", "lrat", "--proof-parts", "4", "--threads", "1"]);
+    assert!(split.contains(&"c.top.lrat".to_string()), "{split:?}");
+    let parts: Vec<Vec<u8>> = split
+        .iter()
+        .filter(|f| f.contains(".part"))
+        .map(|f| std::fs::read(p(f)).unwrap())
+        .collect();
+    assert!(parts.len() >= 4, "{split:?}");
+    // The same parts on two threads.
+    let again = certify(&["--proof", "lrat", "--proof-parts", "4", "--threads", "2"]);
+    assert_eq!(again, split);
+    let parts2: Vec<Vec<u8>> = again
+        .iter()
+        .filter(|f| f.contains(".part"))
+        .map(|f| std::fs::read(p(f)).unwrap())
+        .collect();
+    assert!(parts2 == parts, "the parts differ between 1 and 2 threads");
+    // Whole, in the other format: every piece of the split goes.
+    assert_eq!(
+        certify(&["--proof-parts", "1"]),
+        ["c.cnf", "c.drat", "c.json"]
+    );
+    // Split again, fewer parts than the first time (a link to an archived file where a
+    // part of the first run was: the link goes, not its target).
+    std::fs::write(p("kept.lrat"), "archived\n").unwrap();
+    std::os::unix::fs::symlink(p("kept.lrat"), p("c.part0999.lrat")).unwrap();
+    let fewer = certify(&["--proof", "lrat-binary", "--proof-parts", "2"]);
+    assert!(
+        !fewer
+            .iter()
+            .any(|f| f == "c.drat" || f == "c.part0999.lrat"),
+        "{fewer:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p("kept.lrat")).unwrap(),
+        "archived\n"
+    );
+    // An input with the name of a part, a pipe where one would go: refused, nothing written.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::copy(input, empty.path().join("c.part0003.lrat")).unwrap();
+    let out = crate::common::nq(&[
         "complete",
-        &p("b.txt"),
+        "c.part0003.lrat",
         "--certificate",
-        &p("c.json"),
-        "--proof",
-        format,
+        "c.json",
         "-q",
     ])
-    .code(3);
+    .current_dir(empty.path())
+    .code(2);
+    assert!(
+        out.stderr.contains("refusing to overwrite an input"),
+        "{}",
+        out.stderr
+    );
+    std::fs::remove_file(empty.path().join("c.part0003.lrat")).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(empty.path().join("c.part0002.drat"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = crate::common::nq(&["complete", input, "--certificate", "c.json", "-q"])
+        .current_dir(empty.path())
+        .code(2);
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+    assert_eq!(listing(empty.path()), ["c.part0002.drat"]);
+    for bad in ["0", "1001", "x", "-3", ""] {
+        let flag = format!("--proof-parts={bad}");
+        let out = crate::common::nq(&["complete", input, "--certificate", "c.json", &flag])
+            .current_dir(empty.path())
+            .code(2);
+        assert!(
+            out.stderr.contains("--proof-parts"),
+            "{bad}: {}",
+            out.stderr
+        );
+    }
 }
 
 /// Runs tools/confirm_certificate.py on `dir`'s `b.txt` and `c.json`: its exit code and
@@ -299,7 +473,7 @@ fn binary_lrat_proofs_are_verified_and_broken_ones_are_not() {
     assert!(broken >= 5, "{broken}");
     // Confirmed from the board alone.
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    certify_board(dir.path(), "lrat-binary");
+    certify_board(dir.path(), "lrat-binary", &[]);
     let (code, text) = confirm(dir.path());
     assert!(
         code == Some(0) && text.contains("VERIFIED; CONFIRMED"),
@@ -334,7 +508,7 @@ fn lrat_certificates_are_confirmed_from_the_board_alone() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let confirm = || confirm(dir.path());
-    certify_board(dir.path(), "lrat");
+    certify_board(dir.path(), "lrat", &[]);
     let (code, text) = confirm();
     assert_eq!(code, Some(0), "{text}");
     assert!(

@@ -182,10 +182,12 @@ pub(super) struct Lrat<'a> {
 }
 
 impl<'a> Lrat<'a> {
-    pub(super) fn new(layout: &'a Layout, binary: bool) -> Lrat<'a> {
+    /// A writer of a proof against the CNF of `layout` with `inputs` clauses more after
+    /// its own (a split proof's cubes).
+    pub(super) fn new(layout: &'a Layout, binary: bool, inputs: u64) -> Lrat<'a> {
         Lrat {
             layout,
-            next: layout.clauses + 1,
+            next: layout.clauses + inputs + 1,
             derived: HashMap::default(),
             text: Vec::with_capacity(256),
             binary,
@@ -197,6 +199,11 @@ impl<'a> Lrat<'a> {
 
     pub(super) fn layout(&self) -> &'a Layout {
         self.layout
+    }
+
+    /// The number of the `k`-th clause after the CNF's (0-based).
+    pub(super) fn input(&self, k: u64) -> u64 {
+        self.layout.clauses + 1 + k
     }
 
     /// Adds, before anything else, the binary clauses of every pair of cells on a line

@@ -44,7 +44,9 @@ mod lrat;
 mod search;
 
 pub(crate) use lrat::{AtLeastOne, Direction, Layout};
-pub(crate) use search::{MAX_NODES, ProofEnd, write_proof};
+#[cfg(test)]
+pub(crate) use search::write_proof;
+pub(crate) use search::{Budget, MAX_NODES, Piece, Plan, ProofEnd, plan, write_piece};
 
 /// The proof's format.
 #[derive(Debug, Clone, Copy)]

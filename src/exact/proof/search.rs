@@ -6,6 +6,7 @@ use super::lrat::{AtLeastOne, Lrat};
 use crate::exact::bits::Bits;
 use crate::exact::residual::{Residual, ones};
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Nodes at most in a proof's search, each with its clause: 10^6 lines of up to a few
 /// hundred bytes (the proof search repeats the engine's on one thread; a larger one would
@@ -33,9 +34,83 @@ pub(crate) enum ProofEnd {
     Stopped,
 }
 
+/// The nodes all pieces of one proof may search together, and those they have: each
+/// piece adds its count every [`POLL_NODES`] nodes and at its end, so that a proof split
+/// into parts searched at once stops as one proof does, and the answer (within the limit
+/// or not) is the total's, whatever the order in which the parts ran.
+pub(crate) struct Budget {
+    limit: u64,
+    spent: AtomicU64,
+}
+
+impl Budget {
+    /// A budget of `limit` nodes.
+    pub(crate) fn new(limit: u64) -> Budget {
+        Budget {
+            limit,
+            spent: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether the pieces, all ended, searched more nodes than the limit.
+    pub(crate) fn exceeded(&self) -> bool {
+        self.spent.load(Ordering::Relaxed) > self.limit
+    }
+
+    /// The limit.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The nodes of the pieces so far.
+    pub(crate) fn spent(&self) -> u64 {
+        self.spent.load(Ordering::Relaxed)
+    }
+}
+
+/// One piece of a proof: the whole of it, or, for a proof split into cubes (cube and
+/// conquer: the search's nodes a number of decisions deep that branch), the tree above
+/// the cubes or the subtree of one. A cube is the decisions on the path to its node (CNF
+/// variables, in the order placed); its part proves that the CNF and those decisions as
+/// unit clauses have no model, and the top proves that the CNF and each cube's clause
+/// "not all of these decisions" have none: together, that the CNF has none, each piece
+/// checked on its own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Piece<'c> {
+    /// The whole proof, against the CNF alone.
+    Whole,
+    /// The tree above `cubes`, the nodes `depth` decisions deep that branch, in the order
+    /// the search meets them: the CNF beside it has each cube's clause after its own, in
+    /// that order.
+    Top {
+        /// Decisions on the path to each cube's node.
+        depth: usize,
+        /// The cubes ([`plan`]'s).
+        cubes: &'c [Vec<u32>],
+    },
+    /// The subtree of one cube: the CNF beside it has the cube's decisions as unit
+    /// clauses after its own, in order.
+    Part {
+        /// The cube.
+        cube: &'c [u32],
+    },
+}
+
+/// How [`plan`] would split a proof.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Plan {
+    /// In one piece: too few nodes branch deep enough for the parts asked.
+    Whole,
+    /// Cubes at `depth` decisions ([`Piece::Top`]).
+    Split { depth: usize, cubes: Vec<Vec<u32>> },
+    /// The search ended before a plan, as the proof's would.
+    Ended(ProofEnd),
+}
+
 /// Writes to `out` a proof in `format` that the CNF of `res` (`dimacs::encode`: variable
 /// v is the v-th free cell, free rows increasing, then free columns increasing) is
 /// unsatisfiable, from a search of at most `max_nodes` nodes.
+#[cfg(test)]
 pub(crate) fn write_proof(
     res: &Residual,
     format: Format,
@@ -43,22 +118,110 @@ pub(crate) fn write_proof(
     stop: &crate::stop::Stop,
     out: &mut dyn Write,
 ) -> io::Result<ProofEnd> {
+    let budget = Budget::new(max_nodes);
+    write_piece(res, format, Piece::Whole, &budget, stop, out)
+}
+
+/// The cubes of a split into at least `parts` parts: those of the first depth with as
+/// many nodes that branch, from searches of the tree above each depth in turn (in
+/// `format`, whose hints decide where the search backjumps), or [`Plan::Whole`] when no
+/// depth has them.
+pub(crate) fn plan(
+    res: &Residual,
+    format: Format,
+    parts: usize,
+    max_nodes: u64,
+    stop: &crate::stop::Stop,
+) -> io::Result<Plan> {
+    if parts <= 1 {
+        return Ok(Plan::Whole);
+    }
+    for depth in 1..=res.size() {
+        let budget = Budget::new(max_nodes);
+        let mut cubes = Vec::new();
+        let mode = Mode::Top {
+            depth,
+            given: None,
+            met: &mut cubes,
+        };
+        match with_width(res, format, mode, &budget, stop, &mut io::sink())? {
+            ProofEnd::Proved { .. } if cubes.is_empty() => return Ok(Plan::Whole),
+            ProofEnd::Proved { .. } if cubes.len() >= parts => {
+                return Ok(Plan::Split { depth, cubes });
+            }
+            ProofEnd::Proved { .. } => {}
+            end => return Ok(Plan::Ended(end)),
+        }
+    }
+    Ok(Plan::Whole)
+}
+
+/// Writes to `out` one piece of a proof in `format` that the CNF of `res` is
+/// unsatisfiable (see [`Piece`] for the CNF each piece is checked against), its nodes
+/// counted in `budget`.
+pub(crate) fn write_piece(
+    res: &Residual,
+    format: Format,
+    piece: Piece,
+    budget: &Budget,
+    stop: &crate::stop::Stop,
+    out: &mut dyn Write,
+) -> io::Result<ProofEnd> {
+    let mut met = Vec::new();
+    let mode = match piece {
+        Piece::Whole => Mode::Whole,
+        Piece::Top { depth, cubes } => Mode::Top {
+            depth,
+            given: Some(cubes),
+            met: &mut met,
+        },
+        Piece::Part { cube } => Mode::Part { cube },
+    };
+    with_width(res, format, mode, budget, stop, out)
+}
+
+/// [`prove`] with word sets as wide as the residual.
+fn with_width(
+    res: &Residual,
+    format: Format,
+    mode: Mode,
+    budget: &Budget,
+    stop: &crate::stop::Stop,
+    out: &mut dyn Write,
+) -> io::Result<ProofEnd> {
     let m = res.size();
     if m <= 64 {
-        prove::<u64>(res, format, max_nodes, stop, out)
+        prove::<u64>(res, format, mode, budget, stop, out)
     } else if m <= 128 {
-        prove::<[u64; 2]>(res, format, max_nodes, stop, out)
+        prove::<[u64; 2]>(res, format, mode, budget, stop, out)
     } else if m <= 256 {
-        prove::<[u64; 4]>(res, format, max_nodes, stop, out)
+        prove::<[u64; 4]>(res, format, mode, budget, stop, out)
     } else if m <= 512 {
-        prove::<[u64; 8]>(res, format, max_nodes, stop, out)
+        prove::<[u64; 8]>(res, format, mode, budget, stop, out)
     } else if m <= 1024 {
-        prove::<[u64; 16]>(res, format, max_nodes, stop, out)
+        prove::<[u64; 16]>(res, format, mode, budget, stop, out)
     } else {
         // Wider residuals than the engine's cell matrices: the proof would be as long as
         // a search of them, which is more than any limit here.
-        Ok(ProofEnd::TooLarge { limit: max_nodes })
+        Ok(ProofEnd::TooLarge {
+            limit: budget.limit,
+        })
     }
+}
+
+/// What the prover's search covers ([`Piece`], and the cubes a plan meets).
+enum Mode<'c> {
+    Whole,
+    /// The tree above the nodes `depth` decisions deep that branch, each appended to
+    /// `met`; `given`: the cubes whose clauses the CNF has (none while planning).
+    Top {
+        depth: usize,
+        given: Option<&'c [Vec<u32>]>,
+        met: &'c mut Vec<Vec<u32>>,
+    },
+    Part {
+        cube: &'c [u32],
+    },
 }
 
 /// Why a search stopped before the root's clause.
@@ -99,6 +262,10 @@ struct Placed<B> {
 
 struct Prover<'a, B> {
     m: usize,
+    /// The piece of the proof this search writes.
+    mode: Mode<'a>,
+    /// Row label and column of each cell variable (index `v - 1`), for a part's cube.
+    cell_of: Vec<(usize, usize)>,
     /// Board row of each row label (residual rows, nearest the middle first) and board
     /// column of each residual column.
     rows: Vec<u64>,
@@ -137,10 +304,15 @@ struct Prover<'a, B> {
     line: Vec<u8>,
     lemmas: u64,
     deletions: u64,
-    max_nodes: u64,
+    /// The nodes of every piece of the proof: those of this search are added to it every
+    /// [`POLL_NODES`], and `seen` is its total then.
+    budget: &'a Budget,
+    seen: u64,
     /// Asked from outside to stop; polled every [`POLL_NODES`] nodes.
     stop: &'a crate::stop::Stop,
+    /// Nodes searched, and those of them added to the budget.
     nodes: u64,
+    counted: u64,
 }
 
 /// No queen on this line.
@@ -163,12 +335,13 @@ fn dense(values: &[i64]) -> Vec<u32> {
 /// Nodes between two looks at the stop.
 const POLL_NODES: u64 = 4096;
 
-fn prove<B: Bits>(
-    res: &Residual,
-    format: Format,
-    max_nodes: u64,
-    stop: &crate::stop::Stop,
-    out: &mut dyn Write,
+fn prove<'a, B: Bits>(
+    res: &'a Residual,
+    format: Format<'a>,
+    mode: Mode<'a>,
+    budget: &'a Budget,
+    stop: &'a crate::stop::Stop,
+    out: &'a mut dyn Write,
 ) -> io::Result<ProofEnd> {
     let m = res.size();
     // Variables are numbered in residual order (the CNF's); the search sees rows by label.
@@ -225,8 +398,21 @@ fn prove<B: Bits>(
         }
         _ => Vec::new(),
     };
+    let mut cell_of = vec![(0, 0); free.len()];
+    for &(l, c) in &free {
+        cell_of[var[l * m + c] as usize - 1] = (l, c);
+    }
+    // Clauses beside the CNF's, before the proof's own: a part's cube as unit clauses, or
+    // the top's clauses of the cubes.
+    let inputs = match &mode {
+        Mode::Whole => 0,
+        Mode::Top { given, .. } => given.map_or(0, |c| c.len()),
+        Mode::Part { cube } => cube.len(),
+    } as u64;
     let mut p = Prover::<B> {
         m,
+        mode,
+        cell_of,
         diagonals,
         on_row: vec![NONE; m],
         on_column: vec![NONE; m],
@@ -247,7 +433,7 @@ fn prove<B: Bits>(
         out,
         lrat: match format {
             Format::Drat => None,
-            Format::Lrat { layout, binary } => Some(Lrat::new(layout, binary)),
+            Format::Lrat { layout, binary } => Some(Lrat::new(layout, binary, inputs)),
         },
         spare_ids: Vec::new(),
         spare_cells: Vec::new(),
@@ -255,15 +441,23 @@ fn prove<B: Bits>(
         line: Vec::with_capacity(64),
         lemmas: 0,
         deletions: 0,
-        max_nodes,
+        budget,
+        seen: 0,
         stop,
         nodes: 0,
+        counted: 0,
     };
-    if let Some(ref mut lrat) = p.lrat {
+    // A piece of a split proof derives the pairs its hints need as they come: all of them
+    // in each of 64 parts or more would add more clauses than many parts have.
+    if let (Some(lrat), Mode::Whole) = (&mut p.lrat, &p.mode) {
         lrat.derive_pairs(p.out)?;
     }
-    match p.node(open, B::below(m), B::below(m)) {
-        Ok(_) => {
+    let searched = p
+        .node(open, B::below(m), B::below(m))
+        .and_then(|done| p.end_part(done));
+    p.count_nodes();
+    match searched {
+        Ok(()) => {
             p.out.flush()?;
             let (lemmas, deletions) = match &p.lrat {
                 Some(l) => (l.lemmas, l.deletions),
@@ -272,7 +466,9 @@ fn prove<B: Bits>(
             Ok(ProofEnd::Proved { lemmas, deletions })
         }
         Err(Stop::Io(e)) => Err(e),
-        Err(Stop::TooLarge) => Ok(ProofEnd::TooLarge { limit: max_nodes }),
+        Err(Stop::TooLarge) => Ok(ProofEnd::TooLarge {
+            limit: budget.limit,
+        }),
         Err(Stop::Satisfiable) => Ok(ProofEnd::Satisfiable),
         Err(Stop::Halted) => Ok(ProofEnd::Stopped),
     }
@@ -401,12 +597,15 @@ impl<B: Bits> Prover<'_, B> {
         mut cols_left: B,
     ) -> Result<(u64, B), Stop> {
         self.nodes += 1;
-        if self.nodes > self.max_nodes {
+        if self.seen + (self.nodes - self.counted) > self.budget.limit {
             return Err(Stop::TooLarge);
         }
         // From the first node on: a deadline already passed ends the search at once.
-        if (self.nodes - 1).is_multiple_of(POLL_NODES) && self.stop.now() {
-            return Err(Stop::Halted);
+        if (self.nodes - 1).is_multiple_of(POLL_NODES) {
+            self.count_nodes();
+            if self.stop.now() {
+                return Err(Stop::Halted);
+            }
         }
         let start = self.placed.len();
         // Propagation to a fixpoint, then the branches.
@@ -482,21 +681,33 @@ impl<B: Bits> Prover<'_, B> {
         };
         let done = match end {
             End::Dead(line) => self.lemma(line, &open, (rows_left, start), &[], B::zero())?,
+            // The top of a split: this node's subtree is a cube's part.
+            End::Branch(_, alts) if self.at_cube() => {
+                self.spare_cells.push(alts);
+                self.cube_clause()?
+            }
+            // A part: the path to its cube, each decision the cube's (a node above it needs
+            // no clause: the cube's units stand for the path).
+            End::Branch(_, alts) if self.on_cube_path() => {
+                let Mode::Part { cube } = self.mode else {
+                    unreachable!("on a cube's path")
+                };
+                let v = cube[self.decisions.len()];
+                let (r, c) = self.cell_of[v as usize - 1];
+                if !alts.contains(&(r, c)) {
+                    return Err(Stop::Io(io::Error::other(
+                        "a part's cube is not a path of its proof's search",
+                    )));
+                }
+                self.spare_cells.push(alts);
+                self.child(&open, (rows_left, cols_left), (r, c))?
+            }
             End::Branch(line, alts) => {
                 let mut children = self.ids();
                 let mut cone = B::zero();
                 let mut refuted = None;
                 for &(r, c) in &alts {
-                    let mut o = self.spare_open.pop().unwrap_or_default();
-                    o.clear();
-                    o.extend_from_slice(&open);
-                    let (mut rl, mut cl) = (rows_left, cols_left);
-                    self.place(&mut o, &mut rl, &mut cl, (r, c), None);
-                    self.decisions.push(self.var[r * self.m + c]);
-                    let done = self.node(o, rl, cl);
-                    self.decisions.pop();
-                    self.unplace(self.placed.len() - 1);
-                    let (id, child) = done?;
+                    let (id, child) = self.child(&open, (rows_left, cols_left), (r, c))?;
                     if self.lrat.is_some() && !child.has(r) {
                         refuted = Some((id, child));
                         break;
@@ -537,6 +748,90 @@ impl<B: Bits> Prover<'_, B> {
         self.unplace(start);
         self.spare_open.push(open);
         Ok(done)
+    }
+
+    /// Searches the child of the node with free cells `open` and open lines `left` (rows,
+    /// columns) that places a queen on `cell` by branching: [`Prover::node`]'s answer.
+    fn child(
+        &mut self,
+        open: &[B],
+        (rows_left, cols_left): (B, B),
+        (r, c): (usize, usize),
+    ) -> Result<(u64, B), Stop> {
+        let mut o = self.spare_open.pop().unwrap_or_default();
+        o.clear();
+        o.extend_from_slice(open);
+        let (mut rl, mut cl) = (rows_left, cols_left);
+        self.place(&mut o, &mut rl, &mut cl, (r, c), None);
+        self.decisions.push(self.var[r * self.m + c]);
+        let done = self.node(o, rl, cl);
+        self.decisions.pop();
+        self.unplace(self.placed.len() - 1);
+        done
+    }
+
+    /// Adds this search's nodes since it last did to the budget's count.
+    fn count_nodes(&mut self) {
+        let new = self.nodes - self.counted;
+        self.counted = self.nodes;
+        self.seen = self.budget.spent.fetch_add(new, Ordering::Relaxed) + new;
+    }
+
+    /// Whether this node is one of the top's cubes.
+    fn at_cube(&self) -> bool {
+        matches!(self.mode, Mode::Top { depth, .. } if depth == self.decisions.len())
+    }
+
+    /// Whether this node lies above a part's cube.
+    fn on_cube_path(&self) -> bool {
+        matches!(self.mode, Mode::Part { cube } if self.decisions.len() < cube.len())
+    }
+
+    /// The number of the CNF's clause of the cube at this node (the top's), and the row
+    /// labels of its decisions (all on the path): the cube is recorded as met, and must
+    /// be the plan's.
+    fn cube_clause(&mut self) -> Result<(u64, B), Stop> {
+        let Mode::Top { given, met, .. } = &mut self.mode else {
+            unreachable!("a cube of the top")
+        };
+        let k = met.len();
+        if given.is_some_and(|g| g.get(k) != Some(&self.decisions)) {
+            return Err(Stop::Io(io::Error::other(
+                "the top of a split proof met other cubes than its plan",
+            )));
+        }
+        met.push(self.decisions.clone());
+        let cone = self
+            .placed
+            .iter()
+            .filter(|q| q.forced_by.is_none())
+            .fold(B::zero(), |b, q| b.with(q.label));
+        let id = self.lrat.as_ref().map_or(0, |l| l.input(k as u64));
+        Ok((id, cone))
+    }
+
+    /// Ends a part's proof: the empty clause, from the cube's unit clauses that the
+    /// clause of its node (`done`: number and decisions named) names; none when that was
+    /// the empty clause already. Nothing for another piece.
+    fn end_part(&mut self, (id, cone): (u64, B)) -> Result<(), Stop> {
+        let Mode::Part { cube } = self.mode else {
+            return Ok(());
+        };
+        let Some(ref mut lrat) = self.lrat else {
+            self.lemmas += 1;
+            self.out.write_all(b"0\n")?;
+            return Ok(());
+        };
+        if cone.is_zero() {
+            return Ok(());
+        }
+        let mut hints: Vec<u64> = (0..cube.len() as u64)
+            .filter(|&k| cone.has(self.cell_of[cube[k as usize] as usize - 1].0))
+            .map(|k| lrat.input(k))
+            .collect();
+        hints.push(id);
+        lrat.add(std::iter::empty(), &hints, self.out)?;
+        Ok(())
     }
 
     /// Writes the clause of the node's decisions, which ends on `line`: no free cell left

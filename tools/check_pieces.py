@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Checks the proof beside a certificate of `nqueens complete --certificate CERT.json`,
+whole or split into parts, each piece with tools/check_proof.sh (a checker independent of
+nqueens: rate for DRAT; lrat-trim, lrat-check or tools/check_lrat.py for LRAT, as
+check_proof.sh chooses), as many pieces at once as --jobs says.
+
+A split proof (cube and conquer, formats/certificate.md) is checked piece by piece, each
+against the CNF with the clauses it assumes added after the CNF's own: a part, its cube's
+variables as unit clauses; the top, one clause per part, "not all of its cube", part by
+part. Every piece VERIFIED means the CNF is unsatisfiable: each part shows that its cube
+is impossible, and the top that the CNF has no model that avoids every cube. This script
+writes the added clauses from the document's cubes itself, the same list for the top and
+the parts, so the conclusion does not depend on the cubes being the search's.
+
+    tools/check_pieces.py CERT.json [--jobs N] [--cnf FILE]
+
+--cnf: the CNF to check against (default: the one the document names, beside it);
+tools/confirm_certificate.py passes its own writing of it. Prints one line per piece that
+fails and a summary; exit 0 when every piece is VERIFIED, 1 when one is not, 2 for bad
+arguments or files.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+class Refused(Exception):
+    """A document or file this script cannot check (exit 2)."""
+
+
+def beside(cert, name):
+    """A file the certificate names: beside the certificate (where nqueens writes it), else
+    as written, relative to the working directory."""
+    p = pathlib.Path(name)
+    near = cert.parent / p.name
+    return near if near.exists() else p
+
+
+def pieces(doc, cert, variables):
+    """The proof's pieces as (label, proof file, clauses added to the CNF), from the
+    certificate's document `doc` at `cert`; cubes must name cell variables of a CNF of
+    `variables` variables."""
+    proof = doc.get("proof") if isinstance(doc, dict) else None
+    if not isinstance(proof, dict):
+        raise Refused(f"{cert}: the certificate has no proof record")
+    if not isinstance(proof.get("file"), str):
+        raise Refused(f"{cert}: the certificate has no proof: {proof.get('missing', 'no proof file named')}")
+    parts = proof.get("parts")
+    if parts is None:
+        return [("proof", beside(cert, proof["file"]), [])]
+    if not isinstance(parts, list) or not parts:
+        raise Refused(f"{cert}: \"parts\" is not a list of parts")
+    cubes = []
+    for k, part in enumerate(parts, 1):
+        cube = part.get("cube") if isinstance(part, dict) else None
+        if (
+            not isinstance(part.get("file") if isinstance(part, dict) else None, str)
+            or not isinstance(cube, list)
+            or not all(type(v) is int and 1 <= v <= variables for v in cube)
+        ):
+            raise Refused(f"{cert}: part {k} is not a file and a cube of variables 1..{variables}")
+        cubes.append(cube)
+    top = [[-v for v in cube] for cube in cubes]
+    out = [("top", beside(cert, proof["file"]), top)]
+    for k, (part, cube) in enumerate(zip(parts, cubes), 1):
+        out.append((f"part {k}", beside(cert, part["file"]), [[v] for v in cube]))
+    return out
+
+
+def cnf_header(path):
+    """The variables and clauses a DIMACS file's header states, and the byte offset of the
+    line after it."""
+    with open(path, "rb") as f:
+        offset = 0
+        for line in f:
+            offset += len(line)
+            if line.startswith(b"c"):
+                continue
+            words = line.split()
+            if len(words) == 4 and words[:2] == [b"p", b"cnf"] and all(re.fullmatch(rb"0|[1-9][0-9]*", w) for w in words[2:]):
+                return int(words[2]), int(words[3]), offset
+            break
+    raise Refused(f"{path}: no DIMACS header (p cnf VARIABLES CLAUSES) before the clauses")
+
+
+def write_cnf(dest, cnf, added):
+    """Writes `cnf` (a DIMACS file) to `dest` with the clauses `added` after its own."""
+    variables, clauses, offset = cnf_header(cnf)
+    with open(cnf, "rb") as src, open(dest, "wb") as out:
+        out.write(f"p cnf {variables} {clauses + len(added)}\n".encode())
+        src.seek(offset)
+        while chunk := src.read(1 << 20):
+            out.write(chunk)
+        for c in added:
+            out.write((" ".join(map(str, c + [0])) + "\n").encode())
+
+
+def check(cnf, listed, jobs, env=None):
+    """Checks each piece of `listed` (from `pieces`) against `cnf` with its clauses added,
+    `jobs` at once, largest first; returns (label, verified, seconds, report) per piece, in
+    the order listed, and the wall time."""
+    with tempfile.TemporaryDirectory(prefix="nqueens-pieces-") as tmp:
+        tasks = []
+        for k, (label, proof, added) in enumerate(listed):
+            own = cnf
+            if added:
+                own = pathlib.Path(tmp) / f"piece{k}.cnf"
+                write_cnf(own, cnf, added)
+            tasks.append((label, proof, own))
+
+        def run(task):
+            label, proof, own = task
+            t = time.perf_counter()
+            out = subprocess.run(
+                [str(HERE / "check_proof.sh"), str(own), str(proof)],
+                capture_output=True,
+                text=True,
+                env=env,
+            )
+            report = (out.stdout + out.stderr).strip()
+            return label, out.returncode == 0, time.perf_counter() - t, report
+
+        def size(task):
+            try:
+                return os.path.getsize(task[1])
+            except OSError:
+                return 0
+
+        order = sorted(range(len(tasks)), key=lambda k: -size(tasks[k]))
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max(1, jobs)) as pool:
+            done = dict(zip(order, pool.map(run, [tasks[k] for k in order])))
+        return [done[k] for k in range(len(tasks))], time.perf_counter() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("certificate", type=pathlib.Path)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="pieces checked at once (default: the cores)")
+    ap.add_argument("--cnf", type=pathlib.Path, help="the CNF (default: the document's, beside it)")
+    a = ap.parse_args()
+    try:
+        doc = json.loads(a.certificate.read_text())
+        if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict) or not isinstance(doc["cnf"].get("file"), str):
+            raise Refused(f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record naming a file)")
+        cnf = a.cnf or beside(a.certificate, doc["cnf"]["file"])
+        variables, _, _ = cnf_header(cnf)
+        listed = pieces(doc, a.certificate, variables)
+        missing = [str(p) for _, p, _ in listed if not p.is_file()]
+        if missing:
+            raise Refused(f"missing proof files: {', '.join(missing[:3])}" + (" ..." if len(missing) > 3 else ""))
+        results, wall = check(cnf, listed, a.jobs)
+    except (OSError, ValueError, Refused) as e:
+        print(f"check_pieces: {e}", file=sys.stderr)
+        sys.exit(2)
+    failed = [r for r in results if not r[1]]
+    for label, _, _, report in failed:
+        last = report.splitlines()[-1] if report else "no report"
+        print(f"{label}: NOT VERIFIED: {last}")
+    cpu = sum(r[2] for r in results)
+    print(
+        f"{a.certificate}: {len(results)} piece{'s' if len(results) != 1 else ''}, "
+        f"{len(results) - len(failed)} VERIFIED, {a.jobs} at once: {wall:.2f} s "
+        f"(checkers' own {cpu:.2f} s, the longest piece {max(r[2] for r in results):.2f} s)"
+    )
+    print("s VERIFIED" if not failed else "s NOT VERIFIED")
+    sys.exit(0 if not failed else 1)
+
+
+if __name__ == "__main__":
+    main()
