@@ -90,9 +90,10 @@ pub struct Args {
         requires = "certificate"
     )]
     proof_limit: u64,
-    /// Split the certificate's proof into at least this many parts (cube and conquer),
+    /// Split the certificate's proof into about this many parts (cube and conquer: the
+    /// nodes of the proof's search that branch at the depth whose count is nearest),
     /// written at once on --threads and checked each on its own, all at once where there
-    /// are cores (tools/check_proof.sh): a top, FILE with the extension .top.drat or
+    /// are cores (tools/check_proof.sh FILE): a top, FILE with the extension .top.drat or
     /// .top.lrat, and parts, .part0001.lrat on. 1: one piece; auto: 1 for searches under
     /// 2^22 nodes, 64 above (the same files whatever --threads).
     #[arg(
@@ -121,18 +122,18 @@ pub struct Args {
     reduced: bool,
 }
 
-/// `--proof-parts`: parts at least, or as the search's size says.
+/// `--proof-parts`: about how many parts, or as the search's size says.
 #[derive(Clone, Copy, Debug)]
 enum PartsArg {
     Auto,
-    AtLeast(usize),
+    About(usize),
 }
 
 impl PartsArg {
-    /// Parts at least for the proof of `cert`.
+    /// About how many parts the proof of `cert` is split into.
     fn parts(self, cert: &nqueens::complete::Certificate) -> usize {
         match (self, cert) {
-            (PartsArg::AtLeast(k), _) => k,
+            (PartsArg::About(k), _) => k,
             (PartsArg::Auto, nqueens::complete::Certificate::ExhaustedSearch { nodes, .. })
                 if *nodes >= nqueens::dimacs::AUTO_SPLIT_NODES =>
             {
@@ -149,7 +150,7 @@ fn parse_parts(text: &str) -> Result<PartsArg, String> {
     }
     let max = nqueens::dimacs::MAX_PROOF_PARTS;
     match text.parse::<usize>() {
-        Ok(k) if (1..=max).contains(&k) => Ok(PartsArg::AtLeast(k)),
+        Ok(k) if (1..=max).contains(&k) => Ok(PartsArg::About(k)),
         _ => Err(format!(
             "expected auto or a whole number of parts from 1 to {max}"
         )),

@@ -230,7 +230,7 @@ fn split_proofs_are_verified_piece_by_piece_and_broken_ones_are_not() {
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&doc_path).unwrap()).unwrap();
         let parts = doc["proof"]["parts"].as_array().unwrap().clone();
-        assert!(parts.len() >= 8, "{doc}");
+        assert!(parts.len() >= 4, "{doc}");
         let ext = if format == "drat" { "drat" } else { "lrat" };
         let top = dir.path().join(format!("c.top.{ext}"));
         assert_eq!(doc["proof"]["file"], top.to_str().unwrap());
@@ -303,7 +303,7 @@ fn split_proofs_replace_earlier_pieces_and_refuse_inputs_named_as_parts() {
         .filter(|f| f.contains(".part"))
         .map(|f| std::fs::read(p(f)).unwrap())
         .collect();
-    assert!(parts.len() >= 4, "{split:?}");
+    assert!(parts.len() >= 2, "{split:?}");
     // The same parts on two threads.
     let again = certify(&["--proof", "lrat", "--proof-parts", "4", "--threads", "2"]);
     assert_eq!(again, split);
