@@ -26,6 +26,33 @@ impl Drop for Tracked {
     }
 }
 
+/// Set while a set of files is renamed into place together (a certificate, its CNF and
+/// the pieces of its proof): a signal that would end the process waits for the set
+/// instead, so that no mix of an earlier set and this one is left.
+static PUBLISHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a set of files is being renamed into place ([`publishing`]): a signal handler
+/// lets the process finish it rather than end it now.
+pub fn publishing() -> bool {
+    PUBLISHING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Marks a set of files as being renamed into place, for as long as the guard lives.
+#[must_use = "the set is marked only while the guard lives"]
+pub(crate) struct Publishing(());
+
+/// Starts publishing a set of files ([`publishing`]).
+pub(crate) fn start_publishing() -> Publishing {
+    PUBLISHING.store(true, std::sync::atomic::Ordering::SeqCst);
+    Publishing(())
+}
+
+impl Drop for Publishing {
+    fn drop(&mut self) {
+        PUBLISHING.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Removes every tracked path; for a signal handler about to end the process.
 pub fn remove_all() {
     for (_, path) in lock().drain(..) {

@@ -257,6 +257,19 @@ impl ProofPaths {
             .with_extension(format!("part{k:04}.{}", self.format.extension()))
     }
 
+    /// The certificate (its file name without extension, as text) of whose split proof a
+    /// proof beside `certificate`, whole, would be a piece: `c.top.json` or
+    /// `c.part0001.json` gives `c`.
+    pub fn piece_of(certificate: &Path) -> Option<String> {
+        let stem = certificate.file_stem()?.as_encoded_bytes();
+        let (other, piece) = stem.split_at(stem.iter().rposition(|&b| b == b'.')?);
+        let piece = &piece[1..];
+        let part = piece
+            .strip_prefix(b"part")
+            .is_some_and(|d| d.len() >= 4 && d.iter().all(u8::is_ascii_digit));
+        (piece == b"top" || part).then(|| String::from_utf8_lossy(other).into_owned())
+    }
+
     /// Whether the file name `name` is one a proof beside the certificate could have, in
     /// any format: whole, top or part.
     pub fn is_piece_name(certificate: &Path, name: &std::ffi::OsStr) -> bool {
@@ -269,15 +282,13 @@ impl ProofPaths {
         };
         [ProofFormat::Drat, ProofFormat::Lrat].iter().any(|f| {
             let ext = f.extension().as_bytes();
-            let Some(piece) = rest
-                .strip_suffix(ext)
-                .and_then(|r| r.strip_suffix(b"."))
-                .or_else(|| (rest == ext).then_some(&b""[..]))
-            else {
+            if rest == ext {
+                return true;
+            }
+            let Some(piece) = rest.strip_suffix(ext).and_then(|r| r.strip_suffix(b".")) else {
                 return false;
             };
-            piece.is_empty()
-                || piece == b"top"
+            piece == b"top"
                 || piece.strip_prefix(b"part").is_some_and(|digits| {
                     digits.len() >= 4 && digits.iter().all(u8::is_ascii_digit)
                 })
@@ -374,6 +385,19 @@ pub(crate) fn write_residual_proof(
         Plan::Ended(end) => (vec![], Err(end)),
         Plan::Whole => (vec![piece(&paths.whole(), Piece::Whole)?], Ok(Vec::new())),
         Plan::Split { depth, cubes } => {
+            // Every piece is a file held open until all are published.
+            let needed = cubes.len() as u64 + 64;
+            if let Err(limit) = crate::format::raise_open_files(needed) {
+                let why = format!(
+                    "{} parts need as many files open at once, and this process may open {limit} (ulimit -n): ask for fewer --proof-parts",
+                    cubes.len()
+                );
+                return Err(FormatError::new(
+                    &paths.top(),
+                    ErrorKind::Write(std::io::Error::other(why)),
+                )
+                .into());
+            }
             // The parts at once (each its own search and file), then the top, which is
             // small: the tree above the cubes.
             let mut parts = cubes

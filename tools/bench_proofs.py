@@ -15,8 +15,8 @@ time. Prints a Markdown table.
     python3 tools/bench_proofs.py --nqueens target/release/nqueens --lrat-trim \\
         /tmp/lt/lrat-trim --lrat-check /tmp/dt/lrat-check --rate ~/.cargo/bin/rate
 
-With --binary-only --parts K, the proof is also written split into at least K parts
-(`--proof-parts K`, cube and conquer) and every piece checked by lrat-trim, --threads pieces
+With --binary-only --parts K (or auto), the proof is also written split into about K parts
+(`--proof-parts K`, cube and conquer; auto: as `complete` splits by default) and every piece checked by lrat-trim, --threads pieces
 at once (tools/check_pieces.py): the check's wall time against the search's, and the
 checkers' own time summed.
 
@@ -72,10 +72,10 @@ def main():
     ap.add_argument("--fixtures", nargs="*", default=FIXTURES)
     ap.add_argument("--binary-only", action="store_true",
                     help="only binary LRAT, checked by lrat-trim (for proofs of gigabytes)")
-    ap.add_argument("--parts", type=int, default=0,
-                    help="with --binary-only: also the proof split into at least this many parts "
-                    "(--proof-parts), every piece checked by lrat-trim, --threads at once "
-                    "(tools/check_pieces.py)")
+    ap.add_argument("--parts", default=None,
+                    help="with --binary-only: also the proof split into about this many parts "
+                    "(--proof-parts K, or auto: as complete splits by default), every piece "
+                    "checked by lrat-trim, --threads at once (tools/check_pieces.py)")
     ap.add_argument("--no-whole", action="store_true",
                     help="with --parts: the split proof only (for proofs too large to write twice)")
     a = ap.parse_args()
@@ -148,8 +148,8 @@ def main():
 
 
 def binary_only(a, instances, common, tmp):
-    whole = not (a.parts and a.no_whole)
-    split = a.parts > 0
+    split = a.parts is not None
+    whole = not (split and a.no_whole)
     head, rule = "| instance | search s |", "|---|---:|"
     if whole:
         head += " clauses | binary MB | write s | lrat-trim s | x search |"
@@ -184,7 +184,7 @@ def binary_only(a, instances, common, tmp):
                     f"{trim:.2f} | {trim / search:.1f}x |")
         if split:
             wall, _ = timed([a.nqueens, "complete", path, "--certificate", cert, "--proof", "lrat-binary",
-                             "--proof-limit", a.proof_limit, "--proof-parts", str(a.parts)] + common, ok=(3,))
+                             "--proof-limit", a.proof_limit, "--proof-parts", a.parts] + common, ok=(3,))
             proof = json.load(open(cert))["proof"]
             if "file" not in proof:
                 print(f"{row} no proof: {proof['missing']} |", flush=True)
@@ -200,7 +200,7 @@ def binary_only(a, instances, common, tmp):
             for f in files:
                 os.remove(f)
             ratios["split"].append(check / search)
-            row += (f" {len(files) - 1} | {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
+            row += (f" {len(files) - 1 or 'whole'} | {proof['lemmas']:,} | {size:.1f} | {wall - search:.2f} | "
                     f"{check:.2f} | {check / search:.1f}x | {own:.2f} |")
         print(row, flush=True)
     for kind, r in ratios.items():

@@ -208,12 +208,12 @@ def main():
         "--lrat-check",
         help="an LRAT checker run as PROG CNF LRAT, VERIFIED in its output (default: tools/check_lrat.py)",
     )
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="pieces of a split proof checked at once")
+    ap.add_argument("--jobs", type=check_pieces.jobs_arg, default=os.cpu_count() or 1, help="pieces of a split proof checked at once")
     a = ap.parse_args()
     try:
-        doc = json.loads(a.certificate.read_text())
-        q = read_composition(a.composition)
-    except (OSError, ValueError) as e:
+        doc = check_pieces.load_json(a.certificate)
+        q = read_composition(check_pieces.regular(a.composition))
+    except (OSError, ValueError, check_pieces.Refused) as e:
         fail(2, str(e))
     # A document of another shape is no certificate of nqueens: said, not a traceback.
     if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict):
@@ -231,7 +231,10 @@ def main():
     if doc.get("n") not in (None, n):
         fail(1, f"the certificate is for n = {doc['n']}, the composition has n = {n}")
     want = {"n": n, "free-rows": len(free_rows), "cells": len(cells)}
-    got = shipped_counts(cnf)
+    try:
+        got = shipped_counts(check_pieces.regular(cnf))
+    except (OSError, ValueError, check_pieces.Refused) as e:
+        fail(2, str(e))
     if got != want:
         fail(1, f"nqueens' CNF {cnf} states {got}, the composition gives {want}")
     variables, clauses = own_cnf(n, free_rows, free_cols, cells)
@@ -247,7 +250,6 @@ def main():
         sys.exit(0)
     # Documents from before LRAT have no format: theirs is DRAT.
     kind = proof.get("format", "drat")
-    env = dict(os.environ)
     if kind in ("lrat", "lrat-binary"):
         # An LRAT proof names clauses by number: nqueens' CNF must be exactly this script's
         # own writing of nqueens' encoding.
@@ -259,13 +261,13 @@ def main():
         if header != (variables, len(clauses)) or shipped != clauses:
             fail(1, f"nqueens' CNF {cnf} is not the encoding of this board that formats/dimacs.md gives")
         here = pathlib.Path(__file__).resolve().parent
-        env["LRAT_CHECK"] = a.lrat_check or f"{sys.executable} {here / 'check_lrat.py'}"
+        checker = [a.lrat_check] if a.lrat_check else [sys.executable, str(here / "check_lrat.py")]
         what = "the same as nqueens' CNF"
     elif kind == "drat":
         rate = a.rate or shutil.which("rate") or os.path.expanduser("~/.cargo/bin/rate")
         if not os.path.exists(rate):
             fail(2, "the DRAT checker rate is needed: cargo install --locked --version 0.3.0 rate")
-        env["PATH"] = os.path.dirname(os.path.abspath(rate)) + os.pathsep + env.get("PATH", "")
+        checker = [rate]
         what = "of this script's own CNF"
     else:
         fail(1, f"the certificate's proof is in a format this script does not know: {kind!r}")
@@ -279,14 +281,22 @@ def main():
                 f.write(" ".join(map(str, c + [0])) + "\n")
         try:
             listed = check_pieces.pieces(doc, a.certificate, len(cells))
+        except check_pieces.NotAFile as e:
+            fail(2, str(e))
         except check_pieces.Refused as e:
             fail(1, str(e))
-        results, _ = check_pieces.check(own, listed, a.jobs, env)
+        # lrat-check reads text LRAT only: it would call a good binary proof NOT VERIFIED.
+        if os.path.basename(checker[0]) == "lrat-check":
+            for _, piece, _ in listed:
+                with open(piece, "rb") as f:
+                    if f.read(1) in (b"a", b"d"):
+                        fail(2, f"{piece} is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py")
+        results, _ = check_pieces.check(own, listed, a.jobs, checker)
     verified = all(ok for _, ok, _, _ in results)
     files = listed[0][1] if len(listed) == 1 else f"{listed[0][1]} and {len(listed) - 1} parts"
-    for label, ok, _, report in results:
+    for label, ok, _, reason in results:
         if not ok:
-            print(f"{label}: NOT VERIFIED: {report.splitlines()[-1] if report else 'no report'}")
+            print(f"{label}: NOT VERIFIED: {reason}")
     print(
         f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
         f"{len(clauses)} clauses, {what}; proof {files}: "

@@ -339,35 +339,63 @@ fn check_proof_parts(certificates: &[(String, PathBuf)], inputs: &[&Path]) -> Re
         };
         std::fs::canonicalize(parent).ok()
     };
+    let inputs: Vec<&Path> = inputs.iter().copied().filter(|p| !is_stdio(p)).collect();
+    let overwrites = |piece: &Path, input: &Path| {
+        Error::from(nqueens::format::FormatError::new(
+            piece,
+            nqueens::format::ErrorKind::OverwritesInput(input.to_path_buf()),
+        ))
+    };
     for (flag, cert) in certificates {
         let Some(cert_dir) = dir(cert) else { continue };
-        for entry in std::fs::read_dir(&cert_dir).into_iter().flatten().flatten() {
-            let name = entry.file_name();
-            if nqueens::dimacs::ProofPaths::is_piece_name(cert, &name)
-                && std::fs::metadata(entry.path()).is_ok_and(|m| !m.is_file() && !m.is_dir())
-            {
-                return Err(Error::Usage(format!(
-                    "{}: {flag}'s proof: not a regular file (a pipe, socket or device); the files of a certificate are renamed into place together",
-                    cert.with_file_name(&name).display()
-                )));
-            }
-        }
-        for input in inputs.iter().filter(|p| !is_stdio(p)) {
-            let Some(name) = input.file_name() else {
-                continue;
-            };
-            if nqueens::dimacs::ProofPaths::is_piece_name(cert, name)
+        // An input named as a piece.
+        for input in &inputs {
+            if let Some(name) = input.file_name()
+                && nqueens::dimacs::ProofPaths::is_piece_name(cert, name)
                 && dir(input).as_ref() == Some(&cert_dir)
             {
-                return Err(nqueens::format::FormatError::new(
-                    &cert.with_file_name(name),
-                    nqueens::format::ErrorKind::OverwritesInput(input.to_path_buf()),
-                )
-                .into());
+                return Err(overwrites(&cert.with_file_name(name), input));
+            }
+        }
+        for entry in std::fs::read_dir(&cert_dir).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            if !nqueens::dimacs::ProofPaths::is_piece_name(cert, &name) {
+                continue;
+            }
+            let piece = cert.with_file_name(&name);
+            match std::fs::metadata(entry.path()) {
+                Ok(m) if !m.is_file() && !m.is_dir() => {
+                    return Err(Error::Usage(format!(
+                        "{}: {flag}'s proof: not a regular file (a pipe, socket or device); the files of a certificate are renamed into place together",
+                        piece.display()
+                    )));
+                }
+                // An input that is this file under another name (a link either way, a
+                // hard link): writing the piece, or removing a stale one, would change it.
+                Ok(m) if m.is_file() => {
+                    if let Some(input) = inputs.iter().find(|p| same_file(&m, p)) {
+                        return Err(overwrites(&piece, input));
+                    }
+                }
+                _ => {}
             }
         }
     }
     Ok(())
+}
+
+/// Whether the file at `path` (links followed) is the file `meta` describes.
+fn same_file(meta: &std::fs::Metadata, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (meta, path);
+        false
+    }
 }
 
 /// Why `path` (given as `flag`) cannot head a set of files written together beside it,
@@ -384,6 +412,16 @@ fn set_problems(flag: &str, path: &Path, siblings: &[&str]) -> Vec<String> {
         problems.push(format!(
             "{}: {flag}: names a directory; name a file (e.g. cert.json)",
             path.display()
+        ));
+    }
+    // A certificate `c.top.json` or `c.part0001.json` would write its proof whole as
+    // `c.top.lrat` or `c.part0001.lrat`, a piece of `c.json`'s split proof.
+    if siblings.contains(&"top.lrat")
+        && let Some(other) = nqueens::dimacs::ProofPaths::piece_of(path)
+    {
+        problems.push(format!(
+            "{}: {flag}: its proof would have the name of a piece of the proof of a certificate {other}; name it otherwise",
+            path.display(),
         ));
     }
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {

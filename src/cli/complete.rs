@@ -95,7 +95,8 @@ pub struct Args {
     /// written at once on --threads and checked each on its own, all at once where there
     /// are cores (tools/check_proof.sh FILE): a top, FILE with the extension .top.drat or
     /// .top.lrat, and parts, .part0001.lrat on. 1: one piece; auto: 1 for searches under
-    /// 2^22 nodes, 64 above (the same files whatever --threads).
+    /// 2^22 nodes, 64 above (such proofs need a --proof-limit above the default); the same
+    /// files whatever --threads.
     #[arg(
         long,
         value_name = "PARTS",

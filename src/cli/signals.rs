@@ -11,7 +11,9 @@ pub(super) static POLLED: std::sync::atomic::AtomicBool = std::sync::atomic::Ato
 /// Installs the handler of Ctrl-C, SIGTERM and SIGHUP. A command that polls the flag (see
 /// [`interrupt_flag`]) is asked to stop and answers for itself; any other command, or a
 /// second signal, removes this process's temporary files and exits with
-/// [`exit::INTERRUPTED`] at once, so that no partial file is left behind.
+/// [`exit::INTERRUPTED`] at once, so that no partial file is left behind, unless a set of
+/// files is being renamed into place ([`nqueens::cleanup::publishing`]), which it lets
+/// finish.
 pub(super) fn install_signal_handler() {
     let flag = INTERRUPT
         .get_or_init(|| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)))
@@ -20,6 +22,12 @@ pub(super) fn install_signal_handler() {
     let _ = ctrlc::set_handler(move || {
         use std::sync::atomic::Ordering::SeqCst;
         if POLLED.load(SeqCst) && !flag.swap(true, SeqCst) {
+            return;
+        }
+        // A set of files half renamed into place would be a mix of two runs: it is done
+        // in moments (every file is on disk before), and the command answers after.
+        if nqueens::cleanup::publishing() {
+            flag.store(true, SeqCst);
             return;
         }
         nqueens::cleanup::remove_all();

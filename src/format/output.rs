@@ -295,6 +295,8 @@ pub(crate) fn reserve(file: &File, len: u64) -> std::io::Result<()> {
 pub struct AtomicFile {
     tmp: Scratch,
     dest: Destination,
+    /// On disk, with its final mode, by [`AtomicFile::prepare`]: commit only renames it.
+    prepared: bool,
 }
 
 impl AtomicFile {
@@ -304,6 +306,7 @@ impl AtomicFile {
         Ok(AtomicFile {
             tmp: dest.scratch("", ".partial")?,
             dest,
+            prepared: false,
         })
     }
 
@@ -350,9 +353,11 @@ impl AtomicFile {
         }
     }
 
-    /// Flushes to disk and renames the temporary file onto the destination (or, for a
-    /// device, a pipe or standard output, copies it into the destination).
+    /// Flushes to disk (unless [`AtomicFile::prepare`] did) and renames the temporary file
+    /// onto the destination (or, for a device, a pipe or standard output, copies it into
+    /// the destination).
     pub fn commit(mut self) -> Result<(), FormatError> {
+        self.prepare()?;
         let err = |e| FormatError::new(&self.dest.given, ErrorKind::Write(e));
         // Made from an input that shrank under its map: its bytes may be zeros the input
         // never held.
@@ -379,6 +384,25 @@ impl AtomicFile {
             }
             return Ok(());
         }
+        let Scratch { file, _tracked } = self.tmp;
+        // tempfile's error names the temporary file, which the user never chose (and which
+        // is gone): keep only the system's reason.
+        file.persist(&self.dest.target)
+            .map_err(|e| err(without_path(e.error)))?;
+        Ok(())
+    }
+}
+
+impl AtomicFile {
+    /// Puts the file on disk with the mode it will have, so that [`AtomicFile::commit`]
+    /// only renames it: a set of files published together (a certificate and the pieces
+    /// of its proof) is then renamed into place in moments, not over the seconds that
+    /// flushing gigabytes takes. For a device, a pipe or standard output, nothing.
+    pub fn prepare(&mut self) -> Result<(), FormatError> {
+        if self.dest.stream || self.prepared {
+            return Ok(());
+        }
+        let err = |e| FormatError::new(&self.dest.given, ErrorKind::Write(e));
         self.tmp.as_file().sync_all().map_err(err)?;
         #[cfg(unix)]
         {
@@ -394,11 +418,46 @@ impl AtomicFile {
                 .set_permissions(std::fs::Permissions::from_mode(mode))
                 .map_err(err)?;
         }
-        let Scratch { file, _tracked } = self.tmp;
-        // tempfile's error names the temporary file, which the user never chose (and which
-        // is gone): keep only the system's reason.
-        file.persist(&self.dest.target)
-            .map_err(|e| err(without_path(e.error)))?;
+        self.prepared = true;
+        Ok(())
+    }
+}
+
+/// Raises this process's limit of open files (its soft limit, as far as the hard one) to
+/// `needed` if it is lower: the pieces of a split proof are written at once, each a file
+/// held open (and locked, so that no sweep takes it) until all are published. Returns
+/// the limit when it cannot be raised that far.
+// rlim_t is u64 on Linux, not on every Unix.
+#[allow(clippy::unnecessary_cast)]
+pub(crate) fn raise_open_files(needed: u64) -> Result<(), u64> {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write the struct passed.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+            return Ok(());
+        }
+        if lim.rlim_cur as u64 >= needed {
+            return Ok(());
+        }
+        let raised = libc::rlimit {
+            rlim_cur: (needed as libc::rlim_t).min(lim.rlim_max),
+            rlim_max: lim.rlim_max,
+        };
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0
+            && raised.rlim_cur as u64 >= needed
+        {
+            return Ok(());
+        }
+        Err(lim.rlim_max.min(raised.rlim_cur.max(lim.rlim_cur)) as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = needed;
         Ok(())
     }
 }

@@ -99,7 +99,7 @@ pub fn certificate(
                 None => (paths.whole(), proof_meaning(format).to_string()),
                 Some(_) => (
                     paths.top(),
-                    format!("{} {SPLIT_MEANING}", proof_meaning(format)),
+                    format!("{}. {SPLIT_MEANING}", proof_meaning(format)),
                 ),
             };
             (
@@ -150,20 +150,66 @@ pub fn certificate(
     let doc = serde_json::to_value(&doc).expect("records serialize");
     let mut f = AtomicFile::create(json)?;
     writeln!(f, "{doc:#}").map_err(|e| FormatError::new(json, ErrorKind::Write(e)))?;
-    cnf_file.commit()?;
+    // Every file on disk first: the set is then renamed into place in moments.
+    let mut files: Vec<AtomicFile> = std::iter::once(cnf_file).chain(proof_files).collect();
+    for file in &mut files {
+        file.prepare()?;
+    }
+    f.prepare()?;
     // An earlier run's proof pieces beside the document, of either format, are of another
     // board or another run: those written now replace their own; the others go (the
     // command checked their names as its outputs, never inputs). A link is removed, not
-    // its target.
-    let written: Vec<std::path::PathBuf> = proof_files.iter().map(|f| f.dest().into()).collect();
-    for file in proof_files {
+    // its target. They are set aside under hidden names before anything is renamed into
+    // place, so that one that cannot be removed leaves the earlier set as it was.
+    let written: Vec<std::path::PathBuf> = files.iter().map(|f| f.dest().into()).collect();
+    let _publishing = crate::cleanup::start_publishing();
+    let aside = set_aside(&stale_pieces(json, &written)?)?;
+    for file in files {
         file.commit()?;
     }
-    for stale in stale_pieces(json, &written)? {
-        std::fs::remove_file(&stale).map_err(|e| FormatError::new(&stale, ErrorKind::Write(e)))?;
-    }
     f.commit()?;
+    for (_, hidden) in aside {
+        // Renamed there a moment ago, so it can go (a failure leaves a hidden file only).
+        let _ = std::fs::remove_file(hidden);
+    }
     Ok(Published::Written(record))
+}
+
+/// Renames each of `stale` to a hidden name beside it (`.nqueens-stale-` and this
+/// process), returning each with its new name; if one cannot be, those already renamed go
+/// back and the error names it.
+fn set_aside(
+    stale: &[std::path::PathBuf],
+) -> Result<Vec<(std::path::PathBuf, std::path::PathBuf)>, FormatError> {
+    let mut aside = Vec::with_capacity(stale.len());
+    for (k, path) in stale.iter().enumerate() {
+        let hidden = path.with_file_name(format!(
+            "{}stale-{}~{k}",
+            crate::cleanup::TEMP_PREFIX,
+            crate::cleanup::owner()
+        ));
+        let moved = if std::fs::symlink_metadata(&hidden).is_ok() {
+            Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))
+        } else {
+            std::fs::rename(path, &hidden)
+        };
+        if let Err(e) = moved {
+            for (back, from) in aside.into_iter().rev() {
+                let _ = std::fs::rename(from, back);
+            }
+            return Err(FormatError::new(
+                path,
+                ErrorKind::Write(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "an earlier proof's piece beside the certificate cannot be removed ({e}); nothing written"
+                    ),
+                )),
+            ));
+        }
+        aside.push((path.clone(), hidden));
+    }
+    Ok(aside)
 }
 
 /// The files and links beside the certificate `json` with the name of a piece of its
@@ -203,4 +249,43 @@ pub enum Published {
     Written(ProofRecord),
     /// Nothing: a signal stopped the proof search.
     Interrupted,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stale pieces are set aside all or none: when one cannot be renamed, those already
+    /// renamed go back, and nothing hidden is left.
+    #[test]
+    fn stale_pieces_are_set_aside_all_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |name: &str| dir.path().join(name);
+        std::fs::write(p("c.part0001.lrat"), "first").unwrap();
+        std::fs::write(p("c.part0003.lrat"), "third").unwrap();
+        let stale = [
+            p("c.part0001.lrat"),
+            p("c.part0002.lrat"),
+            p("c.part0003.lrat"),
+        ];
+        let err = set_aside(&stale).unwrap_err().to_string();
+        assert!(
+            err.contains("c.part0002.lrat") && err.contains("nothing written"),
+            "{err}"
+        );
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["c.part0001.lrat", "c.part0003.lrat"]);
+        assert_eq!(
+            std::fs::read_to_string(p("c.part0001.lrat")).unwrap(),
+            "first"
+        );
+        let aside = set_aside(&[p("c.part0001.lrat"), p("c.part0003.lrat")]).unwrap();
+        assert_eq!(aside.len(), 2);
+        assert!(aside.iter().all(|(_, hidden)| hidden.exists()));
+        assert!(!p("c.part0001.lrat").exists() && !p("c.part0003.lrat").exists());
+    }
 }

@@ -275,8 +275,196 @@ fn split_proofs_are_verified_piece_by_piece_and_broken_ones_are_not() {
         std::fs::remove_file(&part1).unwrap();
         let (code, text) = check_document(dir.path());
         assert_eq!(code, Some(2), "{format}, a part missing: {text}");
-        assert!(text.contains("missing proof files"), "{text}");
+        assert!(text.contains("proof files missing"), "{text}");
     }
+}
+
+/// tools/check_proof.sh (on a document) and tools/confirm_certificate.py refuse what they
+/// cannot check with exit 2 and a line, never a traceback or a wait: a document nested too
+/// deep, a pipe for the document, the CNF or a proof, a CNF missing, JOBS below 1; and
+/// `--rate` is the DRAT checker confirm runs.
+#[cfg(unix)]
+#[test]
+fn proof_tools_refuse_what_they_cannot_check() {
+    let dir = tempfile::tempdir().unwrap();
+    certify_board(dir.path(), "drat", &["--proof-parts", "4"]);
+    let p = |name: &str| dir.path().join(name);
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools");
+    let run = |program: &str, args: &[&Path]| {
+        let mut cmd = if program.ends_with(".py") {
+            let mut c = std::process::Command::new("python3");
+            c.arg(tools.join(program));
+            c
+        } else {
+            std::process::Command::new(tools.join(program))
+        };
+        let out = cmd.args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    // A stand-in for rate that rejects everything: confirm must run it, not another.
+    std::fs::write(p("no-rate"), "#!/bin/sh\necho 's NOT VERIFIED'\nexit 1\n").unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(p("no-rate"))
+        .status()
+        .unwrap();
+    let script = tools.join("confirm_certificate.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args([p("b.txt"), p("c.json")])
+        .arg("--rate")
+        .arg(p("no-rate"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::write(p("deep.json"), "[".repeat(100_000) + &"]".repeat(100_000)).unwrap();
+    for (program, args) in [
+        ("check_proof.sh", vec![p("deep.json")]),
+        ("confirm_certificate.py", vec![p("b.txt"), p("deep.json")]),
+    ] {
+        let (code, text) = run(
+            program,
+            &args.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        );
+        assert_eq!(code, Some(2), "{program}: {text}");
+        assert!(!text.contains("Traceback"), "{program}: {text}");
+    }
+    let (code, text) = run(
+        "check_pieces.py",
+        &[&p("c.json"), Path::new("--jobs"), Path::new("0")],
+    );
+    assert_eq!(code, Some(2), "{text}");
+    // Pipes where the document, the CNF and a part go; then no CNF at all.
+    for name in ["c.part0002.drat", "c.cnf"] {
+        let kept = p("kept");
+        std::fs::rename(p(name), &kept).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(p(name))
+                .status()
+                .unwrap()
+                .success()
+        );
+        for (program, args) in [
+            ("check_proof.sh", vec![p("c.json")]),
+            ("confirm_certificate.py", vec![p("b.txt"), p("c.json")]),
+        ] {
+            let (code, text) = run(
+                program,
+                &args.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+            );
+            assert_eq!(code, Some(2), "{program}, {name} a pipe: {text}");
+            assert!(text.contains("regular file"), "{program}: {text}");
+        }
+        std::fs::remove_file(p(name)).unwrap();
+        if name == "c.cnf" {
+            let (code, text) = run("confirm_certificate.py", &[&p("b.txt"), &p("c.json")]);
+            assert_eq!(code, Some(2), "no CNF: {text}");
+            assert!(!text.contains("Traceback"), "{text}");
+        }
+        std::fs::rename(&kept, p(name)).unwrap();
+    }
+}
+
+/// Inputs that are a piece of the proof under another name (a symbolic link either way, a
+/// hard link) are refused before anything runs, and so are certificates whose own proof
+/// would have the name of another certificate's piece.
+#[cfg(unix)]
+#[test]
+fn inputs_linked_to_proof_pieces_and_certificates_named_as_pieces_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let board = data("csplib").join("ed-14-infeasible-3.txt");
+    std::fs::copy(&board, p("c.part0001.lrat")).unwrap();
+    std::os::unix::fs::symlink(p("c.part0001.lrat"), p("link.txt")).unwrap();
+    std::fs::copy(&board, p("kept.txt")).unwrap();
+    std::fs::hard_link(p("kept.txt"), p("c.part0040.lrat")).unwrap();
+    std::os::unix::fs::symlink(p("kept.txt"), p("c.top.drat")).unwrap();
+    let listed = listing(dir.path());
+    for input in ["link.txt", "kept.txt"] {
+        let out = crate::common::nq(&[
+            "complete",
+            input,
+            "--certificate",
+            "c.json",
+            "--proof-parts",
+            "7",
+            "-q",
+        ])
+        .current_dir(dir.path())
+        .code(2);
+        assert!(
+            out.stderr.contains("refusing to overwrite an input"),
+            "{input}: {}",
+            out.stderr
+        );
+    }
+    for cert in ["c.top.json", "c.part0001.json", "out/c.part12345.json"] {
+        let out = crate::common::nq(&["complete", "kept.txt", "--certificate", cert, "-q"])
+            .current_dir(dir.path())
+            .code(2);
+        assert!(
+            out.stderr.contains("a piece of the proof of a certificate"),
+            "{cert}: {}",
+            out.stderr
+        );
+    }
+    assert_eq!(listing(dir.path()), listed);
+    assert_eq!(
+        std::fs::read(p("kept.txt")).unwrap(),
+        std::fs::read(&board).unwrap()
+    );
+}
+
+/// The parts of a split proof are files held open until all are published: a soft limit
+/// of open files below them is raised (up to the hard limit, which refuses them with a
+/// reason when it is lower, before any is written).
+#[cfg(unix)]
+#[test]
+fn a_proof_of_more_parts_than_the_soft_limit_of_open_files_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::nq(&[
+        "generate", "excluded", "--n", "18", "--diags", "19", "--seed", "1", "-o", "e.param",
+    ])
+    .current_dir(dir.path())
+    .ok();
+    let nqueens = assert_cmd::cargo::cargo_bin("nqueens");
+    let run = |limits: &str| {
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "{limits} && exec \"$0\" complete e.param --certificate c.json --proof lrat-binary --proof-parts 600 --proof-limit 1e7 -q"
+            ))
+            .arg(&nqueens)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = run("ulimit -Sn 128");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("c.json")).unwrap()).unwrap();
+    let parts = doc["proof"]["parts"].as_array().unwrap().len();
+    assert!(parts > 128, "{parts} parts");
+    assert_eq!(listing(dir.path()).len(), parts + 4);
+    let out = run("ulimit -Sn 128 && ulimit -Hn 128");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("ulimit -n"), "{err}");
+    // The earlier run's set is as it was.
+    assert_eq!(listing(dir.path()).len(), parts + 4);
 }
 
 /// A split proof's pieces are files of the certificate's set: one run's parts go when the
