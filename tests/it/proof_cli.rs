@@ -507,9 +507,19 @@ fn split_proofs_replace_earlier_pieces_and_refuse_inputs_named_as_parts() {
         ["c.cnf", "c.drat", "c.json"]
     );
     // Split again, fewer parts than the first time (a link to an archived file where a
-    // part of the first run was: the link goes, not its target).
+    // part of the first run was: the link goes, not its target; names that are no piece's
+    // stay).
     std::fs::write(p("kept.lrat"), "archived\n").unwrap();
     std::os::unix::fs::symlink(p("kept.lrat"), p("c.part0999.lrat")).unwrap();
+    let others = [
+        "c..lrat",
+        "c.part1.lrat",
+        "c.parts0001.lrat",
+        "c.top.lrat.bak",
+    ];
+    for other in others {
+        std::fs::write(p(other), "mine\n").unwrap();
+    }
     let fewer = certify(&["--proof", "lrat-binary", "--proof-parts", "2"]);
     assert!(
         !fewer
@@ -517,6 +527,9 @@ fn split_proofs_replace_earlier_pieces_and_refuse_inputs_named_as_parts() {
             .any(|f| f == "c.drat" || f == "c.part0999.lrat"),
         "{fewer:?}"
     );
+    for other in others {
+        assert_eq!(std::fs::read_to_string(p(other)).unwrap(), "mine\n");
+    }
     assert_eq!(
         std::fs::read_to_string(p("kept.lrat")).unwrap(),
         "archived\n"
