@@ -223,7 +223,7 @@ impl ProofFormat {
 
 /// Where the pieces of a certificate's proof go, beside its document `C.json`: a proof in
 /// one piece is `C.drat` or `C.lrat`; one split into parts (cube and conquer:
-/// [`crate::exact::proof::Piece`]) is its top, `C.top.lrat`, and its parts,
+/// `exact::proof::Piece`) is its top, `C.top.lrat`, and its parts,
 /// `C.part0001.lrat` on (formats/certificate.md).
 #[derive(Debug, Clone)]
 pub struct ProofPaths {
@@ -336,7 +336,7 @@ pub const AUTO_PARTS: usize = 64;
 /// How a certificate's proof is searched and written: its format, the nodes its search
 /// may take, and about how many parts it is split into (1: one piece; more: the nodes that
 /// branch at the depth whose count of them is nearest, written at once on the threads of
-/// the current pool; [`crate::exact::proof::plan`]).
+/// the current pool; `exact::proof::plan`).
 #[derive(Debug, Clone, Copy)]
 pub struct ProofOptions {
     /// The format.
