@@ -211,9 +211,7 @@ fn check_document(dir: &Path) -> (Option<i32>, String) {
         .env_remove("LRAT_CHECK")
         .output()
         .expect("bash");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code(), text)
+    said(out)
 }
 
 /// `--proof-parts`: a proof split into parts (cube and conquer) in every format, each
@@ -298,10 +296,7 @@ fn proof_tools_refuse_what_they_cannot_check() {
         } else {
             std::process::Command::new(tools.join(program))
         };
-        let out = cmd.args(args).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        (out.status.code(), text)
+        said(cmd.args(args).output().unwrap())
     };
     // A stand-in for rate that rejects everything: confirm must run it, not another.
     std::fs::write(p("no-rate"), "#!/bin/sh\necho 's NOT VERIFIED'\nexit 1\n").unwrap();
@@ -577,6 +572,14 @@ fn split_proofs_replace_earlier_pieces_and_refuse_inputs_named_as_parts() {
     }
 }
 
+/// A finished process's exit code and what it printed (standard output, then standard
+/// error).
+fn said(out: std::process::Output) -> (Option<i32>, String) {
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), text)
+}
+
 /// Runs tools/confirm_certificate.py on `dir`'s `b.txt` and `c.json`: its exit code and
 /// what it printed (standard output, then standard error).
 fn confirm(dir: &Path) -> (Option<i32>, String) {
@@ -586,9 +589,7 @@ fn confirm(dir: &Path) -> (Option<i32>, String) {
         .args([dir.join("b.txt"), dir.join("c.json")])
         .output()
         .expect("python3");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code(), text)
+    said(out)
 }
 
 /// `--proof lrat-binary`: the same LRAT proofs in binary, fewer bytes, verified by
