@@ -267,7 +267,9 @@ impl ProofPaths {
         let part = piece
             .strip_prefix(b"part")
             .is_some_and(|d| d.len() >= 4 && d.iter().all(u8::is_ascii_digit));
-        (piece == b"top" || part).then(|| String::from_utf8_lossy(other).into_owned())
+        // A hidden name (`.top.json`) has no certificate before it.
+        (!other.is_empty() && (piece == b"top" || part))
+            .then(|| String::from_utf8_lossy(other).into_owned())
     }
 
     /// Whether the file name `name` is one a proof beside the certificate could have, in
@@ -386,7 +388,7 @@ pub(crate) fn write_residual_proof(
         Plan::Whole => (vec![piece(&paths.whole(), Piece::Whole)?], Ok(Vec::new())),
         Plan::Split { depth, cubes } => {
             // Every piece is a file held open until all are published.
-            let needed = cubes.len() as u64 + 64;
+            let needed = cubes.len() as u64 + crate::format::open_files() + 64;
             if let Err(limit) = crate::format::raise_open_files(needed) {
                 let why = format!(
                     "{} parts need as many files open at once, and this process may open {limit} (ulimit -n): ask for fewer --proof-parts",

@@ -48,8 +48,8 @@ def regular(path):
     reader, a directory cannot be read."""
     try:
         mode = os.stat(path).st_mode
-    except OSError as e:
-        raise Refused(f"{path}: {e.strerror}")
+    except (OSError, ValueError) as e:
+        raise Refused(f"{path}: {getattr(e, 'strerror', None) or e}")
     if not stat.S_ISREG(mode):
         raise Refused(f"{path}: not a regular file")
     return path
@@ -68,7 +68,11 @@ def beside(cert, name):
     as written, relative to the working directory."""
     p = pathlib.Path(name)
     near = cert.parent / p.name
-    return near if near.exists() else p
+    try:
+        return near if near.exists() else p
+    except (OSError, ValueError):
+        # A name no file can have (too long, a NUL byte): the check of the file says so.
+        return p
 
 
 def pieces(doc, cert, variables):
@@ -164,7 +168,8 @@ def check(cnf, listed, jobs, checker=None):
             t = time.perf_counter()
             argv = (checker or [str(HERE / "check_proof.sh")]) + [str(own), str(proof)]
             try:
-                out = subprocess.run(argv, capture_output=True, text=True)
+                # A checker may echo a path that is no UTF-8 (the certificate's directory).
+                out = subprocess.run(argv, capture_output=True, text=True, errors="replace")
             except OSError as e:
                 return label, False, time.perf_counter() - t, f"{argv[0]}: {e.strerror}"
             said = [l.strip() for l in out.stdout.splitlines()]
@@ -209,6 +214,8 @@ def main():
     ap.add_argument("--jobs", type=jobs_arg, default=os.cpu_count() or 1, help="pieces checked at once (default: the cores)")
     ap.add_argument("--cnf", type=pathlib.Path, help="the CNF (default: the document's, beside it)")
     a = ap.parse_args()
+    if not isinstance(a.jobs, int):
+        ap.error("argument --jobs: expected a whole number from 1")
     try:
         doc = load_json(a.certificate)
         if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict) or not isinstance(doc["cnf"].get("file"), str):

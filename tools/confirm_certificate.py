@@ -191,14 +191,6 @@ def shipped_counts(cnf):
     return counts
 
 
-def beside(cert, name):
-    """A file the certificate names: beside the certificate (where nqueens writes it), else
-    as written, relative to the working directory."""
-    p = pathlib.Path(name)
-    near = cert.parent / p.name
-    return near if near.exists() else p
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("composition", type=pathlib.Path)
@@ -210,6 +202,11 @@ def main():
     )
     ap.add_argument("--jobs", type=check_pieces.jobs_arg, default=os.cpu_count() or 1, help="pieces of a split proof checked at once")
     a = ap.parse_args()
+    if not isinstance(a.jobs, int):
+        ap.error("argument --jobs: expected a whole number from 1")
+    for flag, program in (("--rate", a.rate), ("--lrat-check", a.lrat_check)):
+        if program is not None and not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            fail(2, f"{flag} {program!r}: not a program this script can run")
     try:
         doc = check_pieces.load_json(a.certificate)
         q = read_composition(check_pieces.regular(a.composition))
@@ -225,7 +222,7 @@ def main():
         fail(1, f"the certificate has no proof: {proof.get('missing', 'no proof file named')}")
     if not isinstance(doc["cnf"].get("file"), str):
         fail(2, f"{a.certificate}: its \"cnf\" record names no file")
-    cnf = beside(a.certificate, doc["cnf"]["file"])
+    cnf = check_pieces.beside(a.certificate, doc["cnf"]["file"])
     n = len(q)
     free_rows, free_cols, cells = residual(q)
     if doc.get("n") not in (None, n):

@@ -327,11 +327,19 @@ pub fn certificate_siblings(flag: &str, path: &Path) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
-/// An input named as a part of a split proof beside one of `certificates` would be
-/// replaced by one, or removed as a stale one: refused, as an output that is an input is;
-/// and so is a pipe, socket or device with such a name, which would take the part (or
-/// block for a reader) instead of the rename that publishes the set at once.
-fn check_proof_parts(certificates: &[(String, PathBuf)], inputs: &[&Path]) -> Result<(), Error> {
+/// An input, or another output of the command, named as a piece of the proof beside one
+/// of `certificates`, or that is an existing piece under another name (a link either way,
+/// a hard link), would be replaced by a piece or removed as a stale one: refused, as an
+/// output that is an input or another output is; and so is a pipe, socket or device with
+/// a piece's name, which would take the piece (or block for a reader) instead of the
+/// rename that publishes the set at once. `writes`: the command's outputs (flag, path),
+/// those of the certificates' own sets among them.
+fn check_proof_parts(
+    certificates: &[(String, PathBuf)],
+    inputs: &[&Path],
+    writes: &[(String, PathBuf)],
+) -> Result<(), Error> {
+    use nqueens::format::{ErrorKind, FormatError};
     let dir = |p: &Path| {
         let parent = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
@@ -339,22 +347,38 @@ fn check_proof_parts(certificates: &[(String, PathBuf)], inputs: &[&Path]) -> Re
         };
         std::fs::canonicalize(parent).ok()
     };
-    let inputs: Vec<&Path> = inputs.iter().copied().filter(|p| !is_stdio(p)).collect();
-    let overwrites = |piece: &Path, input: &Path| {
-        Error::from(nqueens::format::FormatError::new(
-            piece,
-            nqueens::format::ErrorKind::OverwritesInput(input.to_path_buf()),
-        ))
+    // What may not be a piece: an input (no flag), or another output (its flag).
+    let mut others: Vec<(&Path, Option<&str>)> = inputs
+        .iter()
+        .filter(|p| !is_stdio(p))
+        .map(|p| (*p, None))
+        .collect();
+    for (flag, _) in certificates {
+        others.extend(
+            writes
+                .iter()
+                .filter(|(f, p)| !f.starts_with(flag.as_str()) && !is_stdio(p))
+                .map(|(f, p)| (p.as_path(), Some(f.as_str()))),
+        );
+    }
+    let refused = |piece: &Path, path: &Path, output: Option<&str>, flag: &str| -> Error {
+        let kind = match output {
+            None => ErrorKind::OverwritesInput(path.to_path_buf()),
+            Some(other) => ErrorKind::SameOutput {
+                flag: format!("{flag}'s proof"),
+                other: other.to_string(),
+            },
+        };
+        FormatError::new(piece, kind).into()
     };
     for (flag, cert) in certificates {
         let Some(cert_dir) = dir(cert) else { continue };
-        // An input named as a piece.
-        for input in &inputs {
-            if let Some(name) = input.file_name()
+        for &(path, output) in &others {
+            if let Some(name) = path.file_name()
                 && nqueens::dimacs::ProofPaths::is_piece_name(cert, name)
-                && dir(input).as_ref() == Some(&cert_dir)
+                && dir(path).as_ref() == Some(&cert_dir)
             {
-                return Err(overwrites(&cert.with_file_name(name), input));
+                return Err(refused(&cert.with_file_name(name), path, output, flag));
             }
         }
         for entry in std::fs::read_dir(&cert_dir).into_iter().flatten().flatten() {
@@ -370,11 +394,11 @@ fn check_proof_parts(certificates: &[(String, PathBuf)], inputs: &[&Path]) -> Re
                         piece.display()
                     )));
                 }
-                // An input that is this file under another name (a link either way, a
-                // hard link): writing the piece, or removing a stale one, would change it.
+                // This file under another name: writing the piece, or removing a stale
+                // one, would change it.
                 Ok(m) if m.is_file() => {
-                    if let Some(input) = inputs.iter().find(|p| same_file(&m, p)) {
-                        return Err(overwrites(&piece, input));
+                    if let Some(&(path, output)) = others.iter().find(|(p, _)| same_file(&m, p)) {
+                        return Err(refused(&piece, path, output, flag));
                     }
                 }
                 _ => {}
@@ -411,6 +435,13 @@ fn set_problems(flag: &str, path: &Path, siblings: &[&str]) -> Vec<String> {
     if text.ends_with(b"/") || text.ends_with(b"/.") || text == b"." {
         problems.push(format!(
             "{}: {flag}: names a directory; name a file (e.g. cert.json)",
+            path.display()
+        ));
+    }
+    // The document names its files in JSON, which holds text only.
+    if siblings.contains(&"top.lrat") && path.to_str().is_none() {
+        problems.push(format!(
+            "{}: {flag}: the certificate's document names its files, and JSON holds only UTF-8 text: name it in UTF-8",
             path.display()
         ));
     }
@@ -521,7 +552,7 @@ redirection such as {fd}>FILE opens it)",
         .collect();
     let inputs: Vec<&Path> = files.reads.iter().map(|(_, p)| p.as_path()).collect();
     nqueens::format::check_outputs(&outputs, &inputs)?;
-    check_proof_parts(&files.certificates, &inputs)?;
+    check_proof_parts(&files.certificates, &inputs, &files.writes)?;
     // Every command prints to standard output: redirected into a file (`>> f`), that file
     // is written whether or not `-` is named, and the checkpoint is an input too.
     let read: Vec<&Path> = inputs

@@ -31,7 +31,7 @@ pub use output::{
     AtomicFile, OutputPath, STDIO, check_outputs, check_stdout, closed_descriptor, is_stdio,
     own_descriptor, reads_stdin, redirected_into, writes_stdout,
 };
-pub(crate) use output::{Destination, Scratch, raise_open_files, reserve};
+pub(crate) use output::{Destination, Scratch, open_files, raise_open_files, reserve};
 pub use shown::escaped;
 pub(crate) use shown::{clip, dims_text, hex, listing, quote};
 pub use source::MmapChoice;

@@ -315,6 +315,12 @@ impl AtomicFile {
         &self.dest.given
     }
 
+    /// The file [`AtomicFile::commit`] renames onto (a symbolic link's target), when it
+    /// renames one: none for a device, a pipe or standard output.
+    pub fn target(&self) -> Option<&Path> {
+        (!self.dest.stream).then_some(self.dest.target.as_path())
+    }
+
     /// Flushes the buffered writer a text format wrote through; returns the file.
     pub fn unbuffer(out: std::io::BufWriter<AtomicFile>) -> Result<AtomicFile, FormatError> {
         let dest = out.get_ref().dest().to_path_buf();
@@ -421,6 +427,11 @@ impl AtomicFile {
         self.prepared = true;
         Ok(())
     }
+}
+
+/// The files this process has open (Linux: its descriptors; elsewhere 0, not counted).
+pub(crate) fn open_files() -> u64 {
+    std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64)
 }
 
 /// Raises this process's limit of open files (its soft limit, as far as the hard one) to

@@ -159,15 +159,34 @@ pub fn certificate(
     // An earlier run's proof pieces beside the document, of either format, are of another
     // board or another run: those written now replace their own; the others go (the
     // command checked their names as its outputs, never inputs). A link is removed, not
-    // its target. They are set aside under hidden names before anything is renamed into
-    // place, so that one that cannot be removed leaves the earlier set as it was.
+    // its target. They, and every file this set replaces, are set aside under hidden
+    // names before anything is renamed into place: one that cannot be (an immutable
+    // file, another user's in a sticky directory) leaves the earlier set as it was, and
+    // so does a rename into place that fails after.
+    files.push(f);
     let written: Vec<std::path::PathBuf> = files.iter().map(|f| f.dest().into()).collect();
+    let mut moving = stale_pieces(json, &written)?;
+    moving.extend(
+        files
+            .iter()
+            .filter_map(AtomicFile::target)
+            .filter(|t| std::fs::symlink_metadata(t).is_ok())
+            .map(Path::to_path_buf),
+    );
     let _publishing = crate::cleanup::start_publishing();
-    let aside = set_aside(&stale_pieces(json, &written)?)?;
+    let aside = set_aside(&moving)?;
+    let mut placed = Vec::with_capacity(files.len());
     for file in files {
-        file.commit()?;
+        let target = file.target().map(Path::to_path_buf);
+        if let Err(e) = file.commit() {
+            for t in placed {
+                let _ = std::fs::remove_file(t);
+            }
+            put_back(aside);
+            return Err(e.into());
+        }
+        placed.extend(target);
     }
-    f.commit()?;
     for (_, hidden) in aside {
         // Renamed there a moment ago, so it can go (a failure leaves a hidden file only).
         let _ = std::fs::remove_file(hidden);
@@ -175,14 +194,24 @@ pub fn certificate(
     Ok(Published::Written(record))
 }
 
+/// Renames the files [`set_aside`] moved back to their names, last first.
+fn put_back(aside: Vec<(std::path::PathBuf, std::path::PathBuf)>) {
+    for (back, from) in aside.into_iter().rev() {
+        let _ = std::fs::rename(from, back);
+    }
+}
+
 /// Renames each of `stale` to a hidden name beside it (`.nqueens-stale-` and this
 /// process), returning each with its new name; if one cannot be, those already renamed go
-/// back and the error names it.
+/// back and the error names it. A path listed twice is moved once.
 fn set_aside(
     stale: &[std::path::PathBuf],
 ) -> Result<Vec<(std::path::PathBuf, std::path::PathBuf)>, FormatError> {
-    let mut aside = Vec::with_capacity(stale.len());
+    let mut aside: Vec<(std::path::PathBuf, std::path::PathBuf)> = Vec::with_capacity(stale.len());
     for (k, path) in stale.iter().enumerate() {
+        if aside.iter().any(|(p, _)| p == path) {
+            continue;
+        }
         let hidden = path.with_file_name(format!(
             "{}stale-{}~{k}",
             crate::cleanup::TEMP_PREFIX,
@@ -194,15 +223,13 @@ fn set_aside(
             std::fs::rename(path, &hidden)
         };
         if let Err(e) = moved {
-            for (back, from) in aside.into_iter().rev() {
-                let _ = std::fs::rename(from, back);
-            }
+            put_back(aside);
             return Err(FormatError::new(
                 path,
                 ErrorKind::Write(std::io::Error::new(
                     e.kind(),
                     format!(
-                        "an earlier proof's piece beside the certificate cannot be removed ({e}); nothing written"
+                        "a file of the certificate's set cannot be replaced or removed ({e}); nothing written"
                     ),
                 )),
             ));

@@ -411,6 +411,47 @@ fn inputs_linked_to_proof_pieces_and_certificates_named_as_pieces_are_refused() 
             out.stderr
         );
     }
+    // Another output of the command named as a piece, or a piece under another name.
+    std::fs::create_dir(p("sub")).unwrap();
+    std::fs::write(p("t.csv"), "kept\n").unwrap();
+    std::fs::hard_link(p("t.csv"), p("c.part0007.drat")).unwrap();
+    for (flag, output) in [
+        ("--trace", "c.part0003.lrat"),
+        ("--plot", "sub/../c.part0050.drat"),
+        ("-o", "c.part0002.lrat"),
+        ("--trace", "t.csv"),
+    ] {
+        let out = crate::common::nq(&[
+            "complete",
+            board.to_str().unwrap(),
+            "--certificate",
+            "c.json",
+            flag,
+            output,
+            "-q",
+        ])
+        .current_dir(dir.path())
+        .code(2);
+        assert!(
+            out.stderr.contains("names the same file as"),
+            "{flag} {output}: {}",
+            out.stderr
+        );
+    }
+    std::fs::remove_file(p("c.part0007.drat")).unwrap();
+    std::fs::remove_file(p("t.csv")).unwrap();
+    std::fs::remove_dir(p("sub")).unwrap();
+    // A certificate named in bytes JSON cannot hold.
+    use std::os::unix::ffi::OsStrExt;
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["complete", "kept.txt", "-q", "--certificate"])
+        .arg(std::ffi::OsStr::from_bytes(b"\xfe.json"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("UTF-8"), "{err}");
     assert_eq!(listing(dir.path()), listed);
     assert_eq!(
         std::fs::read(p("kept.txt")).unwrap(),
