@@ -420,35 +420,29 @@ pub(crate) fn write_residual_proof(
             (parts, Ok(cubes))
         }
     };
-    let ends = written.iter().map(|(_, end)| *end);
+    // The pieces' ends as one: any stopped from outside stops the proof; else more nodes
+    // than the limit, all pieces together, make it too large, whatever piece saw it first;
+    // else the first that did not prove its part, or all proved, their clauses summed.
+    let ends: Vec<ProofEnd> = written.iter().map(|(_, end)| *end).collect();
     let end = match cubes {
         Err(end) => end,
-        // Any piece stopped from outside stops the proof; else more nodes than the limit,
-        // all pieces together, make it too large, whatever piece saw it first.
-        Ok(_) if ends.clone().any(|e| e == ProofEnd::Stopped) => ProofEnd::Stopped,
+        Ok(_) if ends.contains(&ProofEnd::Stopped) => ProofEnd::Stopped,
         Ok(_) if budget.exceeded() => ProofEnd::TooLarge {
             limit: budget.limit(),
         },
         Ok(_) => ends
-            .clone()
-            .find(|e| !matches!(e, ProofEnd::Proved { .. }))
-            .unwrap_or(ProofEnd::Proved {
-                lemmas: 0,
-                deletions: 0,
-            }),
+            .iter()
+            .try_fold((0, 0), |(l, d), end| match *end {
+                ProofEnd::Proved { lemmas, deletions } => Ok((l + lemmas, d + deletions)),
+                other => Err(other),
+            })
+            .map_or_else(
+                |other| other,
+                |(lemmas, deletions)| ProofEnd::Proved { lemmas, deletions },
+            ),
     };
     match end {
-        ProofEnd::Proved { .. } => {
-            let (mut lemmas, mut deletions) = (0, 0);
-            for end in ends {
-                if let ProofEnd::Proved {
-                    lemmas: l,
-                    deletions: d,
-                } = end
-                {
-                    (lemmas, deletions) = (lemmas + l, deletions + d);
-                }
-            }
+        ProofEnd::Proved { lemmas, deletions } => {
             Ok(Proof::Written {
                 files: written.into_iter().map(|(file, _)| file).collect(),
                 cubes: cubes.expect("proved"),
