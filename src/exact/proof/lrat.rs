@@ -103,11 +103,11 @@ impl Layout {
     }
 }
 
-/// Clause `-a -b` of two cells of one line: a clause of the CNF, or a chain to derive.
+/// Clause `-a -b` of two cells of one line: a clause of the CNF, or one to derive
+/// through the counter of line `line`, whose cells `i < j` (0-based places) they are.
 enum Binary {
     Given(u64),
-    /// The counter's clauses that derive it, in order.
-    Chain(Vec<u64>),
+    Counter { line: u32, i: u64, j: u64 },
 }
 
 impl Layout {
@@ -123,6 +123,18 @@ impl Layout {
             // Pairs (i, j), i < j, in order: i's come after those of every smaller i.
             return Binary::Given(line.first + i * (2 * len - i - 1) / 2 + (j - i - 1));
         }
+        Binary::Counter {
+            line: pa[k].0,
+            i,
+            j,
+        }
+    }
+
+    /// The clauses of line `line`'s counter that derive `-x_i -x_j` (0-based, i < j), in
+    /// order.
+    fn chain(&self, line: u32, i: u64, j: u64) -> Vec<u64> {
+        let line = self.lines[line as usize];
+        let len = line.len as u64;
         // Sinz, 1-based x_1..x_k with counter s_1..s_(k-1): (-x_1 s_1) at `first`; then
         // per t = 2..k-1 the clauses (-x_t s_t), (-s_(t-1) s_t), (-x_t -s_(t-1)); last
         // (-x_k -s_(k-1)). With x_i and x_j true (i < j): s_i, s_(i+1), ..., s_(j-1),
@@ -147,7 +159,79 @@ impl Layout {
         let mut chain = vec![set(i)];
         chain.extend((i + 1..j).map(carry));
         chain.push(last(j));
-        Binary::Chain(chain)
+        chain
+    }
+
+    /// Pairs of cells of lines under the counter, all lines together.
+    fn counter_pairs(&self) -> u64 {
+        self.lines
+            .iter()
+            .filter(|l| l.counter)
+            .map(|l| l.len as u64 * (l.len as u64 - 1) / 2)
+            .sum()
+    }
+}
+
+/// The binary clauses derived through counters, by line and pair: a dense table of every
+/// pair where they are few enough (a hash lookup per hint was an eighth of a proof's
+/// writing time), else a map of those derived.
+enum Derived {
+    /// Per line, where its pairs start; per pair (`start + j (j - 1) / 2 + i`), its clause
+    /// or 0.
+    Dense {
+        start: Vec<u64>,
+        ids: Vec<u64>,
+    },
+    Sparse(HashMap<u64, u64, BuildHasherDefault<PairHasher>>),
+}
+
+/// Most pairs the dense table holds (32 MB).
+const DENSE_PAIRS: u64 = 1 << 22;
+
+impl Derived {
+    fn new(layout: &Layout) -> Derived {
+        if layout.counter_pairs() > DENSE_PAIRS {
+            return Derived::Sparse(HashMap::default());
+        }
+        let mut start = Vec::with_capacity(layout.lines.len());
+        let mut total = 0;
+        for l in &layout.lines {
+            start.push(total);
+            if l.counter {
+                total += l.len as u64 * (l.len as u64 - 1) / 2;
+            }
+        }
+        Derived::Dense {
+            start,
+            ids: vec![0; total as usize],
+        }
+    }
+
+    fn get(&self, line: u32, i: u64, j: u64) -> Option<u64> {
+        match self {
+            Derived::Dense { start, ids } => {
+                Some(ids[(start[line as usize] + j * (j - 1) / 2 + i) as usize])
+                    .filter(|&id| id != 0)
+            }
+            Derived::Sparse(map) => map.get(&Self::key(line, i, j)).copied(),
+        }
+    }
+
+    fn insert(&mut self, line: u32, i: u64, j: u64, id: u64) {
+        match self {
+            Derived::Dense { start, ids } => {
+                ids[(start[line as usize] + j * (j - 1) / 2 + i) as usize] = id;
+            }
+            Derived::Sparse(map) => {
+                map.insert(Self::key(line, i, j), id);
+            }
+        }
+    }
+
+    /// Lines and places fit in 32 and 16 bits: a line holds at most the residual's 1,024
+    /// rows' cells.
+    fn key(line: u32, i: u64, j: u64) -> u64 {
+        (line as u64) << 32 | i << 16 | j
     }
 }
 
@@ -168,8 +252,8 @@ pub(super) struct Lrat<'a> {
     layout: &'a Layout,
     /// The number the next added clause gets.
     next: u64,
-    /// Binary clauses added, by their two variables (`a << 32 | b`, a < b).
-    derived: HashMap<u64, u64, BuildHasherDefault<PairHasher>>,
+    /// Binary clauses derived through counters.
+    derived: Derived,
     text: Vec<u8>,
     /// Binary LRAT (bytes; numbers as variable-length integers) instead of text.
     binary: bool,
@@ -188,7 +272,7 @@ impl<'a> Lrat<'a> {
         Lrat {
             layout,
             next: layout.clauses + inputs + 1,
-            derived: HashMap::default(),
+            derived: Derived::new(layout),
             text: Vec::with_capacity(256),
             binary,
             unused: Vec::new(),
@@ -212,13 +296,7 @@ impl<'a> Lrat<'a> {
     /// and the checker reads a tenth less.
     pub(super) fn derive_pairs(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let layout = self.layout;
-        let pairs: u64 = layout
-            .lines
-            .iter()
-            .filter(|l| l.counter)
-            .map(|l| l.len as u64 * (l.len as u64 - 1) / 2)
-            .sum();
-        if pairs > EAGER_PAIRS {
+        if layout.counter_pairs() > EAGER_PAIRS {
             return Ok(());
         }
         let mut members: Vec<Vec<u32>> = layout
@@ -249,15 +327,15 @@ impl<'a> Lrat<'a> {
     /// The number of the clause `-a -b` for cells `a` and `b` of one line, adding it
     /// first when the CNF has it only through a counter.
     pub(super) fn binary(&mut self, a: u32, b: u32, out: &mut dyn Write) -> io::Result<u64> {
-        let key = (a.min(b) as u64) << 32 | a.max(b) as u64;
-        if let Some(&id) = self.derived.get(&key) {
-            return Ok(id);
-        }
         match self.layout.binary(a, b) {
             Binary::Given(id) => Ok(id),
-            Binary::Chain(hints) => {
+            Binary::Counter { line, i, j } => {
+                if let Some(id) = self.derived.get(line, i, j) {
+                    return Ok(id);
+                }
+                let hints = self.layout.chain(line, i, j);
                 let id = self.add([-(a as i64), -(b as i64)].into_iter(), &hints, out)?;
-                self.derived.insert(key, id);
+                self.derived.insert(line, i, j, id);
                 Ok(id)
             }
         }
@@ -406,5 +484,47 @@ mod tests {
             push_int(&mut b, v);
         }
         assert_eq!(b, b" 0 7 -12 1234567890123");
+    }
+
+    /// The dense table and the map (for layouts with more pairs than the table holds)
+    /// give every pair of every counter line the clause recorded for it, and none before.
+    #[test]
+    fn derived_pairs_are_found_alike_in_the_table_and_the_map() {
+        let mut layout = Layout::new(40);
+        let vars: Vec<i64> = (1..=40).collect();
+        // Two counter lines of 25 and 15 cells around a pairwise one of 3.
+        layout.line(Direction::Row, &vars[..25], 10, true);
+        layout.line(Direction::Column, &vars[..3], 200, false);
+        layout.line(Direction::D1, &vars[25..], 300, true);
+        let mut dense = Derived::new(&layout);
+        assert!(matches!(dense, Derived::Dense { .. }));
+        let mut sparse = Derived::Sparse(HashMap::default());
+        let pairs = [(0u32, 25u64), (2, 15)];
+        let mut id = 1000;
+        for &(line, len) in &pairs {
+            for j in 1..len {
+                for i in 0..j {
+                    assert_eq!(dense.get(line, i, j), None);
+                    assert_eq!(sparse.get(line, i, j), None);
+                    if (i + j) % 3 == 0 {
+                        dense.insert(line, i, j, id);
+                        sparse.insert(line, i, j, id);
+                    }
+                    id += 1;
+                }
+            }
+        }
+        let mut id = 1000;
+        for &(line, len) in &pairs {
+            for j in 1..len {
+                for i in 0..j {
+                    let want = ((i + j) % 3 == 0).then_some(id);
+                    assert_eq!(dense.get(line, i, j), want, "line {line} pair ({i}, {j})");
+                    assert_eq!(sparse.get(line, i, j), want, "line {line} pair ({i}, {j})");
+                    id += 1;
+                }
+            }
+        }
+        assert_eq!(layout.counter_pairs(), 25 * 24 / 2 + 15 * 14 / 2);
     }
 }

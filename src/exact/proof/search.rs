@@ -315,6 +315,7 @@ struct Prover<'a, B> {
     spare_ids: Vec<Vec<u64>>,
     spare_cells: Vec<Vec<(usize, usize)>>,
     spare_open: Vec<Vec<B>>,
+    falsified: Falsified,
     line: Vec<u8>,
     lemmas: u64,
     deletions: u64,
@@ -331,6 +332,39 @@ struct Prover<'a, B> {
 
 /// No queen on this line.
 const NONE: usize = usize::MAX;
+
+/// The cell variables a clause's hints have made false so far: a bit per variable for
+/// the test (a list's linear scan was a sixth of a proof's writing time) and the list,
+/// to clear only those bits afterwards.
+#[derive(Default)]
+struct Falsified {
+    bits: Vec<u64>,
+    list: Vec<u32>,
+}
+
+impl Falsified {
+    fn for_variables(vars: usize) -> Falsified {
+        Falsified {
+            bits: vec![0; vars / 64 + 1],
+            list: Vec::new(),
+        }
+    }
+
+    fn contains(&self, v: u32) -> bool {
+        self.bits[v as usize / 64] >> (v % 64) & 1 == 1
+    }
+
+    fn insert(&mut self, v: u32) {
+        self.bits[v as usize / 64] |= 1 << (v % 64);
+        self.list.push(v);
+    }
+
+    fn clear(&mut self) {
+        for v in self.list.drain(..) {
+            self.bits[v as usize / 64] &= !(1 << (v % 64));
+        }
+    }
+}
 
 /// Board columns at most spanned by a table of residual columns (16 MB).
 const COLUMN_TABLE: u64 = 1 << 22;
@@ -452,6 +486,7 @@ fn prove<'a, B: Bits>(
         spare_ids: Vec::new(),
         spare_cells: Vec::new(),
         spare_open: Vec::new(),
+        falsified: Falsified::default(),
         line: Vec::with_capacity(64),
         lemmas: 0,
         deletions: 0,
@@ -495,6 +530,21 @@ enum End {
 }
 
 impl<B: Bits> Prover<'_, B> {
+    /// The set of falsified variables for one clause's hints, empty (one per prover,
+    /// taken and put back: a fresh one per clause would clear every bit).
+    fn take_falsified(&mut self) -> Falsified {
+        let mut f = std::mem::take(&mut self.falsified);
+        if f.bits.is_empty() {
+            f = Falsified::for_variables(self.cell_of.len() + 1);
+        }
+        f
+    }
+
+    fn put_falsified(&mut self, mut f: Falsified) {
+        f.clear();
+        self.falsified = f;
+    }
+
     fn ids(&mut self) -> Vec<u64> {
         let mut v = self.spare_ids.pop().unwrap_or_default();
         v.clear();
@@ -882,10 +932,11 @@ impl<B: Bits> Prover<'_, B> {
             AtLeastOne::Clause(id) => {
                 // The node's own forced queens without a clause are needed by no other
                 // clause after this one: derived in its hints.
-                let (mut named, mut falsified) = (B::zero(), Vec::new());
+                let (mut named, mut falsified) = (B::zero(), self.take_falsified());
                 let limit = self.placed.len();
                 let known = (&mut named, &mut falsified);
                 cone = cone.or(self.closures(&closed, limit, start, &mut hints, known)?);
+                self.put_falsified(falsified);
                 hints.extend_from_slice(children);
                 hints.push(id);
             }
@@ -926,12 +977,12 @@ impl<B: Bits> Prover<'_, B> {
         limit: usize,
         inline_from: usize,
         hints: &mut Vec<u64>,
-        (named, falsified): (&mut B, &mut Vec<u32>),
+        (named, falsified): (&mut B, &mut Falsified),
     ) -> Result<B, Stop> {
         let mut cone = B::zero();
         for &(r, c) in cells {
             let v = self.var[r * self.m + c];
-            if falsified.contains(&v) {
+            if falsified.contains(v) {
                 continue;
             }
             let j = self.closer(r, c, limit, *named, inline_from);
@@ -948,12 +999,12 @@ impl<B: Bits> Prover<'_, B> {
             let q = self.placed[j];
             cone = cone.or(q.cone);
             // The queen's own derivation may have made this cell false already.
-            if falsified.contains(&v) {
+            if falsified.contains(v) {
                 continue;
             }
             let lrat = self.lrat.as_mut().expect("LRAT");
             hints.push(lrat.binary(q.var, v, self.out)?);
-            falsified.push(v);
+            falsified.insert(v);
         }
         Ok(cone)
     }
@@ -965,7 +1016,7 @@ impl<B: Bits> Prover<'_, B> {
         j: usize,
         inline_from: usize,
         hints: &mut Vec<u64>,
-        (named, falsified): (&mut B, &mut Vec<u32>),
+        (named, falsified): (&mut B, &mut Falsified),
     ) -> Result<(), Stop> {
         let line = self.placed[j].forced_by.expect("a forced queen");
         let others = self.line_cells(line, j);
@@ -1043,8 +1094,9 @@ impl<B: Bits> Prover<'_, B> {
         // Its hints are its derivation, as a clause's list would hold it, with no queen of
         // its own derived inside (each gets its clause, for the later nodes that need it).
         let mut hints = self.ids();
-        let (mut named, mut falsified) = (B::zero(), Vec::new());
+        let (mut named, mut falsified) = (B::zero(), self.take_falsified());
         self.derive_inline(i, usize::MAX, &mut hints, (&mut named, &mut falsified))?;
+        self.put_falsified(falsified);
         let cone = self.placed[i].cone;
         let Prover {
             placed, lrat, out, ..
