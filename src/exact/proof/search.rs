@@ -304,6 +304,10 @@ struct Prover<'a, B> {
     /// Residual column of each board column from the first free one, when they span few
     /// enough for a table (else a binary search finds it).
     column_at: Vec<u32>,
+    /// `(r * m + c) * m + r2`: the cells of row label `r2` a queen on free cell `(r, c)`
+    /// attacks (its column and two diagonal partners), where the table is at most
+    /// [`ATTACK_TABLE_BYTES`] (else found per placement: a seventh of the writing time).
+    attack: Vec<B>,
     /// Decision variables on the path from the root.
     decisions: Vec<u32>,
     /// Every queen on the path, decisions and forced, in the order placed.
@@ -365,6 +369,9 @@ impl Falsified {
         }
     }
 }
+
+/// Largest attack table a proof's search builds (each piece of a split proof its own).
+const ATTACK_TABLE_BYTES: usize = 8 << 20;
 
 /// Board columns at most spanned by a table of residual columns (16 MB).
 const COLUMN_TABLE: u64 = 1 << 22;
@@ -467,6 +474,7 @@ fn prove<'a, B: Bits>(
         on_d1,
         on_d2,
         column_at,
+        attack: Vec::new(),
         rows,
         cols,
         row_of,
@@ -496,6 +504,29 @@ fn prove<'a, B: Bits>(
         nodes: 0,
         counted: 0,
     };
+    if m.saturating_mul(m * m)
+        .saturating_mul(std::mem::size_of::<B>())
+        <= ATTACK_TABLE_BYTES
+    {
+        let mut attack = vec![B::zero(); m * m * m];
+        for (r, cells) in p.cells.iter().enumerate() {
+            let i = p.rows[r] as i128;
+            cells.each(|c| {
+                let j = p.cols[c] as i128;
+                for r2 in (0..m).filter(|&r2| r2 != r) {
+                    let delta = p.rows[r2] as i128 - i;
+                    let mut mask = B::zero().with(c);
+                    for j2 in [j + delta, j - delta] {
+                        if let Some(c2) = p.column_of(j2) {
+                            mask = mask.with(c2);
+                        }
+                    }
+                    attack[(r * m + c) * m + r2] = mask;
+                }
+            });
+        }
+        p.attack = attack;
+    }
     // A piece of a split proof derives the pairs its hints need as they come: all of them
     // in each of 64 parts or more would add more clauses than many parts have.
     if let (Some(lrat), Mode::Whole) = (&mut p.lrat, &p.mode) {
@@ -586,6 +617,16 @@ impl<B: Bits> Prover<'_, B> {
         });
         *rows_left = rows_left.without(r);
         *cols_left = cols_left.without(c);
+        if !self.attack.is_empty() {
+            let masks = &self.attack[(r * self.m + c) * self.m..][..self.m];
+            let mut left = *rows_left;
+            while !left.is_zero() {
+                let r2 = left.lowest();
+                left = left.without(r2);
+                open[r2] = open[r2].and_not(masks[r2]);
+            }
+            return;
+        }
         let (i, j) = (self.rows[r] as i128, self.cols[c] as i128);
         let mut left = *rows_left;
         while !left.is_zero() {
@@ -679,7 +720,7 @@ impl<B: Bits> Prover<'_, B> {
             }
             let (mut t1, mut t2, mut t3) = (B::zero(), B::zero(), B::zero());
             let (mut best, mut best_row) = (u32::MAX, 0);
-            let mut forced = None;
+            let mut forced_rows = B::zero();
             // Of the lines with no free cell, the one with the fewest cells in the CNF:
             // its clause's hints falsify each (a quarter fewer hints than the first found).
             let (mut dead, mut dead_cells) = (None, u32::MAX);
@@ -695,8 +736,8 @@ impl<B: Bits> Prover<'_, B> {
                     }
                     continue;
                 }
-                if k == 1 && forced.is_none() {
-                    forced = Some(((r, a.lowest()), Line::Row(r)));
+                if k == 1 {
+                    forced_rows = forced_rows.with(r);
                 }
                 t3 = t3.or(t2.and(a));
                 t2 = t2.or(t1.and(a));
@@ -714,19 +755,43 @@ impl<B: Bits> Prover<'_, B> {
             if let Some(line) = dead {
                 break End::Dead(line);
             }
-            if forced.is_none() {
-                let once = cols_left.and_not(t2);
-                if !once.is_zero() {
-                    let c = once.lowest();
-                    let mut left = rows_left;
-                    while !open[left.lowest()].has(c) {
-                        left = left.without(left.lowest());
+            if !forced_rows.is_zero() {
+                // Every row found with one cell is placed before the next scan (as the
+                // engine does); one a placement emptied ends the batch, and the next
+                // scan finds it dead.
+                while !forced_rows.is_zero() {
+                    let r = forced_rows.lowest();
+                    forced_rows = forced_rows.without(r);
+                    let a = open[r];
+                    if a.is_zero() {
+                        break;
                     }
-                    forced = Some(((left.lowest(), c), Line::Column(c)));
+                    let cell = (r, a.lowest());
+                    self.place(
+                        &mut open,
+                        &mut rows_left,
+                        &mut cols_left,
+                        cell,
+                        Some(Line::Row(r)),
+                    );
                 }
+                continue;
             }
-            if let Some((cell, line)) = forced {
-                self.place(&mut open, &mut rows_left, &mut cols_left, cell, Some(line));
+            let once = cols_left.and_not(t2);
+            if !once.is_zero() {
+                let c = once.lowest();
+                let mut left = rows_left;
+                while !open[left.lowest()].has(c) {
+                    left = left.without(left.lowest());
+                }
+                let cell = (left.lowest(), c);
+                self.place(
+                    &mut open,
+                    &mut rows_left,
+                    &mut cols_left,
+                    cell,
+                    Some(Line::Column(c)),
+                );
                 continue;
             }
             let pairs = t2.and_not(t3);
