@@ -362,6 +362,11 @@ pub(crate) fn write_residual_proof(
 ) -> Result<Proof, DimacsError> {
     use crate::exact::proof::{Budget, Piece, Plan, ProofEnd, plan, write_piece};
     use rayon::prelude::*;
+    if opts.max_nodes == 0 {
+        return Ok(Proof::Missing(
+            "no proof was asked for (--proof-limit 0)".into(),
+        ));
+    }
     let layout;
     let format = match opts.format {
         ProofFormat::Drat => Format::Drat,

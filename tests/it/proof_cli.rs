@@ -1021,6 +1021,13 @@ fn the_proof_limit_is_the_users() {
         "{}",
         said[0]
     );
+    // 0 asks for no proof, and the document says that rather than a search too large.
+    let none = doc("0");
+    assert_eq!(
+        none["proof"]["missing"], "no proof was asked for (--proof-limit 0)",
+        "{none}"
+    );
+    assert!(!dir.path().join("c.lrat").exists());
     let large = doc("1e4");
     assert_eq!(
         large["proof"]["file"],
