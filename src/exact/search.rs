@@ -117,27 +117,9 @@ impl<B: Bits> Board<B> {
             // Board column -> label, looked up m^3 times: a dense table over the columns'
             // span when that is small (as it is where the table fits), else a sorted list.
             let by_col = ColumnLabels::new(&cols);
-            let mut t = vec![B::zero(); m * m * m];
-            for (r, &i) in rows.iter().enumerate() {
-                for (c, &j) in cols.iter().enumerate() {
-                    if !start[r].has(c) {
-                        continue;
-                    }
-                    let (i, j) = (i as i128, j as i128);
-                    let base = (r * m + c) * m;
-                    for r2 in (0..m).filter(|&r2| r2 != r) {
-                        let mut mask = B::zero().with(c);
-                        let delta = rows[r2] as i128 - i;
-                        for j2 in [j + delta, j - delta] {
-                            if let Some(c2) = u64::try_from(j2).ok().and_then(|j2| by_col.get(j2)) {
-                                mask = mask.with(c2);
-                            }
-                        }
-                        t[base + r2] = mask;
-                    }
-                }
-            }
-            t
+            attack_table(&rows, &cols, &start, |j| {
+                u64::try_from(j).ok().and_then(|j| by_col.get(j))
+            })
         });
         Board {
             m,
@@ -207,6 +189,37 @@ impl ColumnLabels {
                 .map(|k| sorted[k].1),
         }
     }
+}
+
+/// The attack table of free cells `cells` (per row label) on board rows `rows` and columns
+/// `cols`: at `(r * m + c) * m + r2`, the cells of row `r2` a queen on `(r, c)` attacks
+/// (column `c` and the two diagonal partners, which `column` finds by board column); the
+/// engine's and the proof's search share it.
+pub(crate) fn attack_table<B: Bits>(
+    rows: &[u64],
+    cols: &[u64],
+    cells: &[B],
+    column: impl Fn(i128) -> Option<usize>,
+) -> Vec<B> {
+    let m = rows.len();
+    let mut t = vec![B::zero(); m * m * m];
+    for (r, free) in cells.iter().enumerate() {
+        let i = rows[r] as i128;
+        free.each(|c| {
+            let j = cols[c] as i128;
+            for r2 in (0..m).filter(|&r2| r2 != r) {
+                let delta = rows[r2] as i128 - i;
+                let mut mask = B::zero().with(c);
+                for j2 in [j + delta, j - delta] {
+                    if let Some(c2) = column(j2) {
+                        mask = mask.with(c2);
+                    }
+                }
+                t[(r * m + c) * m + r2] = mask;
+            }
+        });
+    }
+    t
 }
 
 /// Calls `f(r2, cells)` for each row `r2` of `rows` with the cells of `r2` a queen on

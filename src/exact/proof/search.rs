@@ -508,24 +508,8 @@ fn prove<'a, B: Bits>(
         .saturating_mul(std::mem::size_of::<B>())
         <= ATTACK_TABLE_BYTES
     {
-        let mut attack = vec![B::zero(); m * m * m];
-        for (r, cells) in p.cells.iter().enumerate() {
-            let i = p.rows[r] as i128;
-            cells.each(|c| {
-                let j = p.cols[c] as i128;
-                for r2 in (0..m).filter(|&r2| r2 != r) {
-                    let delta = p.rows[r2] as i128 - i;
-                    let mut mask = B::zero().with(c);
-                    for j2 in [j + delta, j - delta] {
-                        if let Some(c2) = p.column_of(j2) {
-                            mask = mask.with(c2);
-                        }
-                    }
-                    attack[(r * m + c) * m + r2] = mask;
-                }
-            });
-        }
-        p.attack = attack;
+        p.attack =
+            crate::exact::search::attack_table(&p.rows, p.cols, &p.cells, |j| p.column_of(j));
     }
     // A piece of a split proof derives the pairs its hints need as they come: all of them
     // in each of 64 parts or more would add more clauses than many parts have.
