@@ -303,16 +303,20 @@ pub enum Proof {
     /// Written, unpublished: `lemmas` clauses added (the last of each piece the empty
     /// clause), `deletions` deleted.
     Written {
-        /// The proof's files, to commit: the whole proof, or the top and then the parts.
+        /// The proof's files, to commit: the whole proof, or the top and then the parts
+        /// (those of the shard asked for).
         files: Vec<AtomicFile>,
+        /// The pieces written, one per file in the same order: 0 for the whole proof or
+        /// the top, k for part k.
+        pieces: Vec<usize>,
         /// A split proof's cubes, part by part (CNF variables: the part's unit clauses,
         /// and the literals, negated, of one clause of the top's); none in one piece.
         cubes: Vec<Vec<u32>>,
-        /// Clauses added.
+        /// Clauses added, by the pieces written.
         lemmas: u64,
-        /// Clauses deleted.
+        /// Clauses deleted, by the pieces written.
         deletions: u64,
-        /// Nodes of the proof's search, all pieces together.
+        /// Nodes of the proof's search, all pieces written together.
         nodes: u64,
     },
     /// Not written, for this reason.
@@ -347,6 +351,32 @@ pub struct ProofOptions {
     pub max_nodes: u64,
     /// Parts, about (see above).
     pub parts: usize,
+    /// The pieces to write: all, or one shard's.
+    pub shard: ProofShard,
+}
+
+/// Which pieces of a proof one run writes (`complete --proof-shard I/S`): piece 0 (the
+/// whole proof, or the top of a split one) and part k are shard `0 % S` and `k % S`. The
+/// pieces of every shard together are the proof, the same files as one run writes
+/// whole: the split is the proof's own search, the same on every run. It bounds the disk a
+/// proof needs to one shard's share, for a proof larger than the disk that is checked a
+/// shard at a time (tools/prove_in_shards.py).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProofShard {
+    /// This shard, from 0.
+    pub index: usize,
+    /// Shards in all, from 1.
+    pub of: usize,
+}
+
+impl ProofShard {
+    /// Every piece: one shard of one.
+    pub const ALL: ProofShard = ProofShard { index: 0, of: 1 };
+
+    /// Whether piece `piece` (0: the whole proof or the top; k: part k) is this shard's.
+    pub fn holds(self, piece: usize) -> bool {
+        piece % self.of == self.index
+    }
 }
 
 /// Writes to `paths` a proof that the CNF of residual `res` on an `n`-board
@@ -388,16 +418,23 @@ pub(crate) fn write_residual_proof(
     };
     let planned = plan(res, format, opts.parts, opts.max_nodes, stop)
         .map_err(|e| FormatError::new(&paths.top(), ErrorKind::Write(e)))?;
+    let shard = opts.shard;
     let (written, cubes) = match planned {
         Plan::Ended(end) => (vec![], Err(end)),
-        Plan::Whole => (vec![piece(&paths.whole(), Piece::Whole)?], Ok(Vec::new())),
+        Plan::Whole if shard.holds(0) => (
+            vec![(0, piece(&paths.whole(), Piece::Whole)?)],
+            Ok(Vec::new()),
+        ),
+        // Another shard's: nothing of the proof is searched here.
+        Plan::Whole => (vec![], Ok(Vec::new())),
         Plan::Split { depth, cubes } => {
+            let mine: Vec<usize> = (1..=cubes.len()).filter(|&k| shard.holds(k)).collect();
             // Every piece is a file held open until all are published.
-            let needed = cubes.len() as u64 + crate::format::open_files() + 64;
+            let needed = mine.len() as u64 + crate::format::open_files() + 64;
             if let Err(limit) = crate::format::raise_open_files(needed) {
                 let why = format!(
-                    "{} parts need as many files open at once, and this process may open {limit} (ulimit -n): ask for fewer --proof-parts",
-                    cubes.len()
+                    "{} parts need as many files open at once, and this process may open {limit} (ulimit -n): ask for fewer --proof-parts, or more --proof-shard shards",
+                    mine.len()
                 );
                 return Err(FormatError::new(
                     &paths.top(),
@@ -407,28 +444,27 @@ pub(crate) fn write_residual_proof(
             }
             // The parts at once (each its own search and file), then the top, which is
             // small: the tree above the cubes.
-            let mut parts = cubes
+            let mut parts = mine
                 .par_iter()
-                .enumerate()
-                .map(|(k, cube)| piece(&paths.part(k + 1), Piece::Part { cube }))
-                .collect::<Result<Vec<_>, _>>()?;
-            parts.insert(
-                0,
-                piece(
-                    &paths.top(),
-                    Piece::Top {
-                        depth,
-                        cubes: &cubes,
-                    },
-                )?,
-            );
+                .map(|&k| {
+                    let cube = &cubes[k - 1];
+                    Ok((k, piece(&paths.part(k), Piece::Part { cube })?))
+                })
+                .collect::<Result<Vec<_>, DimacsError>>()?;
+            if shard.holds(0) {
+                let top = Piece::Top {
+                    depth,
+                    cubes: &cubes,
+                };
+                parts.insert(0, (0, piece(&paths.top(), top)?));
+            }
             (parts, Ok(cubes))
         }
     };
     // The pieces' ends as one: any stopped from outside stops the proof; else more nodes
     // than the limit, all pieces together, make it too large, whatever piece saw it first;
     // else the first that did not prove its part, or all proved, their clauses summed.
-    let ends: Vec<ProofEnd> = written.iter().map(|(_, end)| *end).collect();
+    let ends: Vec<ProofEnd> = written.iter().map(|(_, (_, end))| *end).collect();
     let end = match cubes {
         Err(end) => end,
         Ok(_) if ends.contains(&ProofEnd::Stopped) => ProofEnd::Stopped,
@@ -448,8 +484,10 @@ pub(crate) fn write_residual_proof(
     };
     match end {
         ProofEnd::Proved { lemmas, deletions } => {
+            let (pieces, files) = written.into_iter().map(|(k, (file, _))| (k, file)).unzip();
             Ok(Proof::Written {
-                files: written.into_iter().map(|(file, _)| file).collect(),
+                files,
+                pieces,
                 cubes: cubes.expect("proved"),
                 lemmas,
                 deletions,
@@ -1089,6 +1127,7 @@ mod tests {
                     format,
                     max_nodes: PROOF_NODES,
                     parts,
+                    shard: ProofShard::ALL,
                 };
                 let paths = ProofPaths::new(&dir.path().join("p.json"), format);
                 match write_residual_proof(&res, 4, opts, &paths, &deadline).unwrap() {
@@ -1133,6 +1172,7 @@ mod tests {
                 format: ProofFormat::Lrat,
                 max_nodes: PROOF_NODES,
                 parts: 3,
+                shard: ProofShard::ALL,
             };
             if let Proof::Written { files, nodes, .. } =
                 write_residual_proof(&res, n as u64, opts, &paths, &stop).unwrap()
@@ -1148,6 +1188,7 @@ mod tests {
                 format: ProofFormat::LratBinary,
                 max_nodes: limit,
                 parts: 3,
+                shard: ProofShard::ALL,
             };
             match write_residual_proof(&res, n as u64, opts, &paths, &stop).unwrap() {
                 Proof::Written { files, .. } => {
@@ -1163,6 +1204,77 @@ mod tests {
                 Proof::Stopped => panic!("stopped"),
             }
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), written);
+        }
+    }
+
+    /// The pieces of every shard of a proof, together, are the pieces one run writes,
+    /// byte for byte, with the same cubes; each shard writes only its own, and a proof
+    /// written whole is shard 0's.
+    #[test]
+    fn the_shards_of_a_proof_are_its_pieces() {
+        let stop = crate::stop::Stop::never();
+        // A random infeasible 13-board with some hundreds of nodes to prove.
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let n = 13;
+        let res = loop {
+            let mut rows = vec![0u32; n];
+            for i in 0..n {
+                let j = rng.random_range(1..=n as u32);
+                if rng.random_bool(0.2) && crate::oracle::free_cell(&rows, i, j) {
+                    rows[i] = j;
+                }
+            }
+            if crate::oracle::completable(&rows) {
+                continue;
+            }
+            let input = Input::from_rows(Path::new("i"), "memory", &rows).unwrap();
+            let res = residual_of(&input).unwrap();
+            if res.size() >= 9 {
+                break res;
+            }
+        };
+        let write = |parts: usize, shard: ProofShard| {
+            let dir = tempfile::tempdir().unwrap();
+            let paths = ProofPaths::new(&dir.path().join("p.json"), ProofFormat::LratBinary);
+            let opts = ProofOptions {
+                format: ProofFormat::LratBinary,
+                max_nodes: PROOF_NODES,
+                parts,
+                shard,
+            };
+            match write_residual_proof(&res, n as u64, opts, &paths, &stop).unwrap() {
+                Proof::Written {
+                    files,
+                    pieces,
+                    cubes,
+                    ..
+                } => {
+                    let mut bytes = std::collections::BTreeMap::new();
+                    for (k, f) in pieces.iter().zip(files) {
+                        let dest = f.dest().to_path_buf();
+                        f.commit().unwrap();
+                        bytes.insert(*k, std::fs::read(dest).unwrap());
+                    }
+                    (cubes, bytes)
+                }
+                _ => panic!("no proof"),
+            }
+        };
+        for parts in [1, 6] {
+            let (cubes, all) = write(parts, ProofShard::ALL);
+            assert_eq!(all.len(), cubes.len() + 1);
+            assert!(parts == 1 || cubes.len() > 3, "{}", cubes.len());
+            for of in [2, 3, 50] {
+                let mut together = std::collections::BTreeMap::new();
+                for index in 0..of {
+                    let (c, mine) = write(parts, ProofShard { index, of });
+                    assert_eq!(c, cubes);
+                    assert!(mine.keys().all(|k| k % of == index));
+                    together.extend(mine);
+                }
+                assert!(together == all, "{parts} parts, {of} shards");
+            }
         }
     }
 }

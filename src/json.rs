@@ -276,11 +276,31 @@ pub struct ProofRecord {
     /// clauses after the CNF's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Vec<ProofPart>>,
+    /// One shard of the proof's pieces (`complete --proof-shard I/S`): only the files
+    /// `shard.written` names were written by this run, and `lemmas` and `deletions` are
+    /// theirs; the proof is checked when every shard's pieces are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ProofShardRecord>,
     /// Why no proof was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
     /// What the proof means.
     pub meaning: String,
+}
+
+/// Which pieces of a proof one run wrote (`complete --proof-shard I/S`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ProofShardRecord {
+    /// This shard, from 0: it holds piece 0 (`file`) when `index` is 0, and part k when
+    /// k % `of` is `index`.
+    pub index: usize,
+    /// Shards in all.
+    pub of: usize,
+    /// The pieces of the proof in all: 1 for a proof whole, 1 + the parts for one split.
+    pub pieces: usize,
+    /// The files this run wrote, `file` first if it is this shard's, then its parts in
+    /// order.
+    pub written: Vec<String>,
 }
 
 /// One part of a split proof.

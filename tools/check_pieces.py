@@ -15,7 +15,12 @@ the parts, so the conclusion does not depend on the cubes being the search's.
     tools/check_pieces.py CERT.json [--jobs N] [--cnf FILE]
 
 --cnf: the CNF to check against (default: the one the document names, beside it);
-tools/confirm_certificate.py passes its own writing of it. Prints one line per piece that
+tools/confirm_certificate.py passes its own writing of it.
+
+A document of one shard of the pieces (`complete --proof-shard I/S`) is refused (exit 2):
+its pieces alone prove nothing. --shard checks the pieces it names (`proof.shard.written`,
+each one of the document's pieces and of its shard), and prints `s SHARD I/S VERIFIED`
+when every one is; tools/prove_in_shards.py checks every shard so, in turn. Prints one line per piece that
 fails and a summary; exit 0 when every piece is VERIFIED, 1 when one is not, 2 for bad
 arguments or files.
 """
@@ -41,6 +46,10 @@ class Refused(Exception):
 
 class NotAFile(Refused):
     """A file the document names is missing, or is no regular file."""
+
+
+class OneShard(NotAFile):
+    """A document of one shard of the pieces, checked as if it held them all."""
 
 
 def regular(path):
@@ -75,10 +84,11 @@ def beside(cert, name):
         return p
 
 
-def pieces(doc, cert, variables):
+def pieces(doc, cert, variables, shard=False):
     """The proof's pieces as (label, proof file, clauses added to the CNF), from the
     certificate's document `doc` at `cert`; cubes must name cell variables of a CNF of
-    `variables` variables, and every file must be a regular file."""
+    `variables` variables, and every file must be a regular file. A document of one shard
+    (`proof.shard`) is refused unless `shard`, and then gives the pieces it wrote."""
     proof = doc.get("proof") if isinstance(doc, dict) else None
     if not isinstance(proof, dict):
         raise Refused(f"{cert}: the certificate has no proof record")
@@ -86,24 +96,61 @@ def pieces(doc, cert, variables):
         raise Refused(f"{cert}: the certificate has no proof: {proof.get('missing', 'no proof file named')}")
     parts = proof.get("parts")
     if parts is None:
-        return with_files([("proof", beside(cert, proof["file"]), [])])
-    if not isinstance(parts, list) or not parts:
-        raise Refused(f"{cert}: \"parts\" is not a list of parts")
-    cubes = []
-    for k, part in enumerate(parts, 1):
-        cube = part.get("cube") if isinstance(part, dict) else None
-        if (
-            not isinstance(part.get("file") if isinstance(part, dict) else None, str)
-            or not isinstance(cube, list)
-            or not all(type(v) is int and 1 <= v <= variables for v in cube)
-        ):
-            raise Refused(f"{cert}: part {k} is not a file and a cube of variables 1..{variables}")
-        cubes.append(cube)
-    top = [[-v for v in cube] for cube in cubes]
-    out = [("top", beside(cert, proof["file"]), top)]
-    for k, (part, cube) in enumerate(zip(parts, cubes), 1):
-        out.append((f"part {k}", beside(cert, part["file"]), [[v] for v in cube]))
-    return with_files(out)
+        out = [("proof", beside(cert, proof["file"]), [])]
+    else:
+        if not isinstance(parts, list) or not parts:
+            raise Refused(f"{cert}: \"parts\" is not a list of parts")
+        cubes = []
+        for k, part in enumerate(parts, 1):
+            cube = part.get("cube") if isinstance(part, dict) else None
+            if (
+                not isinstance(part.get("file") if isinstance(part, dict) else None, str)
+                or not isinstance(cube, list)
+                or not all(type(v) is int and 1 <= v <= variables for v in cube)
+            ):
+                raise Refused(f"{cert}: part {k} is not a file and a cube of variables 1..{variables}")
+            cubes.append(cube)
+        top = [[-v for v in cube] for cube in cubes]
+        out = [("top", beside(cert, proof["file"]), top)]
+        for k, (part, cube) in enumerate(zip(parts, cubes), 1):
+            out.append((f"part {k}", beside(cert, part["file"]), [[v] for v in cube]))
+    named = [proof["file"]] + [part["file"] for part in parts or []]
+    return with_files(shard_of(proof, cert, out, named, shard))
+
+
+def shard_of(proof, cert, listed, named, asked):
+    """The pieces of `listed` (every piece of the proof, as `pieces` lists them; `named`:
+    their files as the document names them) that the document's shard wrote, refused
+    unless each is a piece of that shard, named once, or unless the caller `asked` for a
+    shard."""
+    shard = proof.get("shard")
+    if shard is None:
+        # A document of every piece checks as its own one shard.
+        return listed
+    ok = (
+        isinstance(shard, dict)
+        and all(type(shard.get(k)) is int for k in ("index", "of", "pieces"))
+        and 0 <= shard["index"] < shard["of"]
+        and shard["pieces"] == len(listed)
+        and isinstance(shard.get("written"), list)
+    )
+    if not ok:
+        raise Refused(f"{cert}: \"shard\" is not a shard of the document's {len(listed)} pieces")
+    index, of = shard["index"], shard["of"]
+    if not asked:
+        raise OneShard(
+            f"{cert}: the document holds shard {index}/{of} of its proof ({len(shard['written'])} of "
+            f"{len(listed)} pieces): they prove nothing alone; tools/prove_in_shards.py checks every "
+            "shard, and --shard this one's pieces"
+        )
+    place = {name: k for k, name in enumerate(named)}
+    mine = []
+    for name in shard["written"]:
+        k = place.get(name) if isinstance(name, str) else None
+        if k is None or k % of != index or k in mine:
+            raise Refused(f"{cert}: shard {index}/{of} names {str(name)[:200]!r}, which is not one of its pieces")
+        mine.append(k)
+    return [listed[k] for k in mine]
 
 
 def with_files(listed):
@@ -213,6 +260,7 @@ def main():
     ap.add_argument("certificate", type=pathlib.Path)
     ap.add_argument("--jobs", type=jobs_arg, default=os.cpu_count() or 1, help="pieces checked at once (default: the cores)")
     ap.add_argument("--cnf", type=pathlib.Path, help="the CNF (default: the document's, beside it)")
+    ap.add_argument("--shard", action="store_true", help="check the pieces of the document's shard (complete --proof-shard)")
     a = ap.parse_args()
     if not isinstance(a.jobs, int):
         ap.error("argument --jobs: expected a whole number from 1")
@@ -222,7 +270,12 @@ def main():
             raise Refused(f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record naming a file)")
         cnf = regular(a.cnf or beside(a.certificate, doc["cnf"]["file"]))
         variables, _, _ = cnf_header(cnf)
-        listed = pieces(doc, a.certificate, variables)
+        listed = pieces(doc, a.certificate, variables, a.shard)
+        if not listed:
+            # A shard may hold no piece (more shards than pieces).
+            print(f"{a.certificate}: no piece in this shard")
+            print(verdict(doc, True))
+            sys.exit(0)
         results, wall = check(cnf, listed, a.jobs)
     except (OSError, ValueError, Refused) as e:
         print(f"check_pieces: {e}", file=sys.stderr)
@@ -236,8 +289,15 @@ def main():
         f"{len(results) - len(failed)} VERIFIED, {a.jobs} at once: {wall:.2f} s "
         f"(checkers' own {cpu:.2f} s, the longest piece {max(r[2] for r in results):.2f} s)"
     )
-    print("s VERIFIED" if not failed else "s NOT VERIFIED")
+    print(verdict(doc, not failed))
     sys.exit(0 if not failed else 1)
+
+
+def verdict(doc, verified):
+    """The last line: whether the proof, or the document's shard of it, is VERIFIED."""
+    shard = doc["proof"].get("shard")
+    what = f"s SHARD {shard['index']}/{shard['of']}" if isinstance(shard, dict) else "s"
+    return f"{what} VERIFIED" if verified else f"{what} NOT VERIFIED"
 
 
 if __name__ == "__main__":

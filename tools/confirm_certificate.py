@@ -18,9 +18,11 @@ same way; of those, tools/check_lrat.py and lrat-trim read it.
 
 A proof split into parts (`--proof-parts`) is checked piece by piece against the same CNF
 with the clauses each piece assumes, which this script writes from the document's cubes
-(tools/check_pieces.py): --jobs pieces at once.
+(tools/check_pieces.py): --jobs pieces at once. A document of one shard of the pieces
+(`--proof-shard`) is refused (exit 2) unless --shard, which checks the pieces it names
+(tools/prove_in_shards.py --board checks every shard so).
 
-    tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH] [--lrat-check PATH] [--jobs N]
+    tools/confirm_certificate.py COMPOSITION CERT.json [--rate PATH] [--lrat-check PATH] [--jobs N] [--shard]
 
 COMPOSITION: a text file of n columns (0 for an empty row; whitespace or commas between
 them) or a NumPy .npy vector (needs numpy). Other formats: `nqueens convert IN board.txt`
@@ -201,6 +203,7 @@ def main():
         help="an LRAT checker run as PROG CNF LRAT, VERIFIED in its output (default: tools/check_lrat.py)",
     )
     ap.add_argument("--jobs", type=check_pieces.jobs_arg, default=os.cpu_count() or 1, help="pieces of a split proof checked at once")
+    ap.add_argument("--shard", action="store_true", help="check the pieces of the document's shard (complete --proof-shard)")
     a = ap.parse_args()
     if not isinstance(a.jobs, int):
         ap.error("argument --jobs: expected a whole number from 1")
@@ -277,7 +280,7 @@ def main():
             for c in clauses:
                 f.write(" ".join(map(str, c + [0])) + "\n")
         try:
-            listed = check_pieces.pieces(doc, a.certificate, len(cells))
+            listed = check_pieces.pieces(doc, a.certificate, len(cells), a.shard)
         except check_pieces.NotAFile as e:
             fail(2, str(e))
         except check_pieces.Refused as e:
@@ -290,7 +293,17 @@ def main():
                         fail(2, f"{piece} is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py")
         results, _ = check_pieces.check(own, listed, a.jobs, checker)
     verified = all(ok for _, ok, _, _ in results)
-    files = listed[0][1] if len(listed) == 1 else f"{listed[0][1]} and {len(listed) - 1} parts"
+    shard = doc["proof"].get("shard")
+    if not listed:
+        files = "no piece in this shard"
+    elif len(listed) == 1:
+        files = listed[0][1]
+    elif isinstance(shard, dict):
+        files = f"{listed[0][1]} and {len(listed) - 1} more pieces"
+    else:
+        files = f"{listed[0][1]} and {len(listed) - 1} parts"
+    if isinstance(shard, dict):
+        files = f"shard {shard['index']}/{shard['of']}, {files}"
     for label, ok, _, reason in results:
         if not ok:
             print(f"{label}: NOT VERIFIED: {reason}")

@@ -105,6 +105,18 @@ pub struct Args {
         requires = "certificate"
     )]
     proof_parts: PartsArg,
+    /// Write only shard I of S (0 <= I < S) of the proof's pieces: the top (or the whole
+    /// proof) is shard 0's, part k shard k % S's. The shards of runs with the same input
+    /// and options together make the proof, so a proof larger than the disk is written,
+    /// checked and removed a shard at a time (tools/prove_in_shards.py does it); the
+    /// document names its shard and the files it wrote.
+    #[arg(
+        long,
+        value_name = "I/S",
+        value_parser = parse_proof_shard,
+        requires = "certificate"
+    )]
+    proof_shard: Option<nqueens::dimacs::ProofShard>,
     /// The answer and statistics as one JSON object.
     #[arg(long)]
     json: bool,
@@ -155,6 +167,20 @@ fn parse_parts(text: &str) -> Result<PartsArg, String> {
         _ => Err(format!(
             "expected auto or a whole number of parts from 1 to {max}"
         )),
+    }
+}
+
+fn parse_proof_shard(text: &str) -> Result<nqueens::dimacs::ProofShard, String> {
+    let number = |t: &str| {
+        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<usize>().ok())
+            .flatten()
+    };
+    match text.split_once('/').map(|(i, s)| (number(i), number(s))) {
+        Some((Some(index), Some(of))) if index < of => {
+            Ok(nqueens::dimacs::ProofShard { index, of })
+        }
+        _ => Err("expected I/S, whole numbers with 0 <= I < S (0/4 is the first of four)".into()),
     }
 }
 
@@ -435,6 +461,7 @@ fn run_one(args: Args) -> Result<i32, Error> {
                 format: proof_format,
                 max_nodes: args.proof_limit,
                 parts: args.proof_parts.parts(cert),
+                shard: args.proof_shard.unwrap_or(nqueens::dimacs::ProofShard::ALL),
             },
             &stop,
         )? {

@@ -7,12 +7,17 @@ use crate::dimacs::{
     write_residual_proof,
 };
 use crate::format::{AtomicFile, ErrorKind, FormatError, Input};
-use crate::json::{CertificateRecord, CnfRecord, ProofPart, ProofRecord, Versions};
+use crate::json::{
+    CertificateRecord, CnfRecord, ProofPart, ProofRecord, ProofShardRecord, Versions,
+};
 use std::io::Write;
 use std::path::Path;
 
 /// What the CNF beside a certificate is, as its document says.
 const CNF_MEANING: &str = "the input's residual (free rows x free columns, one variable per free cell; formats/dimacs.md): satisfiable exactly when a completion exists, so a SAT solver's UNSATISFIABLE confirms this certificate";
+
+/// What a shard's document is, after what its proof is.
+const SHARD_MEANING: &str = "This document is one shard of the proof's pieces (--proof-shard, see shard): this run wrote only the files shard.written names, and lemmas and deletions count theirs. The pieces of every shard, written by runs with the same input and options, make the proof; it is checked when every shard's pieces are VERIFIED (tools/prove_in_shards.py writes, checks and removes them a shard at a time).";
 
 /// How a split proof is checked, as its document says after what its pieces are.
 const SPLIT_MEANING: &str = "It is split into parts (cube and conquer): each part proves that the CNF with its cube's variables added as unit clauses (after the CNF's, in order) is unsatisfiable, and the top (file) that the CNF with each part's clause \"not all of its cube\" added (after the CNF's, part by part) is: together, that the CNF is. Each piece is checked on its own, all at once if there are cores for them (tools/check_proof.sh).";
@@ -80,11 +85,26 @@ pub fn certificate(
     let (proof_files, proof_record) = match written {
         Proof::Written {
             files,
+            pieces,
             cubes,
             lemmas,
             deletions,
             ..
         } => {
+            let piece_file = |k: usize| match k {
+                0 if cubes.is_empty() => paths.whole(),
+                0 => paths.top(),
+                k => paths.part(k),
+            };
+            let shard = (proof.shard.of > 1).then(|| ProofShardRecord {
+                index: proof.shard.index,
+                of: proof.shard.of,
+                pieces: cubes.len() + 1,
+                written: pieces
+                    .iter()
+                    .map(|&k| piece_file(k).display().to_string())
+                    .collect(),
+            });
             let parts = (!cubes.is_empty()).then(|| {
                 cubes
                     .into_iter()
@@ -95,13 +115,16 @@ pub fn certificate(
                     })
                     .collect()
             });
-            let (file, meaning) = match parts {
+            let (file, mut meaning) = match parts {
                 None => (paths.whole(), proof_meaning(format).to_string()),
                 Some(_) => (
                     paths.top(),
                     format!("{}. {SPLIT_MEANING}", proof_meaning(format)),
                 ),
             };
+            if shard.is_some() {
+                meaning = format!("{meaning} {SHARD_MEANING}");
+            }
             (
                 files,
                 ProofRecord {
@@ -110,6 +133,7 @@ pub fn certificate(
                     lemmas: Some(lemmas),
                     deletions: Some(deletions),
                     parts,
+                    shard,
                     missing: None,
                     meaning,
                 },
@@ -124,6 +148,7 @@ pub fn certificate(
                 lemmas: None,
                 deletions: None,
                 parts: None,
+                shard: None,
                 missing: Some(why),
                 meaning: "no proof was written (see missing): the CNF beside this document is the check, by any SAT solver".into(),
             },

@@ -1182,3 +1182,152 @@ fn the_json_record_names_the_certificate_and_its_proof() {
         "{r}"
     );
 }
+
+/// `--proof-shard I/S`: the shards' pieces together are, byte for byte, those of one run
+/// of every piece, each shard's document names what it wrote, a shard's document is
+/// refused as a whole proof and checked with `--shard`, and tools/prove_in_shards.py
+/// writes, checks and removes the shards in turn to `s VERIFIED`; a shard outside 0..S
+/// is refused.
+#[test]
+fn proofs_written_in_shards_are_the_whole_proof() {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools");
+    let whole = tempfile::tempdir().unwrap();
+    certify_board(whole.path(), "lrat", &["--proof-parts", "8"]);
+    let pieces = listing(whole.path())
+        .into_iter()
+        .filter(|name| name.ends_with(".lrat"))
+        .collect::<Vec<_>>();
+    assert!(pieces.len() >= 5, "{pieces:?}");
+    let mut seen = Vec::new();
+    for index in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let shard = format!("{index}/3");
+        certify_board(
+            dir.path(),
+            "lrat",
+            &["--proof-parts", "8", "--proof-shard", &shard],
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("c.json")).unwrap())
+                .unwrap();
+        let record = &doc["proof"]["shard"];
+        assert_eq!(record["index"], index);
+        assert_eq!(record["of"], 3);
+        assert_eq!(record["pieces"], pieces.len());
+        let written: Vec<String> = record["written"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                Path::new(f.as_str().unwrap())
+                    .file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .into()
+            })
+            .collect();
+        let here: Vec<String> = listing(dir.path())
+            .into_iter()
+            .filter(|name| name.ends_with(".lrat"))
+            .collect();
+        assert_eq!(
+            written.iter().collect::<std::collections::BTreeSet<_>>(),
+            here.iter().collect()
+        );
+        for name in &here {
+            assert_eq!(
+                std::fs::read(dir.path().join(name)).unwrap(),
+                std::fs::read(whole.path().join(name)).unwrap(),
+                "{name}"
+            );
+        }
+        seen.extend(here);
+        // Alone, a shard proves nothing: refused; with --shard, its pieces are checked.
+        let (code, text) = check_document(dir.path());
+        assert_eq!(code, Some(2), "{text}");
+        assert!(text.contains(&format!("holds shard {index}/3")), "{text}");
+        let out = std::process::Command::new("python3")
+            .arg(tools.join("check_pieces.py"))
+            .arg(dir.path().join("c.json"))
+            .arg("--shard")
+            .env_remove("LRAT_CHECK")
+            .output()
+            .unwrap();
+        let (code, text) = said(out);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(
+            text.lines()
+                .any(|l| l == format!("s SHARD {index}/3 VERIFIED")),
+            "{text}"
+        );
+        let out = std::process::Command::new("python3")
+            .arg(tools.join("confirm_certificate.py"))
+            .args([dir.path().join("b.txt"), dir.path().join("c.json")])
+            .arg("--shard")
+            .output()
+            .unwrap();
+        let (code, text) = said(out);
+        assert!(
+            code == Some(0)
+                && text.contains(&format!("shard {index}/3"))
+                && text.contains("VERIFIED; CONFIRMED"),
+            "{text}"
+        );
+    }
+    seen.sort();
+    assert_eq!(seen, pieces);
+
+    // The whole round: every shard written, checked and removed in turn.
+    let dir = tempfile::tempdir().unwrap();
+    let board = data("csplib").join("ed-14-infeasible-2.txt");
+    let driver = |extra: &[&str]| {
+        let out = std::process::Command::new("python3")
+            .arg(tools.join("prove_in_shards.py"))
+            .arg(&board)
+            .arg(dir.path().join("c.json"))
+            .args(["--shards", "3", "--parts", "8", "--nqueens"])
+            .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(extra)
+            .env_remove("LRAT_CHECK")
+            .output()
+            .unwrap();
+        said(out)
+    };
+    let (code, text) = driver(&["--", "--proof", "lrat-binary"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.lines().any(|l| l == "s VERIFIED"), "{text}");
+    assert!(
+        text.contains(&format!("a proof of {} pieces in 3 shards", pieces.len())),
+        "{text}"
+    );
+    assert_eq!(listing(dir.path()), ["c.cnf", "c.json"]);
+    let (code, text) = driver(&["--", "--proof-shard", "1/2"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("--proof-shard is set by this script"),
+        "{text}"
+    );
+
+    for bad in ["3/3", "1/0", "a/2", "-1/2", "1", "1/2/3", " 1/2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let c = dir.path().join("c.json");
+        let out = crate::common::nq(&[
+            "complete",
+            board.to_str().unwrap(),
+            "--certificate",
+            c.to_str().unwrap(),
+            &format!("--proof-shard={bad}"),
+        ])
+        .code(2);
+        assert!(
+            out.stderr.contains("--proof-shard"),
+            "{bad}: {}",
+            out.stderr
+        );
+        assert!(listing(dir.path()).is_empty(), "{bad}");
+    }
+    let out =
+        crate::common::nq(&["complete", board.to_str().unwrap(), "--proof-shard", "0/2"]).code(2);
+    assert!(out.stderr.contains("--certificate"), "{}", out.stderr);
+}

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Writes and checks the proof of an INFEASIBLE answer a shard at a time, so that a proof
+larger than the disk is checked whole: for each shard I of S, `nqueens complete INPUT
+--certificate CERT.json --proof-shard I/S` writes that shard's pieces (formats/certificate.md,
+"A proof in shards"), tools/check_pieces.py --shard checks them (or, with --board,
+tools/confirm_certificate.py --shard, from the board alone), and they are removed before the
+next shard is written. The disk then holds one shard's pieces at a time.
+
+Every shard must be of the same proof: the same CNF (its bytes' SHA-256), format, cubes and
+pieces, which this script compares; the first shard's split (--parts, default auto) is asked
+for by number from the second on, so that the engine's search, whose node count may differ
+slightly between runs, cannot change it. Every piece of the proof must have been checked in
+exactly one shard. The last shard's document and the CNF stay, its pieces removed.
+
+    tools/prove_in_shards.py INPUT CERT.json --shards S [--parts K] [--jobs N]
+        [--nqueens PATH] [--board FILE [--lrat-check PATH]] [-- COMPLETE OPTIONS]
+
+COMPLETE OPTIONS go to every `nqueens complete` run (`--proof lrat-binary --proof-limit
+1e10 --threads 2`), except --certificate, --proof-parts and --proof-shard, which this
+script sets. The checker is the one tools/check_proof.sh chooses (LRAT_CHECK="lrat-trim -S
+--no-trim"). Prints a line per shard and a summary, then `s VERIFIED` when every piece of
+every shard is. Exit 0: VERIFIED; 1: not (a piece NOT VERIFIED, the shards of different
+proofs, no proof written, or an answer other than INFEASIBLE); 2: bad arguments or files,
+or nqueens failed.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import check_pieces  # noqa: E402
+
+# Options of `complete` this script sets itself.
+OWN = ("--certificate", "--proof-parts", "--proof-shard")
+
+
+def fail(code, why):
+    print(f"prove_in_shards: {why}", file=sys.stderr)
+    sys.exit(code)
+
+
+def nqueens_path(given):
+    if given:
+        return given
+    found = shutil.which("nqueens")
+    if found:
+        return found
+    built = HERE.parent / "target" / "release" / "nqueens"
+    if built.is_file():
+        return str(built)
+    fail(2, "no nqueens: give --nqueens PATH, put it on PATH, or build it (cargo build --release)")
+
+
+def parts_arg(text):
+    if text == "auto":
+        return text
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"expected auto or a whole number from 1, not {text!r}")
+    return str(k)
+
+
+def shards_arg(text):
+    try:
+        s = int(text)
+    except ValueError:
+        s = 0
+    if s < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1, not {text!r}")
+    return s
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def which_proof(doc, cert):
+    """What must be equal in every shard's document: the CNF's hash, the format, the
+    pieces and the cubes."""
+    cnf = check_pieces.regular(check_pieces.beside(cert, doc["cnf"]["file"]))
+    proof = doc["proof"]
+    parts = proof.get("parts") or []
+    cubes = [p.get("cube") if isinstance(p, dict) else None for p in parts]
+    return sha256(cnf), proof.get("format"), len(parts) + 1, cubes
+
+
+def written_pieces(doc, cert):
+    """The pieces (0: top or whole; k: part k) this document's shard wrote, and their files."""
+    proof = doc["proof"]
+    named = [proof["file"]] + [p["file"] for p in proof.get("parts") or []]
+    shard = proof.get("shard")
+    # One shard of one: the document names every piece, and all were written.
+    names = shard["written"] if isinstance(shard, dict) else named
+    return [(named.index(name), check_pieces.beside(cert, name)) for name in names]
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = []
+    if "--" in argv:
+        k = argv.index("--")
+        argv, extra = argv[:k], argv[k + 1 :]
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("input", help="the composition or instance nqueens completes")
+    ap.add_argument("certificate", type=pathlib.Path, help="the certificate's document (.json)")
+    ap.add_argument("--shards", type=shards_arg, required=True, help="shards S: each run writes about 1/S of the proof")
+    ap.add_argument("--parts", type=parts_arg, default="auto", help="--proof-parts of the first run (default auto)")
+    ap.add_argument("--jobs", type=check_pieces.jobs_arg, default=os.cpu_count() or 1, help="pieces checked at once")
+    ap.add_argument("--nqueens", help="the nqueens binary (default: on PATH, else target/release/nqueens)")
+    ap.add_argument("--board", type=pathlib.Path, help="confirm each shard from this board (tools/confirm_certificate.py)")
+    ap.add_argument("--lrat-check", help="with --board: the LRAT checker confirm_certificate.py runs (lrat-trim)")
+    a = ap.parse_args(argv)
+    for opt in extra:
+        if opt.split("=", 1)[0] in OWN:
+            fail(2, f"{opt.split('=', 1)[0]} is set by this script (--parts for --proof-parts)")
+    if a.certificate.suffix != ".json":
+        fail(2, f"{a.certificate}: the certificate's document ends in .json")
+    nq = nqueens_path(a.nqueens)
+    first = None
+    checked = {}
+    parts = a.parts
+    total_bytes = largest = 0
+    write_s = check_s = 0.0
+    searches = []
+    for index in range(a.shards):
+        cmd = [nq, "complete", a.input, "--certificate", str(a.certificate), "--proof-parts", parts,
+               "--proof-shard", f"{index}/{a.shards}", "--json"] + extra
+        t = time.perf_counter()
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        except OSError as e:
+            fail(2, f"{nq}: {e.strerror}")
+        wrote = time.perf_counter() - t
+        said = (run.stdout + run.stderr).strip()
+        if run.returncode != 3 and run.returncode not in (0, 4):
+            fail(2, f"shard {index}/{a.shards}: nqueens exited {run.returncode}: {said[-500:]}")
+        try:
+            record = json.loads(run.stdout)
+            answer = record["answer"]
+            search = record["stats"]["exact"]["seconds"]
+        except (ValueError, KeyError, TypeError):
+            fail(2, f"shard {index}/{a.shards}: nqueens printed no JSON record: {said[-500:]}")
+        if run.returncode != 3:
+            fail(1, f"shard {index}/{a.shards}: the answer is {answer}, not infeasible: nothing to prove")
+        searches.append(search)
+        try:
+            doc = check_pieces.load_json(a.certificate)
+            proof = doc["proof"]
+            if not isinstance(proof.get("file"), str):
+                fail(1, f"shard {index}/{a.shards}: no proof was written: {proof.get('missing')}")
+            this = which_proof(doc, a.certificate)
+            mine = written_pieces(doc, a.certificate)
+        except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused) as e:
+            fail(2, f"{a.certificate}: {e}")
+        if first is None:
+            first = this
+            # The same split from here on: asked for by its number of parts.
+            parts = str(max(1, this[2] - 1))
+        elif this != first:
+            fail(1, f"shard {index}/{a.shards} is of another proof than shard 0 (its CNF, format, pieces or cubes differ)")
+        size = sum(os.path.getsize(p) for _, p in mine)
+        total_bytes += size
+        largest = max(largest, size)
+        t = time.perf_counter()
+        if a.board:
+            check = [sys.executable, str(HERE / "confirm_certificate.py"), str(a.board), str(a.certificate)]
+            check += ["--lrat-check", a.lrat_check] if a.lrat_check else []
+        else:
+            check = [sys.executable, str(HERE / "check_pieces.py"), str(a.certificate)]
+        out = subprocess.run(check + ["--shard", "--jobs", str(a.jobs)], capture_output=True, text=True, errors="replace")
+        took = time.perf_counter() - t
+        write_s += wrote
+        check_s += took
+        lines = [l for l in (out.stdout + out.stderr).splitlines() if l.strip()]
+        print(
+            f"shard {index}/{a.shards}: {len(mine)} piece{'s' if len(mine) != 1 else ''}, {size / 1e9:.2f} GB, "
+            f"written in {wrote:.1f} s (the engine's search {search:.1f} s), checked in {took:.1f} s: "
+            f"{lines[-1] if lines else f'exit {out.returncode}'}",
+            flush=True,
+        )
+        if out.returncode != 0:
+            print("\n".join(lines[-20:]))
+            fail(1 if out.returncode == 1 else 2, f"shard {index}/{a.shards} is not VERIFIED; its pieces are kept")
+        for k, path in mine:
+            if k in checked:
+                fail(1, f"piece {k} is in shards {checked[k]} and {index}")
+            checked[k] = index
+            # The next run would remove them too (an earlier run's pieces beside the
+            # document go): now, so that the disk holds one shard at a time.
+            os.remove(path)
+    missing = sorted(set(range(first[2])) - set(checked))
+    if missing:
+        fail(1, f"pieces never written: {missing[:10]}")
+    print(
+        f"{a.input}: a proof of {first[2]} piece{'s' if first[2] != 1 else ''} in {a.shards} shard{'s' if a.shards != 1 else ''}, "
+        f"{total_bytes / 1e9:.2f} GB (the largest shard {largest / 1e9:.2f} GB), written in {write_s:.1f} s "
+        f"(each run's search included), checked in {check_s:.1f} s ({check_s / max(min(searches), 1e-3):.1f}x "
+        f"the fastest of the engine's searches, {min(searches):.2f} s), every piece VERIFIED"
+    )
+    print("s VERIFIED")
+
+
+if __name__ == "__main__":
+    main()
