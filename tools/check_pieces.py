@@ -19,7 +19,7 @@ tools/confirm_certificate.py passes its own writing of it.
 
 A document of one shard of the pieces (`complete --proof-shard I/S`) is refused (exit 2):
 its pieces alone prove nothing. --shard checks the pieces it names (`proof.shard.written`,
-each one of the document's pieces and of its shard), and prints `s SHARD I/S VERIFIED`
+which must be exactly the shard's pieces, in order), and prints `s SHARD I/S VERIFIED`
 when every one is; tools/prove_in_shards.py checks every shard so, in turn. Prints one line per piece that
 fails and a summary; exit 0 when every piece is VERIFIED, 1 when one is not, 2 for bad
 arguments or files.
@@ -141,15 +141,16 @@ def shard_of(proof, cert, listed, named, asked):
         raise OneShard(
             f"{cert}: the document holds shard {index}/{of} of its proof ({len(shard['written'])} of "
             f"{len(listed)} pieces): they prove nothing alone; tools/prove_in_shards.py checks every "
-            "shard, and --shard this one's pieces"
+            "shard, and tools/check_pieces.py --shard this one's pieces"
         )
-    place = {name: k for k, name in enumerate(named)}
-    mine = []
-    for name in shard["written"]:
-        k = place.get(name) if isinstance(name, str) else None
-        if k is None or k % of != index or k in mine:
-            raise Refused(f"{cert}: shard {index}/{of} names {str(name)[:200]!r}, which is not one of its pieces")
-        mine.append(k)
+    # Exactly the shard's pieces, in order: a list that leaves one out would let a shard
+    # pass unchecked, and one of another shard's would be checked twice.
+    mine = [k for k in range(len(listed)) if k % of == index]
+    if shard["written"] != [named[k] for k in mine]:
+        raise Refused(
+            f"{cert}: shard {index}/{of} does not name exactly its pieces ({len(mine)}: "
+            f"{', '.join(str(named[k]) for k in mine[:3])}{' ...' if len(mine) > 3 else ''})"
+        )
     return [listed[k] for k in mine]
 
 

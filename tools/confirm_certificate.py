@@ -225,6 +225,16 @@ def main():
         fail(1, f"the certificate has no proof: {proof.get('missing', 'no proof file named')}")
     if not isinstance(doc["cnf"].get("file"), str):
         fail(2, f"{a.certificate}: its \"cnf\" record names no file")
+    shard = proof.get("shard")
+    if shard is not None and not a.shard:
+        # Refused before anything else, the board's own refutation included: the
+        # document's proof is not all there.
+        try:
+            check_pieces.pieces(doc, a.certificate, 1 << 62)
+        except check_pieces.NotAFile as e:
+            fail(2, str(e))
+        except check_pieces.Refused as e:
+            fail(1, str(e))
     cnf = check_pieces.beside(a.certificate, doc["cnf"]["file"])
     n = len(q)
     free_rows, free_cols, cells = residual(q)
@@ -247,6 +257,8 @@ def main():
         what = [f"row {i}" for i in free_rows if i not in rows_with]
         what += [f"column {j}" for j in free_cols if j not in cols_with]
         print(f"{a.composition}: n = {n}: free {what[0]} has no free cell: no completion; CONFIRMED")
+        if a.shard and isinstance(shard, dict):
+            print(f"s SHARD {shard.get('index')}/{shard.get('of')} VERIFIED")
         sys.exit(0)
     # Documents from before LRAT have no format: theirs is DRAT.
     kind = proof.get("format", "drat")
@@ -293,7 +305,6 @@ def main():
                         fail(2, f"{piece} is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py")
         results, _ = check_pieces.check(own, listed, a.jobs, checker)
     verified = all(ok for _, ok, _, _ in results)
-    shard = doc["proof"].get("shard")
     if not listed:
         files = "no piece in this shard"
     elif len(listed) == 1:
@@ -307,11 +318,20 @@ def main():
     for label, ok, _, reason in results:
         if not ok:
             print(f"{label}: NOT VERIFIED: {reason}")
-    print(
-        f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
-        f"{len(clauses)} clauses, {what}; proof {files}: "
-        + ("VERIFIED; CONFIRMED" if verified else "NOT VERIFIED")
-    )
+    if isinstance(shard, dict):
+        # One shard confirms nothing by itself: its pieces are VERIFIED, no more.
+        print(
+            f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
+            f"{len(clauses)} clauses, {what}; proof {files}: "
+            + ("VERIFIED (the answer is confirmed when every shard is)" if verified else "NOT VERIFIED")
+        )
+        print(check_pieces.verdict(doc, verified))
+    else:
+        print(
+            f"{a.composition}: n = {n}, {len(free_rows)} free rows, {len(cells)} free cells, "
+            f"{len(clauses)} clauses, {what}; proof {files}: "
+            + ("VERIFIED; CONFIRMED" if verified else "NOT VERIFIED")
+        )
     sys.exit(0 if verified else 1)
 
 

@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE))
 import check_pieces  # noqa: E402
 
 # Options of `complete` this script sets itself.
-OWN = ("--certificate", "--proof-parts", "--proof-shard")
+OWN = ("--certificate", "--proof-parts", "--proof-shard", "--json")
 
 
 def fail(code, why):
@@ -100,13 +100,20 @@ def which_proof(doc, cert):
 
 
 def written_pieces(doc, cert):
-    """The pieces (0: top or whole; k: part k) this document's shard wrote, and their files."""
+    """The pieces (0: top or whole; k: part k) this document's shard wrote, and their files,
+    beside the document (where nqueens writes them: never a file of the same name
+    elsewhere)."""
     proof = doc["proof"]
     named = [proof["file"]] + [p["file"] for p in proof.get("parts") or []]
     shard = proof.get("shard")
     # One shard of one: the document names every piece, and all were written.
     names = shard["written"] if isinstance(shard, dict) else named
-    return [(named.index(name), check_pieces.beside(cert, name)) for name in names]
+    out = []
+    for name in names:
+        path = cert.parent / pathlib.PurePath(name).name
+        check_pieces.regular(path)
+        out.append((named.index(name), path))
+    return out
 
 
 def main():
@@ -128,9 +135,28 @@ def main():
     for opt in extra:
         if opt.split("=", 1)[0] in OWN:
             fail(2, f"{opt.split('=', 1)[0]} is set by this script (--parts for --proof-parts)")
-    if a.certificate.suffix != ".json":
-        fail(2, f"{a.certificate}: the certificate's document ends in .json")
+    if a.input == "-":
+        fail(2, "the input is read once per shard: give a file, not - (standard input)")
+    if a.lrat_check and not a.board:
+        fail(2, "--lrat-check is the checker of --board (confirm_certificate.py); without it, set LRAT_CHECK")
+    if a.board:
+        try:
+            check_pieces.regular(a.board)
+        except check_pieces.Refused as e:
+            fail(2, f"--board {e}")
+    if a.lrat_check and not (os.path.isfile(a.lrat_check) and os.access(a.lrat_check, os.X_OK)):
+        fail(2, f"--lrat-check {a.lrat_check!r}: not a program this script can run")
+    if not os.path.isfile(a.input):
+        fail(2, f"{a.input}: no such file")
     nq = nqueens_path(a.nqueens)
+    try:
+        prove(a, nq, extra)
+    except KeyboardInterrupt:
+        fail(130, f"interrupted; the pieces of the shard being written or checked may be left beside {a.certificate}")
+
+
+def prove(a, nq, extra):
+    """Every shard in turn: written, checked, removed; then the verdict."""
     first = None
     checked = {}
     parts = a.parts
@@ -158,15 +184,20 @@ def main():
         if run.returncode != 3:
             fail(1, f"shard {index}/{a.shards}: the answer is {answer}, not infeasible: nothing to prove")
         searches.append(search)
+        # The document this run wrote: where its record says (a name with {stem} is
+        # expanded), and with the proof record the run printed.
+        cert = pathlib.Path(record.get("certificate_file") or "")
         try:
-            doc = check_pieces.load_json(a.certificate)
+            doc = check_pieces.load_json(cert)
             proof = doc["proof"]
+            if proof != record.get("proof"):
+                fail(2, f"{cert}: not the document this run wrote (another process wrote it since?)")
             if not isinstance(proof.get("file"), str):
                 fail(1, f"shard {index}/{a.shards}: no proof was written: {proof.get('missing')}")
-            this = which_proof(doc, a.certificate)
-            mine = written_pieces(doc, a.certificate)
+            this = which_proof(doc, cert)
+            mine = written_pieces(doc, cert)
         except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused) as e:
-            fail(2, f"{a.certificate}: {e}")
+            fail(2, f"{cert}: {e}")
         if first is None:
             first = this
             # The same split from here on: asked for by its number of parts.
@@ -178,10 +209,10 @@ def main():
         largest = max(largest, size)
         t = time.perf_counter()
         if a.board:
-            check = [sys.executable, str(HERE / "confirm_certificate.py"), str(a.board), str(a.certificate)]
+            check = [sys.executable, str(HERE / "confirm_certificate.py"), str(a.board), str(cert)]
             check += ["--lrat-check", a.lrat_check] if a.lrat_check else []
         else:
-            check = [sys.executable, str(HERE / "check_pieces.py"), str(a.certificate)]
+            check = [sys.executable, str(HERE / "check_pieces.py"), str(cert)]
         out = subprocess.run(check + ["--shard", "--jobs", str(a.jobs)], capture_output=True, text=True, errors="replace")
         took = time.perf_counter() - t
         write_s += wrote

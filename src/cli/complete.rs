@@ -81,7 +81,8 @@ pub struct Args {
     /// too; 0: no proof): each node writes about one clause (1.1 in large proofs, a few
     /// more in small ones) of about 80 bytes in DRAT, 200 in LRAT, 75-95 in binary LRAT,
     /// which lrat-trim checks at about a million a second; beyond the limit the
-    /// certificate says so and has no proof.
+    /// certificate says so and has no proof. With --proof-shard: the nodes of the pieces
+    /// this run writes.
     #[arg(
         long,
         value_name = "NODES",

@@ -1270,22 +1270,44 @@ fn proofs_written_in_shards_are_the_whole_proof() {
         let (code, text) = said(out);
         assert!(
             code == Some(0)
-                && text.contains(&format!("shard {index}/3"))
-                && text.contains("VERIFIED; CONFIRMED"),
+                && text.contains("the answer is confirmed when every shard is")
+                && !text.contains("CONFIRMED")
+                && text
+                    .lines()
+                    .any(|l| l == format!("s SHARD {index}/3 VERIFIED")),
             "{text}"
         );
+        // A shard's list of what it wrote must be all of its pieces: one left out would
+        // go unchecked.
+        let mut fewer = doc.clone();
+        fewer["proof"]["shard"]["written"]
+            .as_array_mut()
+            .unwrap()
+            .pop();
+        std::fs::write(dir.path().join("c.json"), fewer.to_string()).unwrap();
+        let out = std::process::Command::new("python3")
+            .arg(tools.join("check_pieces.py"))
+            .arg(dir.path().join("c.json"))
+            .arg("--shard")
+            .output()
+            .unwrap();
+        let (code, text) = said(out);
+        assert_eq!(code, Some(2), "{text}");
+        assert!(text.contains("does not name exactly its pieces"), "{text}");
     }
     seen.sort();
     assert_eq!(seen, pieces);
 
-    // The whole round: every shard written, checked and removed in turn.
+    // The whole round: every shard written, checked and removed in turn. The document is
+    // the one each run's record names ({stem} expanded), not a file of the name given.
     let dir = tempfile::tempdir().unwrap();
     let board = data("csplib").join("ed-14-infeasible-2.txt");
+    std::fs::write(dir.path().join("{stem}.json"), "{}").unwrap();
     let driver = |extra: &[&str]| {
         let out = std::process::Command::new("python3")
             .arg(tools.join("prove_in_shards.py"))
             .arg(&board)
-            .arg(dir.path().join("c.json"))
+            .arg(dir.path().join("{stem}.json"))
             .args(["--shards", "3", "--parts", "8", "--nqueens"])
             .arg(assert_cmd::cargo::cargo_bin("nqueens"))
             .args(extra)
@@ -1301,7 +1323,14 @@ fn proofs_written_in_shards_are_the_whole_proof() {
         text.contains(&format!("a proof of {} pieces in 3 shards", pieces.len())),
         "{text}"
     );
-    assert_eq!(listing(dir.path()), ["c.cnf", "c.json"]);
+    assert_eq!(
+        listing(dir.path()),
+        [
+            "ed-14-infeasible-2.cnf",
+            "ed-14-infeasible-2.json",
+            "{stem}.json"
+        ]
+    );
     let (code, text) = driver(&["--", "--proof-shard", "1/2"]);
     assert_eq!(code, Some(2), "{text}");
     assert!(

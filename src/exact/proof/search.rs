@@ -125,8 +125,9 @@ pub(crate) fn write_proof(
 /// The cubes of a split into about `parts` parts: the nodes that branch at the depth
 /// whose count of them is nearest `parts` (by ratio: of the first depth with at least as
 /// many and the one above it), from searches of the tree above each depth in turn (in
-/// `format`, whose hints decide where the search backjumps), or [`Plan::Whole`] when no
-/// depth has as many. Counts grow several times a level, and every part costs the clauses
+/// `format`, whose hints decide where the search backjumps); when no depth has as many,
+/// the depth with the most (asked 45, a tree of 41 at most gives those 41), and
+/// [`Plan::Whole`] when none has two. Counts grow several times a level, and every part costs the clauses
 /// of the path to its cube again (a few thousand at n = 23): 318 parts asked 64 took
 /// 1.8x the clauses of the whole proof, where the 40 of the depth above cost a fifth.
 pub(crate) fn plan(
@@ -140,6 +141,12 @@ pub(crate) fn plan(
         return Ok(Plan::Whole);
     }
     let mut above: Option<(usize, Vec<Vec<u32>>)> = None;
+    // The depth with the most cubes so far, for a tree with no depth of `parts`.
+    let mut most: Option<(usize, Vec<Vec<u32>>)> = None;
+    let fewer_than_asked = |most: Option<(usize, Vec<Vec<u32>>)>| match most {
+        Some((depth, cubes)) if cubes.len() >= 2 => Plan::Split { depth, cubes },
+        _ => Plan::Whole,
+    };
     for depth in 1..=res.size() {
         let budget = Budget::new(max_nodes);
         let mut cubes = Vec::new();
@@ -149,7 +156,7 @@ pub(crate) fn plan(
             met: &mut cubes,
         };
         match with_width(res, format, mode, &budget, stop, &mut io::sink())? {
-            ProofEnd::Proved { .. } if cubes.is_empty() => return Ok(Plan::Whole),
+            ProofEnd::Proved { .. } if cubes.is_empty() => return Ok(fewer_than_asked(most)),
             ProofEnd::Proved { .. } if cubes.len() >= parts => {
                 return Ok(match above {
                     Some((depth, fewer))
@@ -163,11 +170,16 @@ pub(crate) fn plan(
                     _ => Plan::Split { depth, cubes },
                 });
             }
-            ProofEnd::Proved { .. } => above = Some((depth, cubes)),
+            ProofEnd::Proved { .. } => {
+                if most.as_ref().is_none_or(|(_, m)| m.len() < cubes.len()) {
+                    most = Some((depth, cubes.clone()));
+                }
+                above = Some((depth, cubes));
+            }
             end => return Ok(Plan::Ended(end)),
         }
     }
-    Ok(Plan::Whole)
+    Ok(fewer_than_asked(most))
 }
 
 /// Writes to `out` one piece of a proof in `format` that the CNF of `res` is
