@@ -1022,8 +1022,8 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(120))]
         /// Excluded Diagonals instances of 8 to 11 rows (their reduced boards: the frontier's
         /// residuals, whose searches are deep): every piece of the proof of each without
-        /// completion checks, split into 2, 3 and 8 parts, and into as many as the tree
-        /// has at its widest depth when asked for more than any depth has.
+        /// completion checks, split into 2, 3 and 8 parts, and (one case in eight) into as
+        /// many as the tree has at its widest depth when asked for more than any has.
         #[test]
         fn split_lrat_proofs_check_piece_by_piece(
             m in 8u64..=11,
@@ -1042,7 +1042,9 @@ mod tests {
             let format = Format::Lrat { layout: &cl.layout, binary: false };
             let whole = crate::exact::proof::write_proof(&res, format, 1_000_000, &stop, &mut std::io::sink());
             proptest::prop_assume!(whole.unwrap() != crate::exact::proof::ProofEnd::Satisfiable);
-            for parts in [2, 3, 8, 100_000] {
+            // Asked for more than any depth has: one case in eight (each scans every depth).
+            let widest = (seed % 8 == 0).then_some(100_000);
+            for parts in [2, 3, 8].into_iter().chain(widest) {
                 if let Err(e) = split_verified(&res, &cl, &cnf, parts) {
                     return Err(proptest::test_runner::TestCaseError::fail(format!("m {m}, d {d}, seed {seed}, {parts} parts: {e}")));
                 }
