@@ -245,6 +245,23 @@ def check(cnf, listed, jobs, checker=None):
         return [done[k] for k in range(len(tasks))], time.perf_counter() - start
 
 
+def interruptible(main, name):
+    """Runs `main`, ending with one line and exit 130 on Ctrl-C, SIGTERM or SIGHUP (the
+    temporary files removed on the way out), not a traceback."""
+    import signal
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+    try:
+        main()
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
 def jobs_arg(text):
     """A number of pieces at once: a whole number from 1."""
     try:
@@ -302,4 +319,4 @@ def verdict(doc, verified):
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main, "check_pieces")

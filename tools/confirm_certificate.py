@@ -336,4 +336,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    check_pieces.interruptible(main, "confirm_certificate")

@@ -7,7 +7,10 @@ tools/confirm_certificate.py --shard, from the board alone), and they are remove
 next shard is written. The disk then holds one shard's pieces at a time.
 
 Every shard must be of the same proof: the same CNF (its bytes' SHA-256), format, cubes and
-pieces, which this script compares; the first shard's split (--parts, default auto) is asked
+pieces, which this script compares, and its document and pieces must be unchanged after
+their check, whose verdict must be the shard's (another run writing the same certificate
+meanwhile is caught, not counted); BOARD must be INPUT's board (compared with `nqueens
+convert INPUT`'s); the first shard's split (--parts, default auto) is asked
 for by number from the second on, so that the engine's search, whose node count may differ
 slightly between runs, cannot change it. Every piece of the proof must have been checked in
 exactly one shard. The last shard's document and the CNF stay, its pieces removed.
@@ -30,6 +33,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -116,6 +120,44 @@ def written_pieces(doc, cert):
     return out
 
 
+def board_of(nq, given):
+    """The board nqueens completes for the input `given` (its own rows for a board, the
+    reduced board for an Excluded Diagonals file), as confirm_certificate.py reads a board."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="nqueens-shards-") as tmp:
+        out = pathlib.Path(tmp) / "board.txt"
+        run = subprocess.run([nq, "convert", os.path.abspath(given), str(out)], capture_output=True, text=True, errors="replace")
+        if run.returncode != 0:
+            fail(2, f"{given}: nqueens convert failed: {(run.stdout + run.stderr).strip()[-300:]}")
+        return [int(v) for v in out.read_text().split()]
+
+
+def stamp(paths):
+    """What must not change while a shard is checked: each file's inode, size and time."""
+    out = []
+    for p in paths:
+        st = os.stat(p)
+        out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def child(cmd):
+    """Runs `cmd` in a process group of its own, output captured; a signal to this script
+    stops the group (nqueens then writes nothing) and is raised as KeyboardInterrupt."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    try:
+        out, err = p.communicate()
+    except BaseException:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except OSError:
+            pass
+        p.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -124,12 +166,12 @@ def main():
         argv, extra = argv[:k], argv[k + 1 :]
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input", help="the composition or instance nqueens completes")
-    ap.add_argument("certificate", type=pathlib.Path, help="the certificate's document (.json)")
+    ap.add_argument("certificate", help="the certificate's document (.json)")
     ap.add_argument("--shards", type=shards_arg, required=True, help="shards S: each run writes about 1/S of the proof")
     ap.add_argument("--parts", type=parts_arg, default="auto", help="--proof-parts of the first run (default auto)")
     ap.add_argument("--jobs", type=check_pieces.jobs_arg, default=os.cpu_count() or 1, help="pieces checked at once")
     ap.add_argument("--nqueens", help="the nqueens binary (default: on PATH, else target/release/nqueens)")
-    ap.add_argument("--board", type=pathlib.Path, help="confirm each shard from this board (tools/confirm_certificate.py)")
+    ap.add_argument("--board", help="confirm each shard from this board, INPUT's (tools/confirm_certificate.py)")
     ap.add_argument("--lrat-check", help="with --board: the LRAT checker confirm_certificate.py runs (lrat-trim)")
     a = ap.parse_args(argv)
     for opt in extra:
@@ -139,16 +181,27 @@ def main():
         fail(2, "the input is read once per shard: give a file, not - (standard input)")
     if a.lrat_check and not a.board:
         fail(2, "--lrat-check is the checker of --board (confirm_certificate.py); without it, set LRAT_CHECK")
-    if a.board:
-        try:
-            check_pieces.regular(a.board)
-        except check_pieces.Refused as e:
-            fail(2, f"--board {e}")
     if a.lrat_check and not (os.path.isfile(a.lrat_check) and os.access(a.lrat_check, os.X_OK)):
         fail(2, f"--lrat-check {a.lrat_check!r}: not a program this script can run")
     if not os.path.isfile(a.input):
         fail(2, f"{a.input}: no such file")
     nq = nqueens_path(a.nqueens)
+    if a.board:
+        # The board must be the input's: a check against another board proves nothing
+        # about this one. Found now, not after the first shard's hours.
+        import confirm_certificate
+
+        try:
+            mine = confirm_certificate.read_composition(check_pieces.regular(pathlib.Path(a.board)))
+        except (OSError, ValueError, check_pieces.Refused) as e:
+            fail(2, f"--board {a.board}: {str(e)[:300]} (a board as text or .npy: nqueens convert IN board.txt)")
+        if mine != board_of(nq, a.input):
+            fail(2, f"--board {a.board} is not the board of {a.input} (nqueens convert {a.input} board.txt writes it)")
+    def stop(_signum, _frame):
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
     try:
         prove(a, nq, extra)
     except KeyboardInterrupt:
@@ -163,12 +216,18 @@ def prove(a, nq, extra):
     total_bytes = largest = 0
     write_s = check_s = 0.0
     searches = []
+    # Paths as given, whatever their first character: options take them after "=", and
+    # the input comes after "--".
     for index in range(a.shards):
-        cmd = [nq, "complete", a.input, "--certificate", str(a.certificate), "--proof-parts", parts,
-               "--proof-shard", f"{index}/{a.shards}", "--json"] + extra
+        if first is not None and index >= first[2]:
+            # Piece k is shard k % S's: shards from the number of pieces on hold none.
+            print(f"shards {index}-{a.shards - 1}/{a.shards}: no piece (the proof has {first[2]})", flush=True)
+            break
+        cmd = [nq, "complete", f"--certificate={a.certificate}", f"--proof-parts={parts}",
+               f"--proof-shard={index}/{a.shards}", "--json"] + extra + ["--", a.input]
         t = time.perf_counter()
         try:
-            run = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+            run = child(cmd)
         except OSError as e:
             fail(2, f"{nq}: {e.strerror}")
         wrote = time.perf_counter() - t
@@ -180,13 +239,13 @@ def prove(a, nq, extra):
             answer = record["answer"]
             search = record["stats"]["exact"]["seconds"]
         except (ValueError, KeyError, TypeError):
-            fail(2, f"shard {index}/{a.shards}: nqueens printed no JSON record: {said[-500:]}")
+            fail(2, f"shard {index}/{a.shards}: nqueens printed no single JSON record: {said[-500:]}")
         if run.returncode != 3:
             fail(1, f"shard {index}/{a.shards}: the answer is {answer}, not infeasible: nothing to prove")
         searches.append(search)
         # The document this run wrote: where its record says (a name with {stem} is
         # expanded), and with the proof record the run printed.
-        cert = pathlib.Path(record.get("certificate_file") or "")
+        cert = pathlib.Path(os.path.abspath(record.get("certificate_file") or "."))
         try:
             doc = check_pieces.load_json(cert)
             proof = doc["proof"]
@@ -196,6 +255,7 @@ def prove(a, nq, extra):
                 fail(1, f"shard {index}/{a.shards}: no proof was written: {proof.get('missing')}")
             this = which_proof(doc, cert)
             mine = written_pieces(doc, cert)
+            before = stamp([p for _, p in mine])
         except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused) as e:
             fail(2, f"{cert}: {e}")
         if first is None:
@@ -209,11 +269,11 @@ def prove(a, nq, extra):
         largest = max(largest, size)
         t = time.perf_counter()
         if a.board:
-            check = [sys.executable, str(HERE / "confirm_certificate.py"), str(a.board), str(cert)]
+            check = [sys.executable, str(HERE / "confirm_certificate.py"), os.path.abspath(a.board), str(cert)]
             check += ["--lrat-check", a.lrat_check] if a.lrat_check else []
         else:
             check = [sys.executable, str(HERE / "check_pieces.py"), str(cert)]
-        out = subprocess.run(check + ["--shard", "--jobs", str(a.jobs)], capture_output=True, text=True, errors="replace")
+        out = child(check + ["--shard", "--jobs", str(a.jobs)])
         took = time.perf_counter() - t
         write_s += wrote
         check_s += took
@@ -226,14 +286,28 @@ def prove(a, nq, extra):
         )
         if out.returncode != 0:
             print("\n".join(lines[-20:]))
-            fail(1 if out.returncode == 1 else 2, f"shard {index}/{a.shards} is not VERIFIED; its pieces are kept")
+            fail(1 if out.returncode == 1 else 2, f"shard {index}/{a.shards} is not VERIFIED; what is left of it stays")
+        # The verdict must be this shard's, of the document and pieces this run wrote and
+        # unchanged since: another process writing the same certificate meanwhile would
+        # have had its own pieces checked.
+        verdict = f"s SHARD {index}/{a.shards} VERIFIED" if "shard" in proof else None
+        ours = verdict in lines if verdict else (lines and (lines[-1] == "s VERIFIED" or lines[-1].endswith("VERIFIED; CONFIRMED")))
+        try:
+            same = check_pieces.load_json(cert)["proof"] == proof and which_proof(doc, cert) == this and stamp([p for _, p in mine]) == before
+        except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused):
+            same = False
+        if not ours or not same:
+            fail(2, f"shard {index}/{a.shards}: the certificate or its pieces changed during the check (another run writing {cert}?): not counted")
         for k, path in mine:
             if k in checked:
                 fail(1, f"piece {k} is in shards {checked[k]} and {index}")
             checked[k] = index
             # The next run would remove them too (an earlier run's pieces beside the
             # document go): now, so that the disk holds one shard at a time.
-            os.remove(path)
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                fail(2, f"{path}: removed by another process during the run (another run writing {cert}?)")
     missing = sorted(set(range(first[2])) - set(checked))
     if missing:
         fail(1, f"pieces never written: {missing[:10]}")

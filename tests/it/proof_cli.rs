@@ -1331,6 +1331,15 @@ fn proofs_written_in_shards_are_the_whole_proof() {
             "{stem}.json"
         ]
     );
+    // From the board too; a board not the input's is refused before anything is written.
+    let (code, text) = driver(&["--board", whole.path().join("b.txt").to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.lines().any(|l| l == "s VERIFIED"), "{text}");
+    let other = dir.path().join("other.txt");
+    std::fs::write(&other, "0 0 0 0 0 0\n").unwrap();
+    let (code, text) = driver(&["--board", other.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("is not the board of"), "{text}");
     let (code, text) = driver(&["--", "--proof-shard", "1/2"]);
     assert_eq!(code, Some(2), "{text}");
     assert!(
