@@ -1148,27 +1148,35 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
+    /// The residual of a random `n`-board without completion: each row given a queen with
+    /// probability `p` where its random column is free, drawn again until none exists.
+    fn random_infeasible(rng: &mut rand::rngs::StdRng, n: usize, p: f64) -> Residual {
+        use rand::RngExt;
+        loop {
+            let mut rows = vec![0u32; n];
+            for i in 0..n {
+                let j = rng.random_range(1..=n as u32);
+                if rng.random_bool(p) && crate::oracle::free_cell(&rows, i, j) {
+                    rows[i] = j;
+                }
+            }
+            if !crate::oracle::completable(&rows) {
+                let input = Input::from_rows(Path::new("i"), "memory", &rows).unwrap();
+                return residual_of(&input).unwrap();
+            }
+        }
+    }
+
     /// A split proof's nodes are those of all its pieces: one fewer than they take leaves
     /// the proof missing, and nothing written; as many gives every piece.
     #[test]
     fn a_split_proof_counts_the_nodes_of_all_its_pieces() {
-        use rand::{RngExt, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let stop = crate::stop::Stop::never();
         let n = 12;
         let (res, nodes, pieces) = loop {
-            let mut rows = vec![0u32; n];
-            for i in 0..n {
-                let j = rng.random_range(1..=n as u32);
-                if rng.random_bool(0.25) && crate::oracle::free_cell(&rows, i, j) {
-                    rows[i] = j;
-                }
-            }
-            if crate::oracle::completable(&rows) {
-                continue;
-            }
-            let input = Input::from_rows(Path::new("i"), "memory", &rows).unwrap();
-            let res = residual_of(&input).unwrap();
+            let res = random_infeasible(&mut rng, n, 0.25);
             let dir = tempfile::tempdir().unwrap();
             let paths = ProofPaths::new(&dir.path().join("p.json"), ProofFormat::Lrat);
             let opts = ProofOptions {
@@ -1217,22 +1225,11 @@ mod tests {
     fn the_shards_of_a_proof_are_its_pieces() {
         let stop = crate::stop::Stop::never();
         // A random infeasible 13-board with some hundreds of nodes to prove.
-        use rand::{RngExt, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
         let n = 13;
         let res = loop {
-            let mut rows = vec![0u32; n];
-            for i in 0..n {
-                let j = rng.random_range(1..=n as u32);
-                if rng.random_bool(0.2) && crate::oracle::free_cell(&rows, i, j) {
-                    rows[i] = j;
-                }
-            }
-            if crate::oracle::completable(&rows) {
-                continue;
-            }
-            let input = Input::from_rows(Path::new("i"), "memory", &rows).unwrap();
-            let res = residual_of(&input).unwrap();
+            let res = random_infeasible(&mut rng, n, 0.2);
             if res.size() >= 9 {
                 break res;
             }

@@ -64,25 +64,8 @@ def nqueens_path(given):
 
 
 def parts_arg(text):
-    if text == "auto":
-        return text
-    try:
-        k = int(text)
-    except ValueError:
-        k = 0
-    if k < 1:
-        raise argparse.ArgumentTypeError(f"expected auto or a whole number from 1, not {text!r}")
-    return str(k)
-
-
-def shards_arg(text):
-    try:
-        s = int(text)
-    except ValueError:
-        s = 0
-    if s < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1, not {text!r}")
-    return s
+    """--parts: auto, or a number of parts as --jobs takes one."""
+    return text if text == "auto" else str(check_pieces.jobs_arg(text))
 
 
 def sha256(path):
@@ -167,7 +150,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input", help="the composition or instance nqueens completes")
     ap.add_argument("certificate", help="the certificate's document (.json)")
-    ap.add_argument("--shards", type=shards_arg, required=True, help="shards S: each run writes about 1/S of the proof")
+    ap.add_argument("--shards", type=check_pieces.jobs_arg, required=True, help="shards S: each run writes about 1/S of the proof")
     ap.add_argument("--parts", type=parts_arg, default="auto", help="--proof-parts of the first run (default auto)")
     ap.add_argument("--jobs", type=check_pieces.jobs_arg, default=os.cpu_count() or 1, help="pieces checked at once")
     ap.add_argument("--nqueens", help="the nqueens binary (default: on PATH, else target/release/nqueens)")
