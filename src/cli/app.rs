@@ -116,20 +116,25 @@ pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
     channels::check(&files)?;
     let threads = checked_threads(cli.threads)?;
     let _ = REQUESTED_THREADS.set(threads);
+    // The pool is started here, before any input is read, and not by rayon on first use:
+    // started late, under a memory limit that the input's buffers have nearly used up, a
+    // thread's stack cannot be mapped and rayon panics (exit 101) instead of the reader
+    // saying the memory ran out.
+    let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
         // Idle pool threads spin before they sleep: thousands of them on two cores took
         // 12 s to start and stop around a 0.01 s count. Results never depend on the
         // number of threads, so more than the cores can run are simply not started.
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let t = t.min(64.max(2 * cores));
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .map_err(|e| Error::System {
-                what: format!("--threads {t}: cannot start the threads"),
-                source: std::io::Error::other(e),
-            })?;
+        pool = pool.num_threads(t.min(64.max(2 * cores)));
     }
+    pool.build_global().map_err(|e| Error::System {
+        what: match threads {
+            Some(t) => format!("--threads {t}: cannot start the threads"),
+            None => "cannot start the threads".into(),
+        },
+        source: std::io::Error::other(e),
+    })?;
     match cli.command {
         Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),

@@ -985,8 +985,11 @@ fn a_memory_limit_is_an_error_not_an_abort() {
         }
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        // Where the limit leaves no room for the worker threads' stacks (now and then,
+        // in a debug build), the command says so before it reads anything.
         assert!(
-            err.contains(args[1]) && err.contains("out of memory"),
+            (err.contains(args[1]) && err.contains("out of memory"))
+                || err.starts_with("nqueens: cannot start the threads"),
             "{args:?}: {err}"
         );
     }
