@@ -22,7 +22,9 @@
 //! clause of the row or column it branched on is false. A dead end is a conflict of unit
 //! propagation by itself. The root has no decisions: its clause is the empty clause, which
 //! ends the proof. After a node's clause, its children's clauses (which it subsumes) are
-//! deleted, so that a checker holds one path's worth of lemmas at a time.
+//! deleted, so that a checker holds one path's worth of lemmas at a time. (In LRAT, a last
+//! child that is a dead end writes no clause of its own: its hints follow the node's, once
+//! the line's at-least-one clause has made its queen true.)
 //!
 //! DRAT gives the clauses alone: a checker finds each one's propagation again, from the
 //! decisions down, which makes checking cost many times the search. LRAT ([`lrat`]) names

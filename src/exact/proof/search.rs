@@ -529,7 +529,7 @@ fn prove<'a, B: Bits>(
         lrat.derive_pairs(p.out)?;
     }
     let searched = p
-        .node(open, B::below(m), B::below(m))
+        .node(open, B::below(m), B::below(m), None)
         .and_then(|done| p.end_part(done));
     p.count_nodes();
     match searched {
@@ -554,6 +554,28 @@ fn prove<'a, B: Bits>(
 enum End {
     Dead(Line),
     Branch(Line, Vec<(usize, usize)>),
+}
+
+/// The branch node above its last child (LRAT only). When that child is a dead end, it
+/// writes the node's clause instead of its own: the node's hints (the line's closed cells
+/// false, the other children's clauses, then the line's at-least-one clause, which makes
+/// the last child's queen true) followed by the dead end's. Its own clause would serve
+/// only the node's: a quarter fewer clauses for the checker to store, check and delete,
+/// a tenth fewer bytes (BENCHMARKS.md).
+struct Above<'x, B> {
+    line: Line,
+    open: &'x [B],
+    rows_left: B,
+    /// The place in `placed` of the node's first forced queen, and of its last child's
+    /// queen.
+    start: usize,
+    limit: usize,
+    /// The other children's clauses, and the variables of their cells, which those make
+    /// false.
+    children: &'x [u64],
+    refuted: &'x [(usize, usize)],
+    /// The row labels of the decisions the other children's clauses name, theirs left out.
+    cone: B,
 }
 
 impl<B: Bits> Prover<'_, B> {
@@ -696,6 +718,7 @@ impl<B: Bits> Prover<'_, B> {
         mut open: Vec<B>,
         mut rows_left: B,
         mut cols_left: B,
+        above: Option<&Above<'_, B>>,
     ) -> Result<(u64, B), Stop> {
         self.nodes += 1;
         if self.seen + (self.nodes - self.counted) > self.budget.limit {
@@ -805,7 +828,12 @@ impl<B: Bits> Prover<'_, B> {
             break End::Branch(Line::Row(best_row), alts);
         };
         let done = match end {
-            End::Dead(line) => self.lemma(line, &open, (rows_left, start), &[], B::zero())?,
+            End::Dead(line) => match above {
+                Some(above) if matches!(self.at_least_one(line), AtLeastOne::Clause(_)) => {
+                    self.lemma_with_above(line, &open, rows_left, above)?
+                }
+                _ => self.lemma(line, &open, (rows_left, start), &[], B::zero())?,
+            },
             // The top of a split: this node's subtree is a cube's part.
             End::Branch(_, alts) if self.at_cube() => {
                 self.spare_cells.push(alts);
@@ -825,14 +853,25 @@ impl<B: Bits> Prover<'_, B> {
                     )));
                 }
                 self.spare_cells.push(alts);
-                self.child(&open, (rows_left, cols_left), (r, c))?
+                self.child(&open, (rows_left, cols_left), (r, c), None)?
             }
             End::Branch(line, alts) => {
                 let mut children = self.ids();
                 let mut cone = B::zero();
                 let mut refuted = None;
-                for &(r, c) in &alts {
-                    let (id, child) = self.child(&open, (rows_left, cols_left), (r, c))?;
+                for (k, &(r, c)) in alts.iter().enumerate() {
+                    let above = (self.lrat.is_some() && k + 1 == alts.len()).then(|| Above {
+                        line,
+                        open: &open,
+                        rows_left,
+                        start,
+                        limit: self.placed.len(),
+                        children: &children,
+                        refuted: &alts[..k],
+                        cone,
+                    });
+                    let (id, child) =
+                        self.child(&open, (rows_left, cols_left), (r, c), above.as_ref())?;
                     if self.lrat.is_some() && !child.has(r) {
                         refuted = Some((id, child));
                         break;
@@ -882,6 +921,7 @@ impl<B: Bits> Prover<'_, B> {
         open: &[B],
         (rows_left, cols_left): (B, B),
         (r, c): (usize, usize),
+        above: Option<&Above<'_, B>>,
     ) -> Result<(u64, B), Stop> {
         let mut o = self.spare_open.pop().unwrap_or_default();
         o.clear();
@@ -889,7 +929,7 @@ impl<B: Bits> Prover<'_, B> {
         let (mut rl, mut cl) = (rows_left, cols_left);
         self.place(&mut o, &mut rl, &mut cl, (r, c), None);
         self.decisions.push(self.var[r * self.m + c]);
-        let done = self.node(o, rl, cl);
+        let done = self.node(o, rl, cl, above);
         self.decisions.pop();
         self.unplace(self.placed.len() - 1);
         done
@@ -976,15 +1016,7 @@ impl<B: Bits> Prover<'_, B> {
             self.drat_clause(false, None)?;
             return Ok((0, B::zero()));
         }
-        let mut closed = self.cells_list();
-        match line {
-            Line::Row(r) => self.cells[r].and_not(open[r]).each(|c| closed.push((r, c))),
-            Line::Column(c) => closed.extend(
-                (0..self.m)
-                    .filter(|&r| self.cells[r].has(c) && !(rows_left.has(r) && open[r].has(c)))
-                    .map(|r| (r, c)),
-            ),
-        }
+        let closed = self.closed_cells(line, open, rows_left);
         let alo = self.at_least_one(line);
         let mut hints = self.ids();
         let mut cone = cone;
@@ -1002,6 +1034,14 @@ impl<B: Bits> Prover<'_, B> {
                 hints.push(id);
             }
         }
+        let id = self.decisions_clause(cone, hints)?;
+        self.spare_cells.push(closed);
+        Ok((id, cone))
+    }
+
+    /// Writes the clause "not all of the decisions on the path with row labels `cone`"
+    /// with `hints` (spent); returns its number.
+    fn decisions_clause(&mut self, cone: B, hints: Vec<u64>) -> Result<u64, Stop> {
         let Prover {
             placed, lrat, out, ..
         } = self;
@@ -1011,8 +1051,70 @@ impl<B: Bits> Prover<'_, B> {
             .map(|q| -(q.var as i64));
         let id = lrat.as_mut().expect("LRAT").add(lits, &hints, &mut **out)?;
         self.spare_ids.push(hints);
+        Ok(id)
+    }
+
+    /// Writes the clause of the node `above` with the dead end on `line` (free cells
+    /// `open`, open rows `rows_left`) of its last child: see [`Above`]. One hint list, so
+    /// that each cell is made false once in it (a second hint on a false cell would be no
+    /// unit). Returns that clause's number and the row labels of the decisions it names,
+    /// the last child's own left out.
+    fn lemma_with_above(
+        &mut self,
+        line: Line,
+        open: &[B],
+        rows_left: B,
+        above: &Above<'_, B>,
+    ) -> Result<(u64, B), Stop> {
+        let (AtLeastOne::Clause(alo_above), AtLeastOne::Clause(alo)) =
+            (self.at_least_one(above.line), self.at_least_one(line))
+        else {
+            unreachable!("a branch's line and a dead end's (checked) have cells")
+        };
+        let closed_above = self.closed_cells(above.line, above.open, above.rows_left);
+        let closed = self.closed_cells(line, open, rows_left);
+        let mut hints = self.ids();
+        let (mut named, mut falsified) = (B::zero(), self.take_falsified());
+        // The node's clause is the last to need its queens, and the dead end's theirs.
+        let inline_from = above.start;
+        let known = (&mut named, &mut falsified);
+        let mut cone = above.cone.or(self.closures(
+            &closed_above,
+            above.limit,
+            inline_from,
+            &mut hints,
+            known,
+        )?);
+        hints.extend_from_slice(above.children);
+        for &(r, c) in above.refuted {
+            falsified.insert(self.var[r * self.m + c]);
+        }
+        hints.push(alo_above);
+        let limit = self.placed.len();
+        let known = (&mut named, &mut falsified);
+        let below = self.closures(&closed, limit, inline_from, &mut hints, known)?;
+        self.put_falsified(falsified);
+        hints.push(alo);
+        // The last child's queen is no decision of this clause: the hints above made it true.
+        cone = cone.or(below.without(self.placed[above.limit].label));
+        let id = self.decisions_clause(cone, hints)?;
         self.spare_cells.push(closed);
+        self.spare_cells.push(closed_above);
         Ok((id, cone))
+    }
+
+    /// The CNF's cells of `line` that are not free (`open`, open rows `rows_left`).
+    fn closed_cells(&mut self, line: Line, open: &[B], rows_left: B) -> Vec<(usize, usize)> {
+        let mut closed = self.cells_list();
+        match line {
+            Line::Row(r) => self.cells[r].and_not(open[r]).each(|c| closed.push((r, c))),
+            Line::Column(c) => closed.extend(
+                (0..self.m)
+                    .filter(|&r| self.cells[r].has(c) && !(rows_left.has(r) && open[r].has(c)))
+                    .map(|r| (r, c)),
+            ),
+        }
+        closed
     }
 
     fn at_least_one(&self, line: Line) -> AtLeastOne {
