@@ -287,7 +287,16 @@ def main():
         if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict) or not isinstance(doc["cnf"].get("file"), str):
             raise Refused(f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record naming a file)")
         cnf = regular(a.cnf or beside(a.certificate, doc["cnf"]["file"]))
-        variables, _, _ = cnf_header(cnf)
+        variables, clauses, _ = cnf_header(cnf)
+        # The CNF must be the one this document was written with: a run with another
+        # document of the set (cert.txt beside cert.json) replaces the CNF and the proof
+        # and leaves this document, whose board they are not.
+        said = (doc["cnf"].get("variables"), doc["cnf"].get("clauses"))
+        if said != (variables, clauses):
+            raise Refused(
+                f"{cnf}: {variables} variables and {clauses} clauses, where {a.certificate} says "
+                f"{said[0]} and {said[1]}: not this document's CNF (another run over the same set of files?)"
+            )
         listed = pieces(doc, a.certificate, variables, a.shard)
         if not listed:
             # A shard may hold no piece (more shards than pieces).

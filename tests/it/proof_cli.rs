@@ -1077,6 +1077,63 @@ fn stale_proofs_of_either_format_are_removed() {
     assert_eq!(doc["proof"]["format"], "drat");
 }
 
+/// `cert.json` and `cert.txt` are one set of files: a run with one replaces the CNF and
+/// proof of the other, whose document then describes another board; checking it must
+/// refuse, not verify the other board's proof.
+#[test]
+fn a_document_whose_cnf_another_run_replaced_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let arg = |name: &str| p(name).to_str().unwrap().to_string();
+    for (diags, input, cert) in [("33", "a.txt", "c.json"), ("35", "b.txt", "c.txt")] {
+        crate::common::nq(&[
+            "generate",
+            "excluded",
+            "--n",
+            "22",
+            "--seed",
+            "1",
+            "--diags",
+            diags,
+            "-o",
+            &arg(input),
+        ])
+        .ok();
+        crate::common::nq(&[
+            "complete",
+            &arg(input),
+            "--seed",
+            "4",
+            "-q",
+            "--certificate",
+            &arg(cert),
+            "--proof",
+            "lrat",
+        ])
+        .code(3);
+    }
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools");
+    let check = |cert: &str| {
+        said(
+            std::process::Command::new("python3")
+                .arg(tools.join("check_pieces.py"))
+                .arg(p(cert))
+                .env_remove("LRAT_CHECK")
+                .output()
+                .unwrap(),
+        )
+    };
+    let (code, text) = check("c.txt");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.lines().any(|l| l == "s VERIFIED"), "{text}");
+    let (code, text) = check("c.json");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("not this document's CNF"), "{text}");
+    let (code, text) = check_document(dir.path());
+    assert_eq!(code, Some(2), "{text}");
+    assert!(!text.contains("VERIFIED"), "{text}");
+}
+
 /// A signal during the proof search: exit 130, and nothing of the certificate, nor any
 /// temporary file, is left.
 #[cfg(unix)]
