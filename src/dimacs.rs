@@ -163,17 +163,19 @@ impl Clauses {
 /// Writes the completion instance `input` as CNF to `dest`; returns the file unpublished.
 pub fn write_cnf(input: &Input, dest: &Path) -> Result<(AtomicFile, CnfSummary), DimacsError> {
     let res = residual_of(input)?;
-    write_residual_cnf(&res, input.n(), dest)
+    let (file, summary, _) = write_residual_cnf(&res, input.n(), dest)?;
+    Ok((file, summary))
 }
 
 /// Writes the completion instance whose residual (free rows x free columns of an n-board)
 /// is `res` as CNF to `dest`, without reading the board again; returns the file
-/// unpublished.
+/// unpublished, what it holds, and the SHA-256 of its bytes (lowercase hex), by which a
+/// certificate's document names it.
 pub(crate) fn write_residual_cnf(
     res: &Residual,
     n: u64,
     dest: &Path,
-) -> Result<(AtomicFile, CnfSummary), DimacsError> {
+) -> Result<(AtomicFile, CnfSummary, String), DimacsError> {
     if res.size() > MAX_FREE_ROWS {
         return Err(FormatError::new(
             dest,
@@ -567,25 +569,30 @@ fn write_clauses(
     summary: &CnfSummary,
     n: u64,
     dest: &Path,
-) -> Result<(AtomicFile, CnfSummary), DimacsError> {
+) -> Result<(AtomicFile, CnfSummary, String), DimacsError> {
+    use sha2::{Digest, Sha256};
     let (m, cells) = (summary.free_rows, summary.cells);
     let file = AtomicFile::create(dest)?;
     let fail = |e| FormatError::new(dest, ErrorKind::Write(e));
     let mut out = BufWriter::with_capacity(1 << 16, file);
-    writeln!(
-        out,
+    let header = format!(
         "c nqueens completion instance, formats/dimacs.md\n\
          c nqueens n {n}\nc nqueens free-rows {m}\nc nqueens cells {cells}\n\
          c variable v <= cells is the queen at the v-th free cell: free rows increasing, then\n\
          c free columns increasing; read a model back with\n\
          c   nqueens convert --model MODEL --base INSTANCE OUT\n\
-         p cnf {} {}",
+         p cnf {} {}\n",
         summary.variables, summary.clauses
-    )
-    .map_err(fail)?;
+    );
+    out.write_all(header.as_bytes()).map_err(fail)?;
     out.write_all(&cl.text).map_err(fail)?;
     let file = AtomicFile::unbuffer(out)?;
-    Ok((file, *summary))
+    let digest = Sha256::new()
+        .chain_update(header.as_bytes())
+        .chain_update(&cl.text)
+        .finalize();
+    let hex = digest.iter().map(|b| format!("{b:02x}")).collect();
+    Ok((file, *summary, hex))
 }
 
 /// What a SAT solver's output says.

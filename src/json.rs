@@ -230,6 +230,9 @@ pub struct CnfRecord {
     pub variables: u64,
     /// Clauses.
     pub clauses: u64,
+    /// The SHA-256 of the file's bytes (lowercase hex): a checker refuses a CNF of other
+    /// bytes, such as one a later run over another board wrote in its place.
+    pub sha256: String,
     /// What the CNF means.
     pub meaning: String,
 }

@@ -14,8 +14,11 @@ the parts, so the conclusion does not depend on the cubes being the search's.
 
     tools/check_pieces.py CERT.json [--jobs N] [--cnf FILE]
 
---cnf: the CNF to check against (default: the one the document names, beside it);
-tools/confirm_certificate.py passes its own writing of it.
+The CNF the document names, beside it, must be the one it was written with: its bytes'
+SHA-256 and its header's counts are the document's (`cnf.sha256`, `cnf.variables`,
+`cnf.clauses`), or the check is refused (exit 2). --cnf: another CNF to check against
+instead, its counts the document's (tools/confirm_certificate.py passes its own writing of
+the board's).
 
 A document of one shard of the pieces (`complete --proof-shard I/S`) is refused (exit 2):
 its pieces alone prove nothing. --shard checks the pieces it names (`proof.shard.written`,
@@ -26,6 +29,7 @@ arguments or files.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import pathlib
@@ -183,6 +187,39 @@ def cnf_header(path):
     raise Refused(f"{path}: no DIMACS header (p cnf VARIABLES CLAUSES) before the clauses")
 
 
+def this_documents_cnf(doc, cert, cnf, hashed=True):
+    """Refuses `cnf` unless it is the CNF the document `doc` at `cert` was written with: its
+    bytes' SHA-256 (unless not `hashed`: a CNF the caller gave) and its header's counts as
+    the document's "cnf" record says. A run with another document of the same set of files
+    (cert.txt beside cert.json) replaces the CNF and the proof and leaves this document,
+    whose board they are not. Returns the CNF's variables."""
+    variables, clauses, _ = cnf_header(cnf)
+    counts = (doc["cnf"].get("variables"), doc["cnf"].get("clauses"))
+    if counts != (variables, clauses):
+        raise Refused(
+            f"{cnf}: {variables} variables and {clauses} clauses, where {cert} says {counts[0]} "
+            f"and {counts[1]}: not this document's CNF (another run over the same set of files?)"
+        )
+    if not hashed:
+        return variables
+    said = doc["cnf"].get("sha256")
+    if not (isinstance(said, str) and re.fullmatch(r"[0-9a-f]{64}", said)):
+        raise Refused(
+            f"{cert}: its \"cnf\" record gives no SHA-256 of the CNF (written by an earlier nqueens?): "
+            "tools/confirm_certificate.py checks it from the board instead"
+        )
+    h = hashlib.sha256()
+    with open(cnf, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    if h.hexdigest() != said:
+        raise Refused(
+            f"{cnf}: its SHA-256 is not the one {cert} gives: not this document's CNF (another "
+            "run over the same set of files?)"
+        )
+    return variables
+
+
 def write_cnf(dest, cnf, added):
     """Writes `cnf` (a DIMACS file) to `dest` with the clauses `added` after its own."""
     variables, clauses, offset = cnf_header(cnf)
@@ -287,16 +324,7 @@ def main():
         if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict) or not isinstance(doc["cnf"].get("file"), str):
             raise Refused(f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record naming a file)")
         cnf = regular(a.cnf or beside(a.certificate, doc["cnf"]["file"]))
-        variables, clauses, _ = cnf_header(cnf)
-        # The CNF must be the one this document was written with: a run with another
-        # document of the set (cert.txt beside cert.json) replaces the CNF and the proof
-        # and leaves this document, whose board they are not.
-        said = (doc["cnf"].get("variables"), doc["cnf"].get("clauses"))
-        if said != (variables, clauses):
-            raise Refused(
-                f"{cnf}: {variables} variables and {clauses} clauses, where {a.certificate} says "
-                f"{said[0]} and {said[1]}: not this document's CNF (another run over the same set of files?)"
-            )
+        variables = this_documents_cnf(doc, a.certificate, cnf, hashed=a.cnf is None)
         listed = pieces(doc, a.certificate, variables, a.shard)
         if not listed:
             # A shard may hold no piece (more shards than pieces).

@@ -69,7 +69,7 @@ pub fn certificate(
             &read
         }
     };
-    let (cnf_file, summary) = write_residual_cnf(res, input.n(), cnf)?;
+    let (cnf_file, summary, cnf_sha256) = write_residual_cnf(res, input.n(), cnf)?;
     // Hall's condition is a counting argument, not unit propagation: its proof by search
     // grows exponentially with the rows it names, but small ones (two rows left with one
     // column) are proved at once, so the search is tried within its limit as for any other.
@@ -168,6 +168,7 @@ pub fn certificate(
             cells: summary.cells,
             variables: summary.variables,
             clauses: summary.clauses,
+            sha256: cnf_sha256,
             meaning: CNF_MEANING.into(),
         },
         proof: proof_record,

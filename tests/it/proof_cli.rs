@@ -1134,6 +1134,88 @@ fn a_document_whose_cnf_another_run_replaced_is_refused() {
     assert!(!text.contains("VERIFIED"), "{text}");
 }
 
+/// The document names its CNF by the SHA-256 of its bytes, and tools/check_pieces.py checks
+/// only that CNF: one with the same counts but other bytes (two boards can give equal
+/// counts; here a comment changed) is refused, and so is a document that gives no hash.
+#[test]
+fn the_cnf_beside_a_document_is_checked_by_its_sha256() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let arg = |name: &str| p(name).to_str().unwrap().to_string();
+    crate::common::nq(&[
+        "generate",
+        "excluded",
+        "--n",
+        "22",
+        "--seed",
+        "1",
+        "--diags",
+        "33",
+        "-o",
+        &arg("a.txt"),
+    ])
+    .ok();
+    crate::common::nq(&[
+        "complete",
+        &arg("a.txt"),
+        "--seed",
+        "4",
+        "-q",
+        "--certificate",
+        &arg("c.json"),
+        "--proof",
+        "lrat",
+    ])
+    .code(3);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(p("c.json")).unwrap()).unwrap();
+    let cnf = std::fs::read(p("c.cnf")).unwrap();
+    let hex: String = Sha256::digest(&cnf)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(doc["cnf"]["sha256"], hex.as_str());
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools");
+    let check = || {
+        said(
+            std::process::Command::new("python3")
+                .arg(tools.join("check_pieces.py"))
+                .arg(p("c.json"))
+                .env_remove("LRAT_CHECK")
+                .output()
+                .unwrap(),
+        )
+    };
+    let (code, text) = check();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.lines().any(|l| l == "s VERIFIED"), "{text}");
+    // The same counts, the same clauses, one byte of a comment other: the proof would
+    // verify against it, but it is not the file the document was written with.
+    let other = String::from_utf8(cnf.clone()).unwrap().replacen(
+        "formats/dimacs.md",
+        "formats/dimacs.MD",
+        1,
+    );
+    assert!(other.as_bytes() != &cnf[..], "the comment is in the CNF");
+    std::fs::write(p("c.cnf"), other).unwrap();
+    let (code, text) = check();
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("its SHA-256 is not the one"), "{text}");
+    assert!(!text.contains("VERIFIED"), "{text}");
+    let (code, text) = check_document(dir.path());
+    assert_eq!(code, Some(2), "{text}");
+    assert!(!text.contains("VERIFIED"), "{text}");
+    // The CNF back, the hash gone from the document.
+    std::fs::write(p("c.cnf"), &cnf).unwrap();
+    let mut doc = doc;
+    doc["cnf"].as_object_mut().unwrap().remove("sha256");
+    std::fs::write(p("c.json"), serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (code, text) = check();
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("gives no SHA-256"), "{text}");
+}
+
 /// A signal during the proof search: exit 130, and nothing of the certificate, nor any
 /// temporary file, is left.
 #[cfg(unix)]
