@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
 """Writes and checks the proof of an INFEASIBLE answer a shard at a time, so that a proof
-larger than the disk is checked whole: for each shard I of S, `nqueens complete INPUT
---certificate CERT.json --proof-shard I/S` writes that shard's pieces (formats/certificate.md,
-"A proof in shards"), tools/check_pieces.py --shard checks them (or, with --board,
-tools/confirm_certificate.py --shard, from the board alone), and they are removed before the
-next shard is written. The disk then holds one shard's pieces at a time.
+larger than the disk is checked whole: one run of `nqueens complete INPUT --certificate
+CERT.json --proof-shards-in-turn S` searches once and writes the S shards of the proof's
+pieces one after another (formats/certificate.md, "A proof in shards"); this script checks
+each shard's pieces as they come (tools/check_pieces.py --shard, or, with --board,
+tools/confirm_certificate.py --shard, from the board alone), removes them, and gives the
+run the go-ahead for the next (a line on its standard input). The disk then holds one
+shard's pieces at a time.
 
 Every shard must be of the same proof: the same CNF (its bytes' SHA-256), format, cubes and
 pieces, which this script compares, and its document and pieces must be unchanged after
 their check, whose verdict must be the shard's (another run writing the same certificate
 meanwhile is caught, not counted); BOARD must be INPUT's board (compared with `nqueens
-convert INPUT`'s); the first shard's split (--parts, default auto) is asked
-for by number from the second on, so that the engine's search, whose node count may differ
-slightly between runs, cannot change it. Every piece of the proof must have been checked in
-exactly one shard. The last shard's document and the CNF stay, its pieces removed.
+convert INPUT`'s). Every piece of the proof must have been checked in exactly one shard.
+The last shard's document and the CNF stay, its pieces removed.
 
     tools/prove_in_shards.py INPUT CERT.json --shards S [--parts K] [--jobs N]
         [--nqueens PATH] [--board FILE [--lrat-check PATH]] [-- COMPLETE OPTIONS]
 
-COMPLETE OPTIONS go to every `nqueens complete` run (`--proof lrat-binary --proof-limit
-1e10 --threads 2`), except --certificate, --proof-parts and --proof-shard, which this
-script sets. The checker is the one tools/check_proof.sh chooses (LRAT_CHECK="lrat-trim -S
+COMPLETE OPTIONS go to the `nqueens complete` run (`--proof lrat-binary --proof-limit
+1e10 --threads 2`), except --certificate, --proof-parts, --proof-shard and
+--proof-shards-in-turn, which this script sets. The checker is the one tools/check_proof.sh chooses (LRAT_CHECK="lrat-trim -S
 --no-trim"). Prints a line per shard and a summary, then `s VERIFIED` when every piece of
 every shard is. Exit 0: VERIFIED; 1: not (a piece NOT VERIFIED, the shards of different
 proofs, no proof written, or an answer other than INFEASIBLE); 2: bad arguments or files,
@@ -32,10 +32,12 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -43,7 +45,7 @@ sys.path.insert(0, str(HERE))
 import check_pieces  # noqa: E402
 
 # Options of `complete` this script sets itself.
-OWN = ("--certificate", "--proof-parts", "--proof-shard", "--json")
+OWN = ("--certificate", "--proof-parts", "--proof-shard", "--proof-shards-in-turn", "--json")
 
 
 def fail(code, why):
@@ -150,8 +152,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input", help="the composition or instance nqueens completes")
     ap.add_argument("certificate", help="the certificate's document (.json)")
-    ap.add_argument("--shards", type=check_pieces.jobs_arg, required=True, help="shards S: each run writes about 1/S of the proof")
-    ap.add_argument("--parts", type=parts_arg, default="auto", help="--proof-parts of the first run (default auto)")
+    ap.add_argument("--shards", type=check_pieces.jobs_arg, required=True, help="shards S: each holds about 1/S of the proof")
+    ap.add_argument("--parts", type=parts_arg, default="auto", help="--proof-parts of the run (default auto)")
     ap.add_argument("--jobs", type=check_pieces.jobs_arg, default=os.cpu_count() or 1, help="pieces checked at once")
     ap.add_argument("--nqueens", help="the nqueens binary (default: on PATH, else target/release/nqueens)")
     ap.add_argument("--board", help="confirm each shard from this board, INPUT's (tools/confirm_certificate.py)")
@@ -161,7 +163,7 @@ def main():
         if opt.split("=", 1)[0] in OWN:
             fail(2, f"{opt.split('=', 1)[0]} is set by this script (--parts for --proof-parts)")
     if a.input == "-":
-        fail(2, "the input is read once per shard: give a file, not - (standard input)")
+        fail(2, "standard input carries nqueens' go-ahead between shards: give the input as a file, not -")
     if a.lrat_check and not a.board:
         fail(2, "--lrat-check is the checker of --board (confirm_certificate.py); without it, set LRAT_CHECK")
     if a.lrat_check and not (os.path.isfile(a.lrat_check) and os.access(a.lrat_check, os.X_OK)):
@@ -191,114 +193,158 @@ def main():
         fail(130, f"interrupted; the pieces of the shard being written or checked may be left beside {a.certificate}")
 
 
+SHARD_LINE = re.compile(r"^nqueens: (.*): proof shard (\d+)/(\d+) written")
+
+
 def prove(a, nq, extra):
-    """Every shard in turn: written, checked, removed; then the verdict."""
+    """One run of nqueens writes every shard in turn from one search
+    (--proof-shards-in-turn): each written, checked, removed, then the go-ahead for the
+    next; then the verdict."""
     first = None
     checked = {}
-    parts = a.parts
     total_bytes = largest = 0
     write_s = check_s = 0.0
-    searches = []
     # Paths as given, whatever their first character: options take them after "=", and
     # the input comes after "--".
-    for index in range(a.shards):
-        if first is not None and index >= first[2]:
-            # Piece k is shard k % S's: shards from the number of pieces on hold none.
-            print(f"shards {index}-{a.shards - 1}/{a.shards}: no piece (the proof has {first[2]})", flush=True)
-            break
-        cmd = [nq, "complete", f"--certificate={a.certificate}", f"--proof-parts={parts}",
-               f"--proof-shard={index}/{a.shards}", "--json"] + extra + ["--", a.input]
-        t = time.perf_counter()
+    cmd = [nq, "complete", f"--certificate={a.certificate}", f"--proof-parts={a.parts}",
+           f"--proof-shards-in-turn={a.shards}", "--json"] + extra + ["--", a.input]
+    try:
+        run = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, errors="replace", start_new_session=True)
+    except OSError as e:
+        fail(2, f"{nq}: {e.strerror}")
+    # Standard output holds the one JSON record at the end, read beside the shards so
+    # that neither side waits on a full pipe.
+    printed = []
+    reader = threading.Thread(target=lambda: printed.append(run.stdout.read()), daemon=True)
+    reader.start()
+    said = []
+
+    def ended(why):
+        """nqueens ended before shard `why` was written: its answer or error says why."""
+        run.wait()
+        reader.join()
+        out = (printed[0] if printed else "") + "\n".join(said)
         try:
-            run = child(cmd)
-        except OSError as e:
-            fail(2, f"{nq}: {e.strerror}")
-        wrote = time.perf_counter() - t
-        said = (run.stdout + run.stderr).strip()
-        if run.returncode != 3 and run.returncode not in (0, 4):
-            fail(2, f"shard {index}/{a.shards}: nqueens exited {run.returncode}: {said[-500:]}")
-        try:
-            record = json.loads(run.stdout)
+            record = json.loads(printed[0])
             answer = record["answer"]
-            search = record["stats"]["exact"]["seconds"]
-        except (ValueError, KeyError, TypeError):
-            fail(2, f"shard {index}/{a.shards}: nqueens printed no single JSON record: {said[-500:]}")
+        except (IndexError, ValueError, KeyError, TypeError):
+            fail(2, f"{why}: nqueens exited {run.returncode}: {out.strip()[-500:]}")
         if run.returncode != 3:
-            fail(1, f"shard {index}/{a.shards}: the answer is {answer}, not infeasible: nothing to prove")
-        searches.append(search)
-        # The document this run wrote: where its record says (a name with {stem} is
-        # expanded), and with the proof record the run printed.
-        cert = pathlib.Path(os.path.abspath(record.get("certificate_file") or "."))
-        try:
-            doc = check_pieces.load_json(cert)
-            proof = doc["proof"]
-            if proof != record.get("proof"):
-                fail(2, f"{cert}: not the document this run wrote (another process wrote it since?)")
-            if not isinstance(proof.get("file"), str):
-                fail(1, f"shard {index}/{a.shards}: no proof was written: {proof.get('missing')}")
-            this = which_proof(doc, cert)
-            mine = written_pieces(doc, cert)
-            before = stamp([p for _, p in mine])
-        except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused) as e:
-            fail(2, f"{cert}: {e}")
-        if first is None:
-            first = this
-            # The same split from here on: asked for by its number of parts.
-            parts = str(max(1, this[2] - 1))
-        elif this != first:
-            fail(1, f"shard {index}/{a.shards} is of another proof than shard 0 (its CNF, format, pieces or cubes differ)")
-        size = sum(os.path.getsize(p) for _, p in mine)
-        total_bytes += size
-        largest = max(largest, size)
+            fail(1 if run.returncode in (0, 4) else 2, f"the answer is {answer}, not infeasible: nothing to prove")
+        proof = record.get("proof") or {}
+        fail(1, f"{why}: no proof was written: {proof.get('missing') or out.strip()[-300:]}")
+
+    try:
         t = time.perf_counter()
-        if a.board:
-            check = [sys.executable, str(HERE / "confirm_certificate.py"), os.path.abspath(a.board), str(cert)]
-            check += ["--lrat-check", a.lrat_check] if a.lrat_check else []
-        else:
-            check = [sys.executable, str(HERE / "check_pieces.py"), str(cert)]
-        out = child(check + ["--shard", "--jobs", str(a.jobs)])
-        took = time.perf_counter() - t
-        write_s += wrote
-        check_s += took
-        lines = [l for l in (out.stdout + out.stderr).splitlines() if l.strip()]
-        print(
-            f"shard {index}/{a.shards}: {len(mine)} piece{'s' if len(mine) != 1 else ''}, {size / 1e9:.2f} GB, "
-            f"written in {wrote:.1f} s (the engine's search {search:.1f} s), checked in {took:.1f} s: "
-            f"{lines[-1] if lines else f'exit {out.returncode}'}",
-            flush=True,
-        )
-        if out.returncode != 0:
-            print("\n".join(lines[-20:]))
-            fail(1 if out.returncode == 1 else 2, f"shard {index}/{a.shards} is not VERIFIED; what is left of it stays")
-        # The verdict must be this shard's, of the document and pieces this run wrote and
-        # unchanged since: another process writing the same certificate meanwhile would
-        # have had its own pieces checked.
-        verdict = f"s SHARD {index}/{a.shards} VERIFIED" if "shard" in proof else None
-        ours = verdict in lines if verdict else (lines and (lines[-1] == "s VERIFIED" or lines[-1].endswith("VERIFIED; CONFIRMED")))
-        try:
-            same = check_pieces.load_json(cert)["proof"] == proof and which_proof(doc, cert) == this and stamp([p for _, p in mine]) == before
-        except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused):
-            same = False
-        if not ours or not same:
-            fail(2, f"shard {index}/{a.shards}: the certificate or its pieces changed during the check (another run writing {cert}?): not counted")
-        for k, path in mine:
-            if k in checked:
-                fail(1, f"piece {k} is in shards {checked[k]} and {index}")
-            checked[k] = index
-            # The next run would remove them too (an earlier run's pieces beside the
-            # document go): now, so that the disk holds one shard at a time.
+        for index in range(a.shards):
+            # nqueens says each shard on standard error once its files are in place.
+            while True:
+                line = run.stderr.readline()
+                if not line:
+                    ended(f"shard {index}/{a.shards}")
+                m = SHARD_LINE.match(line)
+                if m and (int(m.group(2)), int(m.group(3))) == (index, a.shards):
+                    break
+                said.append(line.rstrip("\n"))
+            wrote = time.perf_counter() - t
+            cert = pathlib.Path(os.path.abspath(m.group(1)))
             try:
-                os.remove(path)
-            except FileNotFoundError:
-                fail(2, f"{path}: removed by another process during the run (another run writing {cert}?)")
+                doc = check_pieces.load_json(cert)
+                proof = doc["proof"]
+                shard = proof.get("shard") if a.shards > 1 else {"index": 0, "of": 1}
+                if not isinstance(shard, dict) or (shard.get("index"), shard.get("of")) != (index, a.shards):
+                    fail(2, f"{cert}: not the document of shard {index}/{a.shards} (another process wrote it since?)")
+                if not isinstance(proof.get("file"), str):
+                    fail(1, f"shard {index}/{a.shards}: no proof was written: {proof.get('missing')}")
+                this = which_proof(doc, cert)
+                mine = written_pieces(doc, cert)
+                before = stamp([p for _, p in mine])
+            except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused) as e:
+                fail(2, f"{cert}: {e}")
+            if first is None:
+                first = this
+            elif this != first:
+                fail(1, f"shard {index}/{a.shards} is of another proof than shard 0 (its CNF, format, pieces or cubes differ)")
+            size = sum(os.path.getsize(p) for _, p in mine)
+            total_bytes += size
+            largest = max(largest, size)
+            t = time.perf_counter()
+            if a.board:
+                check = [sys.executable, str(HERE / "confirm_certificate.py"), os.path.abspath(a.board), str(cert)]
+                check += ["--lrat-check", a.lrat_check] if a.lrat_check else []
+            else:
+                check = [sys.executable, str(HERE / "check_pieces.py"), str(cert)]
+            out = child(check + ["--shard", "--jobs", str(a.jobs)])
+            took = time.perf_counter() - t
+            write_s += wrote
+            check_s += took
+            lines = [l for l in (out.stdout + out.stderr).splitlines() if l.strip()]
+            print(
+                f"shard {index}/{a.shards}: {len(mine)} piece{'s' if len(mine) != 1 else ''}, {size / 1e9:.2f} GB, "
+                f"written in {wrote:.1f} s{' (the search included)' if index == 0 else ''}, checked in {took:.1f} s: "
+                f"{lines[-1] if lines else f'exit {out.returncode}'}",
+                flush=True,
+            )
+            if out.returncode != 0:
+                print("\n".join(lines[-20:]))
+                fail(1 if out.returncode == 1 else 2, f"shard {index}/{a.shards} is not VERIFIED; what is left of it stays")
+            # The verdict must be this shard's, of the document and pieces written and
+            # unchanged since: another process writing the same certificate meanwhile
+            # would have had its own pieces checked.
+            verdict = f"s SHARD {index}/{a.shards} VERIFIED" if "shard" in proof else None
+            ours = verdict in lines if verdict else (lines and (lines[-1] == "s VERIFIED" or lines[-1].endswith("VERIFIED; CONFIRMED")))
+            try:
+                same = check_pieces.load_json(cert)["proof"] == proof and which_proof(doc, cert) == this and stamp([p for _, p in mine]) == before
+            except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused):
+                same = False
+            if not ours or not same:
+                fail(2, f"shard {index}/{a.shards}: the certificate or its pieces changed during the check (another run writing {cert}?): not counted")
+            for k, path in mine:
+                if k in checked:
+                    fail(1, f"piece {k} is in shards {checked[k]} and {index}")
+                checked[k] = index
+                # The next shard's writing would remove them too (an earlier shard's
+                # pieces beside the document go): now, so that the disk holds one shard
+                # at a time.
+                try:
+                    os.remove(path)
+                except FileNotFoundError:
+                    fail(2, f"{path}: removed by another process during the run (another run writing {cert}?)")
+            t = time.perf_counter()
+            if index + 1 < a.shards:
+                try:
+                    run.stdin.write("\n")
+                    run.stdin.flush()
+                except BrokenPipeError:
+                    ended(f"shard {index + 1}/{a.shards}")
+        run.stdin.close()
+        said.extend(l.rstrip("\n") for l in run.stderr)
+        run.wait()
+        reader.join()
+    except BaseException:
+        try:
+            os.killpg(run.pid, signal.SIGTERM)
+        except OSError:
+            pass
+        run.wait()
+        raise
+    try:
+        record = json.loads(printed[0])
+        search = record["stats"]["exact"]["seconds"]
+        named = pathlib.Path(os.path.abspath(record.get("certificate_file") or "."))
+    except (IndexError, ValueError, KeyError, TypeError):
+        fail(2, f"nqueens printed no single JSON record: {(printed[0] if printed else '').strip()[-300:]} {' '.join(said)[-300:]}")
+    if run.returncode != 3 or named != cert or record.get("proof") != proof:
+        fail(2, f"nqueens exited {run.returncode} after the last shard, its record naming {named}: {' '.join(said)[-300:]}")
     missing = sorted(set(range(first[2])) - set(checked))
     if missing:
         fail(1, f"pieces never written: {missing[:10]}")
     print(
         f"{a.input}: a proof of {first[2]} piece{'s' if first[2] != 1 else ''} in {a.shards} shard{'s' if a.shards != 1 else ''}, "
         f"{total_bytes / 1e9:.2f} GB (the largest shard {largest / 1e9:.2f} GB), written in {write_s:.1f} s "
-        f"(each run's search included), checked in {check_s:.1f} s ({check_s / max(min(searches), 1e-3):.1f}x "
-        f"the fastest of the engine's searches, {min(searches):.2f} s), every piece VERIFIED"
+        f"(one search of {search:.2f} s included), checked in {check_s:.1f} s ({check_s / max(search, 1e-3):.1f}x "
+        f"the search), every piece VERIFIED"
     )
     print("s VERIFIED")
 

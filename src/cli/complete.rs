@@ -118,6 +118,20 @@ pub struct Args {
         requires = "certificate"
     )]
     proof_shard: Option<nqueens::dimacs::ProofShard>,
+    /// Write the proof's S shards one after another from this one search (as S runs of
+    /// --proof-shard I/S would, each repeating the search): after each is written, a line
+    /// on standard error says so ("proof shard I/S written"), and the next is written when
+    /// a line comes on standard input, its writing removing the shard before; the end of
+    /// standard input stops the run (exit 130). tools/prove_in_shards.py checks and removes
+    /// each shard meanwhile. Time spent waiting does not count in --time-limit.
+    #[arg(
+        long,
+        value_name = "S",
+        value_parser = parse_shards,
+        requires = "certificate",
+        conflicts_with = "proof_shard"
+    )]
+    proof_shards_in_turn: Option<usize>,
     /// The answer and statistics as one JSON object.
     #[arg(long)]
     json: bool,
@@ -185,6 +199,13 @@ fn parse_proof_shard(text: &str) -> Result<nqueens::dimacs::ProofShard, String> 
     }
 }
 
+fn parse_shards(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(s) if s >= 1 && text.bytes().all(|b| b.is_ascii_digit()) => Ok(s),
+        _ => Err("expected a whole number of shards from 1".into()),
+    }
+}
+
 /// `--proof`: the certificate's proof format.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum ProofArg {
@@ -209,6 +230,13 @@ impl ProofArg {
 /// Runs `complete`: each input in turn, its answer reported as for one; the exit code is
 /// the worst of theirs (an unreadable input, then an invalid one, UNKNOWN, INFEASIBLE).
 pub fn run(args: Args) -> Result<i32, Error> {
+    if args.proof_shards_in_turn.is_some() && args.inputs.iter().any(|i| i.as_os_str() == "-") {
+        return Err(Error::Usage(
+            "complete: --proof-shards-in-turn takes its go-ahead from standard input, which is \
+             an input here: give the input as a file"
+                .into(),
+        ));
+    }
     let several = args.inputs.len() > 1;
     let mut runs = Vec::with_capacity(args.inputs.len());
     let (mut derived, mut certificates) = (Vec::new(), Vec::new());
@@ -447,41 +475,85 @@ fn run_one(args: Args) -> Result<i32, Error> {
     if let (Answer::Infeasible(cert), Some(path), Some(cnf_path)) =
         (&answer, &args.certificate, &certificate_cnf)
     {
-        // The time limit bounds the proof's search too: past it the answer stands, without
-        // a proof.
-        let deadline = time_limit.and_then(|t| started.checked_add(t));
-        let stop = nqueens::stop::Stop::new(deadline, Some(super::interrupt_flag()));
-        proof_record = match nqueens::publish::certificate(
-            cert,
-            &input,
-            residual.as_ref(),
-            stats.free_rows,
-            path,
-            cnf_path,
-            nqueens::dimacs::ProofOptions {
-                format: proof_format,
-                max_nodes: args.proof_limit,
-                parts: args.proof_parts.parts(cert),
-                shard: args.proof_shard.unwrap_or(nqueens::dimacs::ProofShard::ALL),
-            },
-            &stop,
-        )? {
-            nqueens::publish::Published::Interrupted => {
-                // A signal during the proof search: nothing of the certificate is published.
-                errln!(
-                    "nqueens: {}: interrupted while writing the certificate's proof; nothing written",
-                    path.display()
-                );
-                return Ok(exit::INTERRUPTED);
-            }
-            nqueens::publish::Published::Written(record) => {
-                // Said once, on standard error: the document says it too.
-                if let Some(why) = record.missing.as_ref().filter(|_| !args.quiet) {
-                    errln!("nqueens: {}: no proof written: {why}", path.display());
-                }
-                Some(record)
-            }
+        use nqueens::dimacs::ProofShard;
+        let shards: Vec<ProofShard> = match (args.proof_shard, args.proof_shards_in_turn) {
+            (_, Some(of)) => (0..of).map(|index| ProofShard { index, of }).collect(),
+            (one, None) => vec![one.unwrap_or(ProofShard::ALL)],
         };
+        let mut go_ahead = GoAhead::default();
+        let mut waited = Duration::ZERO;
+        for shard in shards {
+            if args.proof_shards_in_turn.is_some() && shard.index > 0 {
+                let t = Instant::now();
+                if !go_ahead.next_line() {
+                    errln!(
+                        "nqueens: {}: {} after proof shard {}/{}: the later shards are not written",
+                        path.display(),
+                        if go_ahead.interrupted() {
+                            "interrupted"
+                        } else {
+                            "standard input ended"
+                        },
+                        shard.index - 1,
+                        shard.of
+                    );
+                    return Ok(exit::INTERRUPTED);
+                }
+                waited += t.elapsed();
+            }
+            // The time limit bounds the proof's search too (time spent waiting for the
+            // go-ahead aside): past it the answer stands, without a proof.
+            let deadline = time_limit.and_then(|t| started.checked_add(t + waited));
+            let stop = nqueens::stop::Stop::new(deadline, Some(super::interrupt_flag()));
+            let record = match nqueens::publish::certificate(
+                cert,
+                &input,
+                residual.as_ref(),
+                stats.free_rows,
+                path,
+                cnf_path,
+                nqueens::dimacs::ProofOptions {
+                    format: proof_format,
+                    max_nodes: args.proof_limit,
+                    parts: args.proof_parts.parts(cert),
+                    shard,
+                },
+                &stop,
+            )? {
+                nqueens::publish::Published::Interrupted => {
+                    // A signal during the proof search: nothing of the certificate (of this
+                    // shard) is published.
+                    errln!(
+                        "nqueens: {}: interrupted while writing the certificate's proof; nothing written",
+                        path.display()
+                    );
+                    return Ok(exit::INTERRUPTED);
+                }
+                nqueens::publish::Published::Written(record) => record,
+            };
+            // Said once, on standard error: the document says it too.
+            if let Some(why) = record.missing.as_ref().filter(|_| !args.quiet) {
+                errln!("nqueens: {}: no proof written: {why}", path.display());
+            }
+            let missing = record.missing.is_some();
+            proof_record = Some(record);
+            if missing {
+                break;
+            }
+            if args.proof_shards_in_turn.is_some() {
+                errln!(
+                    "nqueens: {}: proof shard {}/{} written{}",
+                    path.display(),
+                    shard.index,
+                    shard.of,
+                    if shard.index + 1 < shard.of {
+                        "; a line on standard input writes the next"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
     }
     // A 0-based solution read as 1-based leaves one row without a cell: say so.
     let hint = match &answer {
@@ -534,6 +606,63 @@ fn run_one(args: Args) -> Result<i32, Error> {
     };
     report(&run, &args)?;
     Ok(exit::of_answer(&answer))
+}
+
+/// The go-ahead for `--proof-shards-in-turn`'s next shard: a line on standard input, read
+/// by a thread of its own so that a signal is noticed while none comes.
+#[derive(Default)]
+struct GoAhead {
+    lines: Option<std::sync::mpsc::Receiver<bool>>,
+    interrupted: bool,
+}
+
+impl GoAhead {
+    /// Waits for the next line: true when one came, false at the end of standard input or
+    /// on a signal.
+    fn next_line(&mut self) -> bool {
+        use std::io::Read;
+        use std::sync::mpsc::RecvTimeoutError;
+        let lines = self.lines.get_or_insert_with(|| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                // Bytes are counted, never kept: a line of any length costs nothing.
+                let mut buf = [0u8; 4096];
+                let mut stdin = std::io::stdin().lock();
+                loop {
+                    match stdin.read(&mut buf) {
+                        Ok(0) | Err(_) => {
+                            let _ = tx.send(false);
+                            return;
+                        }
+                        Ok(k) => {
+                            for _ in buf[..k].iter().filter(|&&b| b == b'\n') {
+                                if tx.send(true).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+            rx
+        });
+        let flag = super::interrupt_flag();
+        loop {
+            if flag.load(std::sync::atomic::Ordering::SeqCst) {
+                self.interrupted = true;
+                return false;
+            }
+            match lines.recv_timeout(Duration::from_millis(50)) {
+                Ok(line) => return line,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return false,
+            }
+        }
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupted
+    }
 }
 
 /// The Excluded Diagonals instance's solution inside `reduced`, the solved rows of its

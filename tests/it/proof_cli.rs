@@ -1508,3 +1508,165 @@ fn proofs_written_in_shards_are_the_whole_proof() {
         crate::common::nq(&["complete", board.to_str().unwrap(), "--proof-shard", "0/2"]).code(2);
     assert!(out.stderr.contains("--certificate"), "{}", out.stderr);
 }
+
+/// `--proof-shards-in-turn S`: one run, one search, the S shards written one after another,
+/// each said on standard error and the next written on a line of standard input: each
+/// shard's pieces are, byte for byte, its share of one run's whole set, the shard before
+/// removed by the next's writing, and the record at the end the last shard's. The end of
+/// standard input or a signal while it waits stops it (exit 130) with the shards written
+/// left whole; time spent waiting is not in --time-limit; standard input as the input and
+/// `--proof-shard` beside it are refused.
+#[test]
+fn shards_in_turn_are_written_from_one_search_on_a_go_ahead() {
+    use std::io::{BufRead, BufReader, Write};
+    let whole = tempfile::tempdir().unwrap();
+    certify_board(whole.path(), "lrat", &["--proof-parts", "8"]);
+    let lrat = |dir: &Path| {
+        listing(dir)
+            .into_iter()
+            .filter(|name| name.ends_with(".lrat"))
+            .collect::<Vec<_>>()
+    };
+    let pieces = lrat(whole.path());
+    assert!(pieces.len() >= 5, "{pieces:?}");
+    let board = whole.path().join("b.txt");
+    let spawn = |dir: &Path, extra: &[&str]| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(["complete", board.to_str().unwrap(), "--certificate"])
+            .arg(dir.join("c.json"))
+            .args(["--proof", "lrat", "--proof-parts", "8", "--json"])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = spawn(
+        dir.path(),
+        &["--proof-shards-in-turn", "3", "--time-limit", "2"],
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    for index in 0..3 {
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let c = dir.path().join("c.json");
+        assert!(
+            line.starts_with(&format!(
+                "nqueens: {}: proof shard {index}/3 written",
+                c.display()
+            )),
+            "{line}"
+        );
+        let here = lrat(dir.path());
+        for name in &here {
+            assert_eq!(
+                std::fs::read(dir.path().join(name)).unwrap(),
+                std::fs::read(whole.path().join(name)).unwrap(),
+                "{name}"
+            );
+        }
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
+        assert_eq!(doc["proof"]["shard"]["index"], index);
+        assert_eq!(
+            doc["proof"]["shard"]["written"].as_array().unwrap().len(),
+            here.len()
+        );
+        seen.extend(here);
+        if index == 0 {
+            // Past the time limit while waiting: the next shards still get their proofs.
+            std::thread::sleep(std::time::Duration::from_millis(2500));
+        }
+        if index < 2 {
+            stdin.write_all(b"\n").unwrap();
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["proof"]["shard"]["index"], 2, "{record}");
+    // Each shard's writing removed the one before: the last's alone are left.
+    seen.sort();
+    assert_eq!(seen, pieces);
+    assert!(lrat(dir.path()).len() < pieces.len());
+
+    // Standard input ends after the first shard: it stays, whole; exit 130.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = spawn(dir.path(), &["--proof-shards-in-turn", "3"]);
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains(
+            "standard input ended after proof shard 0/3: the later shards are not written"
+        ),
+        "{err}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("c.json")).unwrap()).unwrap();
+    assert_eq!(doc["proof"]["shard"]["index"], 0);
+    assert!(
+        !listing(dir.path())
+            .iter()
+            .any(|f| f.starts_with(".nqueens-"))
+    );
+
+    // A signal while it waits: exit 130 at once.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = spawn(dir.path(), &["--proof-shards-in-turn", "3"]);
+    // Held open past the wait (which would close it first): only the signal ends it.
+    let stdin = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.contains("proof shard 0/3 written"), "{line}");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(started.elapsed().as_secs() < 10);
+    assert!(rest.contains("interrupted after proof shard 0/3"), "{rest}");
+    drop(stdin);
+
+    for (args, says) in [
+        (vec!["-", "--proof-shards-in-turn", "2"], "standard input"),
+        (
+            vec![
+                board.to_str().unwrap(),
+                "--proof-shards-in-turn",
+                "2",
+                "--proof-shard",
+                "0/2",
+            ],
+            "--proof-shard",
+        ),
+        (
+            vec![board.to_str().unwrap(), "--proof-shards-in-turn", "0"],
+            "--proof-shards-in-turn",
+        ),
+        (
+            vec![board.to_str().unwrap(), "--proof-shards-in-turn", "+2"],
+            "--proof-shards-in-turn",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let c = dir.path().join("c.json");
+        let mut all = vec!["complete", "--certificate", c.to_str().unwrap()];
+        all.extend(args);
+        let out = crate::common::nq(&all).code(2);
+        assert!(out.stderr.contains(says), "{says}: {}", out.stderr);
+        assert!(listing(dir.path()).is_empty());
+    }
+}
