@@ -77,15 +77,24 @@ def load_json(path):
 
 
 def beside(cert, name):
-    """A file the certificate names: beside the certificate (where nqueens writes it), else
-    as written, relative to the working directory."""
+    """A file the certificate names: beside the certificate (where nqueens writes it: in
+    the directory the document really is in, its links and `..` resolved as the system
+    resolves them), else as written, relative to the working directory."""
     p = pathlib.Path(name)
-    near = cert.parent / p.name
     try:
+        near = pathlib.Path(os.path.realpath(cert)).parent / p.name
         return near if near.exists() else p
     except (OSError, ValueError):
         # A name no file can have (too long, a NUL byte): the check of the file says so.
         return p
+
+
+def same_file(a, b):
+    """Whether the paths `a` and `b` name one file (links followed)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
 
 
 def pieces(doc, cert, variables, shard=False):
@@ -187,13 +196,20 @@ def cnf_header(path):
     raise Refused(f"{path}: no DIMACS header (p cnf VARIABLES CLAUSES) before the clauses")
 
 
-def this_documents_cnf(doc, cert, cnf, hashed=True):
-    """Refuses `cnf` unless it is the CNF the document `doc` at `cert` was written with: its
-    bytes' SHA-256 (unless not `hashed`: a CNF the caller gave) and its header's counts as
-    the document's "cnf" record says. A run with another document of the same set of files
-    (cert.txt beside cert.json) replaces the CNF and the proof and leaves this document,
-    whose board they are not. Returns the CNF's variables."""
-    variables, clauses, _ = cnf_header(cnf)
+def this_documents_cnf(doc, cert, cnf, copy, hashed=True):
+    """Copies `cnf` to `copy`, which the checkers then read (a file replaced after this
+    check is not the one checked), and refuses it unless it is the CNF the document `doc`
+    at `cert` was written with: its bytes' SHA-256 (unless not `hashed`: a CNF the caller
+    gave) and its header's counts as the document's "cnf" record says. A run with another
+    document of the same set of files (cert.txt beside cert.json) replaces the CNF and the
+    proof and leaves this document, whose board they are not. Returns the CNF's
+    variables."""
+    h = hashlib.sha256()
+    with open(cnf, "rb") as src, open(copy, "wb") as out:
+        while chunk := src.read(1 << 20):
+            h.update(chunk)
+            out.write(chunk)
+    variables, clauses, _ = cnf_header(copy)
     counts = (doc["cnf"].get("variables"), doc["cnf"].get("clauses"))
     if counts != (variables, clauses):
         raise Refused(
@@ -208,10 +224,6 @@ def this_documents_cnf(doc, cert, cnf, hashed=True):
             f"{cert}: its \"cnf\" record gives no SHA-256 of the CNF (written by an earlier nqueens?): "
             "tools/confirm_certificate.py checks it from the board instead"
         )
-    h = hashlib.sha256()
-    with open(cnf, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
     if h.hexdigest() != said:
         raise Refused(
             f"{cnf}: its SHA-256 is not the one {cert} gives: not this document's CNF (another "
@@ -256,7 +268,7 @@ def check(cnf, listed, jobs, checker=None):
                 # A checker may echo a path that is no UTF-8 (the certificate's directory).
                 out = subprocess.run(argv, capture_output=True, text=True, errors="replace")
             except OSError as e:
-                return label, False, time.perf_counter() - t, f"{argv[0]}: {e.strerror}"
+                return label, False, time.perf_counter() - t, f"{argv[0]}: {e.strerror}", True
             said = [l.strip() for l in out.stdout.splitlines()]
             if checker:
                 ok = out.returncode in (0, 20) and any(l in ("s VERIFIED", "c VERIFIED") for l in said)
@@ -267,7 +279,10 @@ def check(cnf, listed, jobs, checker=None):
                 l for l in (out.stderr + out.stdout).splitlines()
                 if l.strip() and not l.startswith("tools/check_proof.sh: checking with")
             ]
-            return label, ok, time.perf_counter() - t, lines[-1] if lines else f"exit {out.returncode}"
+            # check_proof.sh exits 2 when it cannot check (no checker it can run, a proof
+            # its checker does not read), 1 for a proof NOT VERIFIED.
+            cannot = not checker and out.returncode == 2
+            return label, ok, time.perf_counter() - t, lines[-1] if lines else f"exit {out.returncode}", cannot
 
         def size(task):
             try:
@@ -297,6 +312,11 @@ def interruptible(main, name):
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:
+        # The reader of the output left (`| head -1`): the verdict reached no one.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"{name}: standard output closed", file=sys.stderr)
+        sys.exit(2)
 
 
 def jobs_arg(text):
@@ -323,20 +343,32 @@ def main():
         doc = load_json(a.certificate)
         if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict) or not isinstance(doc["cnf"].get("file"), str):
             raise Refused(f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record naming a file)")
-        cnf = regular(a.cnf or beside(a.certificate, doc["cnf"]["file"]))
-        variables = this_documents_cnf(doc, a.certificate, cnf, hashed=a.cnf is None)
-        listed = pieces(doc, a.certificate, variables, a.shard)
-        if not listed:
-            # A shard may hold no piece (more shards than pieces).
-            print(f"{a.certificate}: no piece in this shard")
-            print(verdict(doc, True))
-            sys.exit(0)
-        results, wall = check(cnf, listed, a.jobs)
+        own = beside(a.certificate, doc["cnf"]["file"])
+        cnf = regular(a.cnf or own)
+        # The document's own CNF is checked by its hash however it is named.
+        hashed = a.cnf is None or same_file(a.cnf, own)
+        with tempfile.TemporaryDirectory(prefix="nqueens-cnf-") as tmp:
+            copy = pathlib.Path(tmp) / "checked.cnf"
+            variables = this_documents_cnf(doc, a.certificate, cnf, copy, hashed)
+            listed = pieces(doc, a.certificate, variables, a.shard)
+            if not listed:
+                # A shard may hold no piece (more shards than pieces).
+                print(f"{a.certificate}: no piece in this shard")
+                print(verdict(doc, True))
+                sys.exit(0)
+            results, wall = check(copy, listed, a.jobs)
     except (OSError, ValueError, Refused) as e:
         print(f"check_pieces: {e}", file=sys.stderr)
         sys.exit(2)
+    # A checker that could not run (none installed, a proof it does not read) is no
+    # verdict on the proof.
+    broken = [r for r in results if r[4]]
+    if broken:
+        for label, _, _, reason, _ in broken[:3]:
+            print(f"check_pieces: {label}: not checked: {reason}", file=sys.stderr)
+        sys.exit(2)
     failed = [r for r in results if not r[1]]
-    for label, _, _, reason in failed:
+    for label, _, _, reason, _ in failed:
         print(f"{label}: NOT VERIFIED: {reason}")
     cpu = sum(r[2] for r in results)
     print(

@@ -21,16 +21,14 @@
 # tools/check_pieces.py; "s VERIFIED" and exit 0 when every piece is:
 #
 #   tools/check_proof.sh cert.json [JOBS]
+#
+# Exit 2 when it cannot check (no checker it can run, a proof its checker does not read).
 set -euo pipefail
-case "${1:-}" in
-  *.json)
-    if [ $# -gt 2 ]; then
-      echo "usage: tools/check_proof.sh CERT.json [JOBS]" >&2
-      exit 2
-    fi
-    exec python3 "$(dirname "$0")/check_pieces.py" "$1" ${2:+--jobs "$2"}
-    ;;
-esac
+# A document by any name (cert.txt too): one argument, or one and a number of jobs (a
+# proof's name ends in .drat or .lrat).
+if [ $# -eq 1 ] || { [ $# -eq 2 ] && [[ "$2" =~ ^[0-9]+$ ]]; }; then
+  exec python3 "$(dirname "$0")/check_pieces.py" "$1" ${2:+--jobs "$2"}
+fi
 if [ $# -ne 2 ]; then
   echo "usage: tools/check_proof.sh CNF PROOF (.drat or .lrat), or CERT.json [JOBS]" >&2
   exit 2
@@ -56,6 +54,10 @@ case "$2" in
     fi
     if [ ${#checker[@]} -eq 0 ]; then
       checker=(python3 "$(dirname "$0")/check_lrat.py")
+    fi
+    if ! command -v "${checker[0]}" > /dev/null 2>&1; then
+      echo "tools/check_proof.sh: the checker ${checker[0]} is not a program this script can run (LRAT_CHECK?)" >&2
+      exit 2
     fi
     if [ "$binary" = yes ] && [ "$(basename "${checker[0]}")" = lrat-check ]; then
       echo "tools/check_proof.sh: $2 is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py (unset LRAT_CHECK)" >&2
@@ -86,7 +88,10 @@ if [ -z "$rate_bin" ]; then
   rate_bin="$root/bin/rate"
   if [ ! -x "$rate_bin" ]; then
     echo "tools/check_proof.sh: installing the proof checker rate (cargo install --root $root rate)" >&2
-    cargo install --quiet --locked --version 0.3.0 --root "$root" rate >&2
+    cargo install --quiet --locked --version 0.3.0 --root "$root" rate >&2 || {
+      echo "tools/check_proof.sh: could not install rate: no DRAT checker to run" >&2
+      exit 2
+    }
   fi
 fi
 # rate reads a proof by its extension (.drat or .dpr); its report ends in `s VERIFIED` or

@@ -304,7 +304,11 @@ def main():
                     if f.read(1) in (b"a", b"d"):
                         fail(2, f"{piece} is binary LRAT, which lrat-check does not read: use lrat-trim or tools/check_lrat.py")
         results, _ = check_pieces.check(own, listed, a.jobs, checker)
-    verified = all(ok for _, ok, _, _ in results)
+    # A checker that could not run is no verdict on the proof.
+    for label, _, _, reason, cannot in results:
+        if cannot:
+            fail(2, f"{label}: not checked: {reason}")
+    verified = all(ok for _, ok, _, _, _ in results)
     if not listed:
         files = "no piece in this shard"
     elif len(listed) == 1:
@@ -315,7 +319,7 @@ def main():
         files = f"{listed[0][1]} and {len(listed) - 1} parts"
     if isinstance(shard, dict):
         files = f"shard {shard['index']}/{shard['of']}, {files}"
-    for label, ok, _, reason in results:
+    for label, ok, _, reason, _ in results:
         if not ok:
             print(f"{label}: NOT VERIFIED: {reason}")
     if isinstance(shard, dict):

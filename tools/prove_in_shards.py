@@ -48,6 +48,35 @@ import check_pieces  # noqa: E402
 OWN = ("--certificate", "--proof-parts", "--proof-shard", "--proof-shards-in-turn", "--json")
 
 
+# Options of `complete` that write a file, which may name standard output.
+OUTPUTS = ("-o", "--output", "--trace", "--plot")
+
+# Names of standard output (nqueens reads them as it does `-`).
+STDOUT_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1")
+
+
+def output_values(extra):
+    """The (option, value) pairs of OUTPUTS among `complete`'s options `extra`, in each
+    spelling (`--trace F`, `--trace=F`, `-oF`, `-o=F`), up to a `--`."""
+    out = []
+    k = 0
+    while k < len(extra):
+        opt = extra[k]
+        if opt == "--":
+            break
+        if opt in OUTPUTS and k + 1 < len(extra):
+            out.append((opt, extra[k + 1]))
+            k += 2
+            continue
+        name, eq, value = opt.partition("=")
+        if eq and name in OUTPUTS:
+            out.append((name, value))
+        elif opt.startswith("-o") and not opt.startswith("--") and len(opt) > 2:
+            out.append(("-o", opt[2:].removeprefix("=")))
+        k += 1
+    return out
+
+
 def fail(code, why):
     print(f"prove_in_shards: {why}", file=sys.stderr)
     sys.exit(code)
@@ -162,14 +191,19 @@ def main():
     for opt in extra:
         if opt.split("=", 1)[0] in OWN:
             fail(2, f"{opt.split('=', 1)[0]} is set by this script (--parts for --proof-parts)")
+    for flag, value in output_values(extra):
+        if value == "-" or os.path.normpath(value) in STDOUT_NAMES:
+            fail(2, f"{flag} {value}: standard output carries nqueens' JSON record to this script: give a file")
     if a.input == "-":
         fail(2, "standard input carries nqueens' go-ahead between shards: give the input as a file, not -")
     if a.lrat_check and not a.board:
         fail(2, "--lrat-check is the checker of --board (confirm_certificate.py); without it, set LRAT_CHECK")
     if a.lrat_check and not (os.path.isfile(a.lrat_check) and os.access(a.lrat_check, os.X_OK)):
         fail(2, f"--lrat-check {a.lrat_check!r}: not a program this script can run")
-    if not os.path.isfile(a.input):
+    if not os.path.exists(a.input):
         fail(2, f"{a.input}: no such file")
+    if not os.path.isfile(a.input):
+        fail(2, f"{a.input}: not a regular file")
     nq = nqueens_path(a.nqueens)
     if a.board:
         # The board must be the input's: a check against another board proves nothing
@@ -191,6 +225,10 @@ def main():
         prove(a, nq, extra)
     except KeyboardInterrupt:
         fail(130, f"interrupted; the pieces of the shard being written or checked may be left beside {a.certificate}")
+    except BrokenPipeError:
+        # The reader of the output left (`| head -1`): nqueens was stopped on the way out.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        fail(2, "standard output closed: stopped")
 
 
 SHARD_LINE = re.compile(r"^nqueens: (.*): proof shard (\d+)/(\d+) written")
@@ -248,7 +286,12 @@ def prove(a, nq, extra):
                     break
                 said.append(line.rstrip("\n"))
             wrote = time.perf_counter() - t
-            cert = pathlib.Path(os.path.abspath(m.group(1)))
+            # The document as nqueens named it, relative to the same working directory:
+            # the name given, unless a pattern or a directory made it another (then as
+            # nqueens printed it, the record at the end to agree). Never made absolute
+            # here: the system resolves "link/.." otherwise than the text does.
+            given = a.certificate
+            cert = pathlib.Path(m.group(1) if "{" in given or os.path.isdir(given) else given)
             try:
                 doc = check_pieces.load_json(cert)
                 proof = doc["proof"]
@@ -286,20 +329,26 @@ def prove(a, nq, extra):
                 f"{lines[-1] if lines else f'exit {out.returncode}'}",
                 flush=True,
             )
-            if out.returncode != 0:
-                print("\n".join(lines[-20:]))
-                fail(1 if out.returncode == 1 else 2, f"shard {index}/{a.shards} is not VERIFIED; what is left of it stays")
-            # The verdict must be this shard's, of the document and pieces written and
-            # unchanged since: another process writing the same certificate meanwhile
-            # would have had its own pieces checked.
-            verdict = f"s SHARD {index}/{a.shards} VERIFIED" if "shard" in proof else None
-            ours = verdict in lines if verdict else (lines and (lines[-1] == "s VERIFIED" or lines[-1].endswith("VERIFIED; CONFIRMED")))
+            # The document and pieces checked must be the ones written, unchanged since:
+            # another process writing the same certificate meanwhile would have had its
+            # own pieces checked (or removed ours), which says nothing of this proof.
             try:
                 same = check_pieces.load_json(cert)["proof"] == proof and which_proof(doc, cert) == this and stamp([p for _, p in mine]) == before
             except (OSError, ValueError, KeyError, TypeError, check_pieces.Refused):
                 same = False
-            if not ours or not same:
+            if not same:
                 fail(2, f"shard {index}/{a.shards}: the certificate or its pieces changed during the check (another run writing {cert}?): not counted")
+            if out.returncode != 0:
+                print("\n".join(lines[-20:]))
+                fail(1 if out.returncode == 1 else 2, f"shard {index}/{a.shards} is not VERIFIED; what is left of it stays")
+            # The verdict must be this shard's: its own line (a document of every piece
+            # ends in `s VERIFIED`, or, from the board, CONFIRMED).
+            if "shard" in proof:
+                ours = f"s SHARD {index}/{a.shards} VERIFIED" in lines
+            else:
+                ours = bool(lines) and (lines[-1] == "s VERIFIED" or (a.board and lines[-1].endswith("; CONFIRMED")))
+            if not ours:
+                fail(2, f"shard {index}/{a.shards}: the check did not end with this shard's verdict: {lines[-1] if lines else ''}")
             for k, path in mine:
                 if k in checked:
                     fail(1, f"piece {k} is in shards {checked[k]} and {index}")
@@ -332,10 +381,10 @@ def prove(a, nq, extra):
     try:
         record = json.loads(printed[0])
         search = record["stats"]["exact"]["seconds"]
-        named = pathlib.Path(os.path.abspath(record.get("certificate_file") or "."))
+        named = record.get("certificate_file") or ""
     except (IndexError, ValueError, KeyError, TypeError):
         fail(2, f"nqueens printed no single JSON record: {(printed[0] if printed else '').strip()[-300:]} {' '.join(said)[-300:]}")
-    if run.returncode != 3 or named != cert or record.get("proof") != proof:
+    if run.returncode != 3 or not check_pieces.same_file(named, cert) or record.get("proof") != proof:
         fail(2, f"nqueens exited {run.returncode} after the last shard, its record naming {named}: {' '.join(said)[-300:]}")
     missing = sorted(set(range(first[2])) - set(checked))
     if missing:

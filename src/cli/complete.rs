@@ -200,9 +200,13 @@ fn parse_proof_shard(text: &str) -> Result<nqueens::dimacs::ProofShard, String> 
 }
 
 fn parse_shards(text: &str) -> Result<usize, String> {
+    // A proof has at most this many pieces: more shards would hold none.
+    let max = nqueens::dimacs::MAX_PROOF_PARTS + 1;
     match text.parse::<usize>() {
-        Ok(s) if s >= 1 && text.bytes().all(|b| b.is_ascii_digit()) => Ok(s),
-        _ => Err("expected a whole number of shards from 1".into()),
+        Ok(s) if (1..=max).contains(&s) && text.bytes().all(|b| b.is_ascii_digit()) => Ok(s),
+        _ => Err(format!(
+            "expected a whole number of shards from 1 to {max} (the most pieces a proof has)"
+        )),
     }
 }
 
@@ -230,7 +234,9 @@ impl ProofArg {
 /// Runs `complete`: each input in turn, its answer reported as for one; the exit code is
 /// the worst of theirs (an unreadable input, then an invalid one, UNKNOWN, INFEASIBLE).
 pub fn run(args: Args) -> Result<i32, Error> {
-    if args.proof_shards_in_turn.is_some() && args.inputs.iter().any(|i| i.as_os_str() == "-") {
+    if args.proof_shards_in_turn.is_some()
+        && args.inputs.iter().any(|i| nqueens::format::reads_stdin(i))
+    {
         return Err(Error::Usage(
             "complete: --proof-shards-in-turn takes its go-ahead from standard input, which is \
              an input here: give the input as a file"
@@ -476,24 +482,23 @@ fn run_one(args: Args) -> Result<i32, Error> {
         (&answer, &args.certificate, &certificate_cnf)
     {
         use nqueens::dimacs::ProofShard;
-        let shards: Vec<ProofShard> = match (args.proof_shard, args.proof_shards_in_turn) {
-            (_, Some(of)) => (0..of).map(|index| ProofShard { index, of }).collect(),
-            (one, None) => vec![one.unwrap_or(ProofShard::ALL)],
+        let (first, of) = match (args.proof_shard, args.proof_shards_in_turn) {
+            (_, Some(of)) => (0, of),
+            (one, None) => {
+                let one = one.unwrap_or(ProofShard::ALL);
+                (one.index, one.of)
+            }
         };
-        let mut go_ahead = GoAhead::default();
+        let in_turn = args.proof_shards_in_turn.is_some();
+        let last = if in_turn { of } else { first + 1 };
         let mut waited = Duration::ZERO;
-        for shard in shards {
-            if args.proof_shards_in_turn.is_some() && shard.index > 0 {
+        for shard in (first..last).map(|index| ProofShard { index, of }) {
+            if in_turn && shard.index > 0 {
                 let t = Instant::now();
-                if !go_ahead.next_line() {
+                if let Err(why) = go_ahead() {
                     errln!(
-                        "nqueens: {}: {} after proof shard {}/{}: the later shards are not written",
+                        "nqueens: {}: {why} after proof shard {}/{}: the later shards are not written",
                         path.display(),
-                        if go_ahead.interrupted() {
-                            "interrupted"
-                        } else {
-                            "standard input ended"
-                        },
                         shard.index - 1,
                         shard.of
                     );
@@ -523,10 +528,19 @@ fn run_one(args: Args) -> Result<i32, Error> {
                 nqueens::publish::Published::Interrupted => {
                     // A signal during the proof search: nothing of the certificate (of this
                     // shard) is published.
-                    errln!(
-                        "nqueens: {}: interrupted while writing the certificate's proof; nothing written",
-                        path.display()
-                    );
+                    if in_turn && shard.index > 0 {
+                        errln!(
+                            "nqueens: {}: interrupted while writing proof shard {}/{}: it is not written (the shards before it are)",
+                            path.display(),
+                            shard.index,
+                            shard.of
+                        );
+                    } else {
+                        errln!(
+                            "nqueens: {}: interrupted while writing the certificate's proof; nothing written",
+                            path.display()
+                        );
+                    }
                     return Ok(exit::INTERRUPTED);
                 }
                 nqueens::publish::Published::Written(record) => record,
@@ -608,60 +622,50 @@ fn run_one(args: Args) -> Result<i32, Error> {
     Ok(exit::of_answer(&answer))
 }
 
-/// The go-ahead for `--proof-shards-in-turn`'s next shard: a line on standard input, read
-/// by a thread of its own so that a signal is noticed while none comes.
-#[derive(Default)]
-struct GoAhead {
-    lines: Option<std::sync::mpsc::Receiver<bool>>,
-    interrupted: bool,
-}
-
-impl GoAhead {
-    /// Waits for the next line: true when one came, false at the end of standard input or
-    /// on a signal.
-    fn next_line(&mut self) -> bool {
-        use std::io::Read;
-        use std::sync::mpsc::RecvTimeoutError;
-        let lines = self.lines.get_or_insert_with(|| {
-            let (tx, rx) = std::sync::mpsc::channel();
-            std::thread::spawn(move || {
-                // Bytes are counted, never kept: a line of any length costs nothing.
-                let mut buf = [0u8; 4096];
-                let mut stdin = std::io::stdin().lock();
-                loop {
-                    match stdin.read(&mut buf) {
-                        Ok(0) | Err(_) => {
-                            let _ = tx.send(false);
-                            return;
-                        }
-                        Ok(k) => {
-                            for _ in buf[..k].iter().filter(|&&b| b == b'\n') {
-                                if tx.send(true).is_err() {
-                                    return;
-                                }
+/// Waits for the go-ahead for `--proof-shards-in-turn`'s next shard: a line on standard
+/// input, read by one thread for the whole process (each input of several takes the next
+/// lines, none lost between them), so that a signal is noticed while none comes. Err: why
+/// none will come.
+fn go_ahead() -> Result<(), &'static str> {
+    use std::io::Read;
+    use std::sync::mpsc::{Receiver, RecvTimeoutError};
+    use std::sync::{Mutex, OnceLock};
+    static LINES: OnceLock<Mutex<Receiver<bool>>> = OnceLock::new();
+    let lines = LINES.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            // Bytes are counted, never kept: a line of any length costs nothing.
+            let mut buf = [0u8; 4096];
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) | Err(_) => {
+                        let _ = tx.send(false);
+                        return;
+                    }
+                    Ok(k) => {
+                        for _ in buf[..k].iter().filter(|&&b| b == b'\n') {
+                            if tx.send(true).is_err() {
+                                return;
                             }
                         }
                     }
                 }
-            });
-            rx
+            }
         });
-        let flag = super::interrupt_flag();
-        loop {
-            if flag.load(std::sync::atomic::Ordering::SeqCst) {
-                self.interrupted = true;
-                return false;
-            }
-            match lines.recv_timeout(Duration::from_millis(50)) {
-                Ok(line) => return line,
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => return false,
-            }
+        Mutex::new(rx)
+    });
+    let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
+    let flag = super::interrupt_flag();
+    loop {
+        if flag.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err("interrupted");
         }
-    }
-
-    fn interrupted(&self) -> bool {
-        self.interrupted
+        match lines.recv_timeout(Duration::from_millis(50)) {
+            Ok(true) => return Ok(()),
+            Ok(false) | Err(RecvTimeoutError::Disconnected) => return Err("standard input ended"),
+            Err(RecvTimeoutError::Timeout) => continue,
+        }
     }
 }
 

@@ -1206,6 +1206,30 @@ fn the_cnf_beside_a_document_is_checked_by_its_sha256() {
     let (code, text) = check_document(dir.path());
     assert_eq!(code, Some(2), "{text}");
     assert!(!text.contains("VERIFIED"), "{text}");
+    // Named with --cnf, the document's own CNF is still checked by its hash.
+    let out = std::process::Command::new("python3")
+        .arg(tools.join("check_pieces.py"))
+        .arg(p("c.json"))
+        .arg("--cnf")
+        .arg(dir.path().join(".").join("c.cnf"))
+        .env_remove("LRAT_CHECK")
+        .output()
+        .unwrap();
+    let (code, text) = said(out);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("its SHA-256 is not the one"), "{text}");
+    // A checker that cannot run is no verdict: exit 2, not NOT VERIFIED.
+    std::fs::write(p("c.cnf"), &cnf).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(tools.join("check_pieces.py"))
+        .arg(p("c.json"))
+        .env("LRAT_CHECK", "/nonexistent/checker")
+        .output()
+        .unwrap();
+    let (code, text) = said(out);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("not checked"), "{text}");
+    assert!(!text.contains("VERIFIED"), "{text}");
     // The CNF back, the hash gone from the document.
     std::fs::write(p("c.cnf"), &cnf).unwrap();
     let mut doc = doc;
@@ -1485,6 +1509,86 @@ fn proofs_written_in_shards_are_the_whole_proof() {
         text.contains("--proof-shard is set by this script"),
         "{text}"
     );
+    // Standard output carries the run's record: an output there is refused at once.
+    for extra in [
+        &["--", "-o", "-"][..],
+        &["--", "--trace=/dev/stdout"],
+        &["--", "-o-"],
+    ] {
+        let (code, text) = driver(extra);
+        assert_eq!(code, Some(2), "{extra:?}: {text}");
+        assert!(
+            text.contains("standard output carries"),
+            "{extra:?}: {text}"
+        );
+    }
+
+    // The document where the system puts it: `link/..` is the link's target's parent, and
+    // a set of files where the text of the path leads is neither checked nor removed.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("real/sub")).unwrap();
+    std::os::unix::fs::symlink("real/sub", dir.path().join("lnk")).unwrap();
+    for name in ["c.json", "c.cnf", "c.top.lrat"] {
+        std::fs::write(dir.path().join(name), "stale\n").unwrap();
+    }
+    let out = std::process::Command::new("python3")
+        .current_dir(dir.path())
+        .arg(tools.join("prove_in_shards.py"))
+        .arg(&board)
+        .arg("lnk/../c.json")
+        .args(["--shards", "2", "--parts", "8", "--nqueens"])
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .env_remove("LRAT_CHECK")
+        .output()
+        .unwrap();
+    let (code, text) = said(out);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.lines().any(|l| l == "s VERIFIED"), "{text}");
+    assert_eq!(
+        listing(&dir.path().join("real")),
+        ["c.cnf", "c.json", "sub"]
+    );
+    for name in ["c.json", "c.cnf", "c.top.lrat"] {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(name)).unwrap(),
+            "stale\n"
+        );
+    }
+
+    // One shard of a certificate a free row without cells proves: CONFIRMED from the board.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f.txt");
+    crate::common::nq(&[
+        "generate",
+        "excluded",
+        "--n",
+        "8",
+        "--diags",
+        "20",
+        "--min-free",
+        "0",
+        "--seed",
+        "1",
+        "-o",
+        f.to_str().unwrap(),
+    ])
+    .ok();
+    let b = dir.path().join("b.txt");
+    crate::common::nq(&["convert", f.to_str().unwrap(), b.to_str().unwrap(), "-q"]).ok();
+    let out = std::process::Command::new("python3")
+        .arg(tools.join("prove_in_shards.py"))
+        .arg(&f)
+        .arg(dir.path().join("c.json"))
+        .args(["--shards", "1", "--nqueens"])
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .arg("--board")
+        .arg(&b)
+        .env_remove("LRAT_CHECK")
+        .output()
+        .unwrap();
+    let (code, text) = said(out);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.lines().any(|l| l == "s VERIFIED"), "{text}");
 
     for bad in ["3/3", "1/0", "a/2", "-1/2", "1", "1/2/3", " 1/2"] {
         let dir = tempfile::tempdir().unwrap();
@@ -1640,8 +1744,42 @@ fn shards_in_turn_are_written_from_one_search_on_a_go_ahead() {
     assert!(rest.contains("interrupted after proof shard 0/3"), "{rest}");
     drop(stdin);
 
+    // Several inputs: each takes the next lines, none lost between them (lines already
+    // waiting included).
+    let dir = tempfile::tempdir().unwrap();
+    let csplib = data("csplib");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .arg("complete")
+        .args(["ed-14-infeasible-2.txt", "ed-14-infeasible-1.txt"].map(|f| csplib.join(f)))
+        .arg("--certificate")
+        .arg(dir.path().join("{stem}.json"))
+        .args(["--proof-parts", "8", "--proof-shards-in-turn", "3", "-q"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"\n\n\n\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    for stem in ["ed-14-infeasible-2", "ed-14-infeasible-1"] {
+        assert!(
+            err.contains(&format!("{stem}.json: proof shard 2/3 written")),
+            "{err}"
+        );
+    }
+
     for (args, says) in [
         (vec!["-", "--proof-shards-in-turn", "2"], "standard input"),
+        (
+            vec!["/dev/stdin", "--proof-shards-in-turn", "2"],
+            "standard input",
+        ),
+        (
+            vec![board.to_str().unwrap(), "--proof-shards-in-turn", "1002"],
+            "from 1 to 1001",
+        ),
         (
             vec![
                 board.to_str().unwrap(),
