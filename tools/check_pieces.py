@@ -77,13 +77,16 @@ def load_json(path):
 
 
 def beside(cert, name):
-    """A file the certificate names: beside the certificate (where nqueens writes it: in
-    the directory the document really is in, its links and `..` resolved as the system
-    resolves them), else as written, relative to the working directory."""
+    """A file the certificate names: beside the certificate's name (where nqueens writes
+    it: `link/..` as the system resolves it, never shortened as text), else beside the
+    file the name leads to (a link to a document elsewhere), else as written, relative to
+    the working directory."""
     p = pathlib.Path(name)
     try:
-        near = pathlib.Path(os.path.realpath(cert)).parent / p.name
-        return near if near.exists() else p
+        for near in (cert.parent / p.name, pathlib.Path(os.path.realpath(cert)).parent / p.name):
+            if near.exists():
+                return near
+        return p
     except (OSError, ValueError):
         # A name no file can have (too long, a NUL byte): the check of the file says so.
         return p
