@@ -55,6 +55,18 @@ OUTPUTS = ("-o", "--output", "--trace", "--plot")
 STDOUT_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1")
 
 
+def names_stdout(value):
+    """Whether an output named `value` is standard output: `-`, a name of descriptor 1,
+    or a path to the file this script's standard output is (a link to /dev/stdout)."""
+    if value == "-" or "/" + os.path.normpath(value).lstrip("/") in STDOUT_NAMES:
+        return True
+    try:
+        st, out = os.stat(value), os.fstat(1)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
+
+
 def output_values(extra):
     """The (option, value) pairs of OUTPUTS among `complete`'s options `extra`, in each
     spelling (`--trace F`, `--trace=F`, `-oF`, `-o=F`), up to a `--`."""
@@ -71,8 +83,13 @@ def output_values(extra):
         name, eq, value = opt.partition("=")
         if eq and name in OUTPUTS:
             out.append((name, value))
-        elif opt.startswith("-o") and not opt.startswith("--") and len(opt) > 2:
-            out.append(("-o", opt[2:].removeprefix("=")))
+        elif (short := re.fullmatch(r"-q*o(.*)", opt, re.S)):
+            # -o in a group of short flags (`-qo-`, `-qo FILE`): its value follows it.
+            if short.group(1):
+                out.append(("-o", short.group(1).removeprefix("=")))
+            elif k + 1 < len(extra):
+                out.append(("-o", extra[k + 1]))
+                k += 1
         k += 1
     return out
 
@@ -192,7 +209,7 @@ def main():
         if opt.split("=", 1)[0] in OWN:
             fail(2, f"{opt.split('=', 1)[0]} is set by this script (--parts for --proof-parts)")
     for flag, value in output_values(extra):
-        if value == "-" or os.path.normpath(value) in STDOUT_NAMES:
+        if names_stdout(value):
             fail(2, f"{flag} {value}: standard output carries nqueens' JSON record to this script: give a file")
     if a.input == "-":
         fail(2, "standard input carries nqueens' go-ahead between shards: give the input as a file, not -")

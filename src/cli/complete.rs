@@ -199,6 +199,25 @@ fn parse_proof_shard(text: &str) -> Result<nqueens::dimacs::ProofShard, String> 
     }
 }
 
+/// Whether the input `path` is standard input: by its name (`-`, `/dev/stdin`), or as the
+/// file it leads to (a link to `/dev/stdin`, the file standard input is redirected from).
+fn is_stdin(path: &Path) -> bool {
+    if nqueens::format::reads_stdin(path) {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::io::FromRawFd;
+        // SAFETY: descriptor 0 is borrowed for one fstat and never closed (ManuallyDrop).
+        let stdin = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(0) });
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(path), stdin.metadata()) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    false
+}
+
 fn parse_shards(text: &str) -> Result<usize, String> {
     // A proof has at most this many pieces: more shards would hold none.
     let max = nqueens::dimacs::MAX_PROOF_PARTS + 1;
@@ -234,9 +253,7 @@ impl ProofArg {
 /// Runs `complete`: each input in turn, its answer reported as for one; the exit code is
 /// the worst of theirs (an unreadable input, then an invalid one, UNKNOWN, INFEASIBLE).
 pub fn run(args: Args) -> Result<i32, Error> {
-    if args.proof_shards_in_turn.is_some()
-        && args.inputs.iter().any(|i| nqueens::format::reads_stdin(i))
-    {
+    if args.proof_shards_in_turn.is_some() && args.inputs.iter().any(|i| is_stdin(i)) {
         return Err(Error::Usage(
             "complete: --proof-shards-in-turn takes its go-ahead from standard input, which is \
              an input here: give the input as a file"

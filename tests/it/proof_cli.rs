@@ -1510,10 +1510,16 @@ fn proofs_written_in_shards_are_the_whole_proof() {
         "{text}"
     );
     // Standard output carries the run's record: an output there is refused at once.
+    let so = dir.path().join("so");
+    std::os::unix::fs::symlink("/dev/stdout", &so).unwrap();
+    let so_arg = format!("--trace={}", so.display());
     for extra in [
         &["--", "-o", "-"][..],
         &["--", "--trace=/dev/stdout"],
         &["--", "-o-"],
+        &["--", "-qo", "-"],
+        &["--", "-o", "//dev/stdout"],
+        &["--", &so_arg],
     ] {
         let (code, text) = driver(extra);
         assert_eq!(code, Some(2), "{extra:?}: {text}");
@@ -1744,6 +1750,10 @@ fn shards_in_turn_are_written_from_one_search_on_a_go_ahead() {
     assert!(rest.contains("interrupted after proof shard 0/3"), "{rest}");
     drop(stdin);
 
+    // A link to /dev/stdin is standard input too.
+    let links = tempfile::tempdir().unwrap();
+    let si = links.path().join("si");
+    std::os::unix::fs::symlink("/dev/stdin", &si).unwrap();
     // Several inputs: each takes the next lines, none lost between them (lines already
     // waiting included).
     let dir = tempfile::tempdir().unwrap();
@@ -1774,6 +1784,10 @@ fn shards_in_turn_are_written_from_one_search_on_a_go_ahead() {
         (vec!["-", "--proof-shards-in-turn", "2"], "standard input"),
         (
             vec!["/dev/stdin", "--proof-shards-in-turn", "2"],
+            "standard input",
+        ),
+        (
+            vec![si.to_str().unwrap(), "--proof-shards-in-turn", "2"],
             "standard input",
         ),
         (
