@@ -180,13 +180,18 @@ def child(cmd):
     try:
         out, err = p.communicate()
     except BaseException:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-        except OSError:
-            pass
-        p.wait()
+        stop_group(p)
         raise
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def stop_group(p):
+    """Stops the process group of `p` (started with a session of its own) and waits."""
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+    except OSError:
+        pass
+    p.wait()
 
 
 def main():
@@ -389,11 +394,7 @@ def prove(a, nq, extra):
         run.wait()
         reader.join()
     except BaseException:
-        try:
-            os.killpg(run.pid, signal.SIGTERM)
-        except OSError:
-            pass
-        run.wait()
+        stop_group(run)
         raise
     try:
         record = json.loads(printed[0])

@@ -1077,6 +1077,37 @@ fn stale_proofs_of_either_format_are_removed() {
     assert_eq!(doc["proof"]["format"], "drat");
 }
 
+/// Writes in `dir` the Excluded Diagonals instance of n 22, seed 1, with `diags` excluded
+/// diagonals as `input`, and its certificate (INFEASIBLE, text LRAT) as `cert`.
+fn certify_excluded(dir: &Path, diags: &str, input: &str, cert: &str) {
+    let arg = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    crate::common::nq(&[
+        "generate",
+        "excluded",
+        "--n",
+        "22",
+        "--seed",
+        "1",
+        "--diags",
+        diags,
+        "-o",
+        &arg(input),
+    ])
+    .ok();
+    crate::common::nq(&[
+        "complete",
+        &arg(input),
+        "--seed",
+        "4",
+        "-q",
+        "--certificate",
+        &arg(cert),
+        "--proof",
+        "lrat",
+    ])
+    .code(3);
+}
+
 /// `cert.json` and `cert.txt` are one set of files: a run with one replaces the CNF and
 /// proof of the other, whose document then describes another board; checking it must
 /// refuse, not verify the other board's proof.
@@ -1084,33 +1115,8 @@ fn stale_proofs_of_either_format_are_removed() {
 fn a_document_whose_cnf_another_run_replaced_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name);
-    let arg = |name: &str| p(name).to_str().unwrap().to_string();
     for (diags, input, cert) in [("33", "a.txt", "c.json"), ("35", "b.txt", "c.txt")] {
-        crate::common::nq(&[
-            "generate",
-            "excluded",
-            "--n",
-            "22",
-            "--seed",
-            "1",
-            "--diags",
-            diags,
-            "-o",
-            &arg(input),
-        ])
-        .ok();
-        crate::common::nq(&[
-            "complete",
-            &arg(input),
-            "--seed",
-            "4",
-            "-q",
-            "--certificate",
-            &arg(cert),
-            "--proof",
-            "lrat",
-        ])
-        .code(3);
+        certify_excluded(dir.path(), diags, input, cert);
     }
     let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools");
     let check = |cert: &str| {
@@ -1142,32 +1148,7 @@ fn the_cnf_beside_a_document_is_checked_by_its_sha256() {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name);
-    let arg = |name: &str| p(name).to_str().unwrap().to_string();
-    crate::common::nq(&[
-        "generate",
-        "excluded",
-        "--n",
-        "22",
-        "--seed",
-        "1",
-        "--diags",
-        "33",
-        "-o",
-        &arg("a.txt"),
-    ])
-    .ok();
-    crate::common::nq(&[
-        "complete",
-        &arg("a.txt"),
-        "--seed",
-        "4",
-        "-q",
-        "--certificate",
-        &arg("c.json"),
-        "--proof",
-        "lrat",
-    ])
-    .code(3);
+    certify_excluded(dir.path(), "33", "a.txt", "c.json");
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(p("c.json")).unwrap()).unwrap();
     let cnf = std::fs::read(p("c.cnf")).unwrap();
