@@ -30,6 +30,13 @@ pub(super) trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
     fn count(&self) -> u32;
     /// The smallest member; the set must not be empty.
     fn lowest(&self) -> usize;
+    /// The sets as single words, where the width is one word (for scans that work on
+    /// words: [`level_scan`](super::level_scan)).
+    fn as_words(sets: &[Self]) -> Option<&[u64]>;
+    /// The set of the members of `w` (all below 64).
+    fn from_word(w: u64) -> Self;
+    /// The members below 64, as a word.
+    fn low_word(&self) -> u64;
     /// Calls `f` with each member in increasing order.
     #[inline(always)]
     fn each(self, mut f: impl FnMut(usize)) {
@@ -89,6 +96,18 @@ impl Bits for u64 {
         self.trailing_zeros() as usize
     }
     #[inline(always)]
+    fn as_words(sets: &[Self]) -> Option<&[u64]> {
+        Some(sets)
+    }
+    #[inline(always)]
+    fn from_word(w: u64) -> Self {
+        w
+    }
+    #[inline(always)]
+    fn low_word(&self) -> u64 {
+        *self
+    }
+    #[inline(always)]
     fn each(self, mut f: impl FnMut(usize)) {
         let mut s = self;
         while s != 0 {
@@ -146,6 +165,18 @@ impl<const K: usize> Bits for [u64; K] {
     fn lowest(&self) -> usize {
         let w = self.iter().position(|&w| w != 0).unwrap_or(K - 1);
         64 * w + self[w].trailing_zeros() as usize
+    }
+    #[inline(always)]
+    fn as_words(_: &[Self]) -> Option<&[u64]> {
+        None
+    }
+    #[inline(always)]
+    fn from_word(w: u64) -> Self {
+        std::array::from_fn(|k| if k == 0 { w } else { 0 })
+    }
+    #[inline(always)]
+    fn low_word(&self) -> u64 {
+        self[0]
     }
     #[inline(always)]
     fn each(self, mut f: impl FnMut(usize)) {

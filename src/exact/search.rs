@@ -16,7 +16,9 @@
 //! branches on the open row with the fewest free cells (of equals, the one nearest the
 //! middle of the residual: [`Ties`]), or on a column free in exactly two rows when every
 //! row has three or more (two branches instead of three). Columns are counted with a
-//! bit-sliced counter (ones, twos, threes) in the same pass that counts the rows.
+//! bit-sliced counter (ones, twos, threes) in the same pass that counts the rows. For
+//! residuals of up to 32 rows on a CPU with AVX-512, [`Search::run`] takes a copy of the
+//! search whose scan is [`level_scan`](super::level_scan)'s, with the same answers.
 //!
 //! A search can be suspended: when its node budget runs out it returns, as work items, the
 //! subtrees it has not explored (the node it stands on and the untried siblings of every
@@ -53,8 +55,13 @@ pub(crate) struct Board<B> {
     cols_sorted: Vec<usize>,
     /// Free cells of each row.
     start: Vec<B>,
-    /// `(r * m + c) * m + r2`: column `c` and the cells of row `r2` on a diagonal of `(r, c)`.
-    table: Option<Vec<B>>,
+    /// `(r * m + c) * stride + r2`: column `c` and the cells of row `r2` on a diagonal of
+    /// `(r, c)`; at `r2 = r`, every cell.
+    table: Option<Aligned<B>>,
+    /// Entries per row's masks in the table and per level in the search: `m` rounded up
+    /// to whole 512-bit registers of `u64`s, so that a level is written and read in whole
+    /// registers ([`level_scan`](super::level_scan)); the rest are empty rows.
+    stride: usize,
     /// Try a node's branches least damaging first (the fewest free cells closed in other
     /// rows): finds solutions sooner; the tree of an infeasible residual is the same.
     pub(crate) order_values: bool,
@@ -110,16 +117,26 @@ impl<B: Bits> Board<B> {
             idx
         };
         let (rows_sorted, cols_sorted) = (sorted(&rows), sorted(&cols));
+        let stride = m.next_multiple_of(8);
         let bytes = m
-            .saturating_mul(m * m)
+            .saturating_mul(m * stride)
             .saturating_mul(std::mem::size_of::<B>());
         let table = (bytes <= table_bytes.min(TABLE_BYTES)).then(|| {
             // Board column -> label, looked up m^3 times: a dense table over the columns'
             // span when that is small (as it is where the table fits), else a sorted list.
             let by_col = ColumnLabels::new(&cols);
-            attack_table(&rows, &cols, &start, |j| {
+            let mut table = attack_table(&rows, &cols, &start, stride, |j| {
                 u64::try_from(j).ok().and_then(|j| by_col.get(j))
-            })
+            });
+            // A queen closes its own row whole: the next level is then one pass of
+            // and-not, with no store of a single row after it (a 512-bit load of a
+            // level that two stores wrote waits for both to reach the cache).
+            for r in 0..m {
+                for c in 0..m {
+                    table[(r * m + c) * stride + r] = B::below(m);
+                }
+            }
+            Aligned::new(table)
         });
         Board {
             m,
@@ -129,6 +146,7 @@ impl<B: Bits> Board<B> {
             cols_sorted,
             start,
             table,
+            stride,
             order_values: false,
         }
     }
@@ -141,6 +159,49 @@ impl<B: Bits> Board<B> {
     /// The board (row, column) of residual cell `(r, c)`.
     pub(crate) fn cell(&self, (r, c): (u16, u16)) -> (u64, u64) {
         (self.rows[r as usize], self.cols[c as usize])
+    }
+}
+
+/// Sets in a vector whose first one starts a cache line where a whole number of sets fills
+/// one (64 bytes: eight `u64`s): with levels and masks of whole registers
+/// ([`Board::stride`]), every 512-bit load and store is then aligned, and a level just
+/// written is read back from the store without a split across two lines.
+struct Aligned<B> {
+    sets: Vec<B>,
+    first: usize,
+}
+
+impl<B: Bits> Aligned<B> {
+    const LINE: usize = 64;
+
+    fn new(sets: Vec<B>) -> Aligned<B> {
+        let size = std::mem::size_of::<B>();
+        if size == 0 || Self::LINE % size != 0 {
+            return Aligned { sets, first: 0 };
+        }
+        let spare = Self::LINE / size;
+        let mut padded = Vec::with_capacity(sets.len() + spare);
+        // The address is fixed once allocated: the vector never grows again.
+        let first = (Self::LINE - padded.as_ptr() as usize % Self::LINE) % Self::LINE / size;
+        padded.resize(first, B::zero());
+        padded.extend_from_slice(&sets);
+        Aligned {
+            sets: padded,
+            first,
+        }
+    }
+}
+
+impl<B> std::ops::Deref for Aligned<B> {
+    type Target = [B];
+    fn deref(&self) -> &[B] {
+        &self.sets[self.first..]
+    }
+}
+
+impl<B> std::ops::DerefMut for Aligned<B> {
+    fn deref_mut(&mut self) -> &mut [B] {
+        &mut self.sets[self.first..]
     }
 }
 
@@ -192,17 +253,19 @@ impl ColumnLabels {
 }
 
 /// The attack table of free cells `cells` (per row label) on board rows `rows` and columns
-/// `cols`: at `(r * m + c) * m + r2`, the cells of row `r2` a queen on `(r, c)` attacks
+/// `cols`: at `(r * m + c) * stride + r2`, the cells of row `r2` a queen on `(r, c)` attacks
 /// (column `c` and the two diagonal partners, which `column` finds by board column); the
 /// engine's and the proof's search share it.
 pub(crate) fn attack_table<B: Bits>(
     rows: &[u64],
     cols: &[u64],
     cells: &[B],
+    stride: usize,
     column: impl Fn(i128) -> Option<usize>,
 ) -> Vec<B> {
     let m = rows.len();
-    let mut t = vec![B::zero(); m * m * m];
+    assert!(stride >= m);
+    let mut t = vec![B::zero(); m * m * stride];
     for (r, free) in cells.iter().enumerate() {
         let i = rows[r] as i128;
         free.each(|c| {
@@ -215,7 +278,7 @@ pub(crate) fn attack_table<B: Bits>(
                         mask = mask.with(c2);
                     }
                 }
-                t[(r * m + c) * m + r2] = mask;
+                t[(r * m + c) * stride + r2] = mask;
             }
         });
     }
@@ -299,7 +362,7 @@ pub(crate) struct Search<'a, B> {
     board: &'a Board<B>,
     /// The sets of free cells per row: one level per placement when the table is used
     /// (level `path.len()` is current), else one level changed in place.
-    levels: Vec<B>,
+    levels: Aligned<B>,
     rows_left: B,
     cols_left: B,
     trail: Vec<(u32, B)>,
@@ -365,11 +428,11 @@ impl<'a, B: Bits> Search<'a, B> {
         let m = board.m;
         let mut levels = board.start.clone();
         if board.table.is_some() {
-            levels.resize((m + 1) * m.max(1), B::zero());
+            levels.resize((m + 1) * board.stride.max(1), B::zero());
         }
         let mut s = Search {
             board,
-            levels,
+            levels: Aligned::new(levels),
             rows_left: B::below(m),
             cols_left: B::below(m),
             trail: Vec::with_capacity(4 * m),
@@ -395,6 +458,18 @@ impl<'a, B: Bits> Search<'a, B> {
     /// Explores the subtree of the current node, on the fastest instructions this CPU has.
     pub(crate) fn run(&mut self) -> Flow {
         #[cfg(target_arch = "x86_64")]
+        if self.board.m <= super::level_scan::MAX_ROWS
+            && self.board.table.is_some()
+            && B::as_words(&self.levels).is_some()
+            && super::level_scan::available()
+            && std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("avx2")
+        {
+            // SAFETY: the features the function is compiled for were detected on this CPU.
+            return unsafe { self.run_avx512() };
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("bmi1")
             && std::is_x86_feature_detected!("avx2")
@@ -410,12 +485,30 @@ impl<'a, B: Bits> Search<'a, B> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,avx2")]
     unsafe fn run_x86(&mut self) -> Flow {
-        self.explore()
+        self.explore::<false>()
+    }
+
+    /// [`Search::run`] with each node's level scanned by AVX-512 ([`level_scan`]), for
+    /// residuals of at most [`level_scan::MAX_ROWS`] rows with an attack table.
+    ///
+    /// [`level_scan`]: super::level_scan
+    /// [`level_scan::MAX_ROWS`]: super::level_scan::MAX_ROWS
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,avx2,avx512f,avx512vpopcntdq")]
+    unsafe fn run_avx512(&mut self) -> Flow {
+        self.explore::<true>()
     }
 
     /// [`Search::run`] for any CPU.
     fn run_portable(&mut self) -> Flow {
-        self.explore()
+        self.explore::<false>()
+    }
+
+    /// [`Search::run`] on the scalar scan, whatever the CPU: what the vector scan is
+    /// compared with.
+    #[cfg(test)]
+    pub(crate) fn run_scalar(&mut self) -> Flow {
+        self.run_portable()
     }
 
     fn item_here(&self, extra: Option<(u32, (u16, u16))>) -> Item {
@@ -434,15 +527,18 @@ impl<'a, B: Bits> Search<'a, B> {
 
     /// The depth-first search, iterative so that it compiles into the one function that
     /// calls it (see [`Search::run`]).
+    ///
+    /// `VECTOR_SCAN`: each node's level is scanned by [`level_scan`](super::level_scan)
+    /// (only where [`Search::run`] has checked that it can).
     #[inline(always)]
-    fn explore(&mut self) -> Flow {
+    fn explore<const VECTOR_SCAN: bool>(&mut self) -> Flow {
         let base = self.key.len();
         let mut frames: Vec<Frame<B>> = Vec::new();
         let mut entering = true;
         loop {
             if entering {
                 entering = false;
-                match self.enter() {
+                match self.enter::<VECTOR_SCAN>() {
                     Entry::Done => {}
                     Entry::Branch(frame) => frames.push(frame),
                     Entry::Suspended => {
@@ -495,7 +591,7 @@ impl<'a, B: Bits> Search<'a, B> {
     /// propagation into a function of its own (inlined) measured 2 % fewer nodes per second
     /// (BENCHMARKS.md, "Why the engine's constants").
     #[inline(always)]
-    fn enter(&mut self) -> Entry<B> {
+    fn enter<const VECTOR_SCAN: bool>(&mut self) -> Entry<B> {
         if self.key.len() >= self.mode.split_depth {
             self.items.push(self.item_here(None));
             return Entry::Done;
@@ -523,47 +619,61 @@ impl<'a, B: Bits> Search<'a, B> {
                     Entry::Done
                 };
             }
-            let (mut t1, mut t2, mut t3, mut t4) = (B::zero(), B::zero(), B::zero(), B::zero());
-            let mut best = u32::MAX;
-            let mut best_row = 0;
-            let mut forced = B::zero();
-            let level = self.level();
-            let mut left = self.rows_left;
-            while !left.is_zero() {
-                let r = left.lowest();
-                left = left.without(r);
-                let a = level[r];
-                let k = a.count();
-                if k <= 1 {
-                    if k == 0 {
-                        self.undo(entry);
-                        return Entry::Done;
-                    }
-                    // The rest of the scan only looks for rows with one cell or none.
-                    forced = forced.with(r);
-                    while !left.is_zero() {
-                        let r = left.lowest();
-                        left = left.without(r);
-                        match level[r].count() {
-                            0 => {
-                                self.undo(entry);
-                                return Entry::Done;
-                            }
-                            1 => forced = forced.with(r),
-                            _ => {}
+            let (mut forced, t1, t2, t3, t4, best, best_row);
+            if let Some(scan) = self.vector_scan::<VECTOR_SCAN>() {
+                if scan.dead {
+                    self.undo(entry);
+                    return Entry::Done;
+                }
+                forced = B::from_word(scan.forced);
+                [t1, t2, t3, t4] = scan.at_least.map(B::from_word);
+                (best, best_row) = (scan.best, scan.best_row);
+            } else {
+                let level = self.level();
+                let (mut c1, mut c2, mut c3, mut c4) = (B::zero(), B::zero(), B::zero(), B::zero());
+                let mut fewest = u32::MAX;
+                let mut fewest_row = 0;
+                let mut one = B::zero();
+                let mut left = self.rows_left;
+                while !left.is_zero() {
+                    let r = left.lowest();
+                    left = left.without(r);
+                    let a = level[r];
+                    let k = a.count();
+                    if k <= 1 {
+                        if k == 0 {
+                            self.undo(entry);
+                            return Entry::Done;
                         }
+                        // The rest of the scan only looks for rows with one cell or none.
+                        one = one.with(r);
+                        while !left.is_zero() {
+                            let r = left.lowest();
+                            left = left.without(r);
+                            match level[r].count() {
+                                0 => {
+                                    self.undo(entry);
+                                    return Entry::Done;
+                                }
+                                1 => one = one.with(r),
+                                _ => {}
+                            }
+                        }
+                        break;
                     }
-                    break;
+                    c4 = c4.or(c3.and(a));
+                    c3 = c3.or(c2.and(a));
+                    c2 = c2.or(c1.and(a));
+                    c1 = c1.or(a);
+                    // Rows come lowest label first: the first of the fewest wins.
+                    if k < fewest {
+                        fewest = k;
+                        fewest_row = r;
+                    }
                 }
-                t4 = t4.or(t3.and(a));
-                t3 = t3.or(t2.and(a));
-                t2 = t2.or(t1.and(a));
-                t1 = t1.or(a);
-                // Rows come lowest label first: the first of the fewest wins.
-                if k < best {
-                    best = k;
-                    best_row = r;
-                }
+                forced = one;
+                (t1, t2, t3, t4) = (c1, c2, c3, c4);
+                (best, best_row) = (fewest, fewest_row);
             }
             if !forced.is_zero() {
                 // Every row found with one cell is placed before the next scan; a
@@ -592,16 +702,13 @@ impl<'a, B: Bits> Search<'a, B> {
                 while !once.is_zero() {
                     let c = once.lowest();
                     once = once.without(c);
-                    let mut left = self.rows_left;
-                    while !left.is_zero() && !self.open(left.lowest()).has(c) {
-                        left = left.without(left.lowest());
-                    }
-                    if left.is_zero() {
+                    let rows = self.rows_holding::<VECTOR_SCAN>(c);
+                    if rows.is_zero() {
                         self.undo(entry);
                         return Entry::Done;
                     }
                     self.nodes += 1;
-                    self.place(left.lowest(), c);
+                    self.place(rows.lowest(), c);
                 }
                 continue;
             }
@@ -618,21 +725,16 @@ impl<'a, B: Bits> Search<'a, B> {
         };
         let first = self.alts.len();
         if let Some((c, _)) = column.filter(|&(_, k)| k < row_count) {
-            let mut left = self.rows_left;
-            while !left.is_zero() {
-                let r = left.lowest();
-                left = left.without(r);
-                if self.open(r).has(c) {
-                    self.alts.push((r as u16, c as u16));
-                }
-            }
+            let rows = self.rows_holding::<VECTOR_SCAN>(c);
+            let alts = &mut self.alts;
+            rows.each(|r| alts.push((r as u16, c as u16)));
         } else {
             let cells = self.open(row);
             let alts = &mut self.alts;
             cells.each(|c| alts.push((row as u16, c as u16)));
         }
         if b.order_values && self.mode.want == 1 {
-            self.order_by_damage(first);
+            self.order_by_damage::<VECTOR_SCAN>(first);
         }
         Entry::Branch(Frame {
             entry,
@@ -645,10 +747,11 @@ impl<'a, B: Bits> Search<'a, B> {
 
     /// Sorts `alts[first..]` by the free cells each would close in the other open rows.
     #[inline(always)]
-    fn order_by_damage(&mut self, first: usize) {
+    fn order_by_damage<const VECTOR_SCAN: bool>(&mut self, first: usize) {
         let b = self.board;
         let m = b.m;
-        let mut scored: [(u32, u16, u16); 64] = [(0, 0, 0); 64];
+        // (damage, row, column) packed in one word, which sorts as the triple does.
+        let mut scored = [0u64; 64];
         let count = self.alts.len() - first;
         if count > scored.len() {
             return;
@@ -656,18 +759,23 @@ impl<'a, B: Bits> Search<'a, B> {
         for (k, &(r, c)) in self.alts[first..].iter().enumerate() {
             let others = self.rows_left.without(r as usize);
             let mut damage = 0;
-            if let Some(table) = &b.table {
-                let masks = &table[(r as usize * m + c as usize) * m..][..m];
+            if let Some(closed) = self.vector_closed::<VECTOR_SCAN>(r as usize, c as usize) {
+                // Not the queen's own row, which the table closes whole.
+                damage = closed - self.open(r as usize).count();
+            } else if let Some(table) = &b.table {
+                let masks = &table[(r as usize * m + c as usize) * b.stride..][..m];
                 let level = self.level();
                 if 2 * others.count() as usize >= m {
                     // Most rows open: one pass over the whole level, which vectorises
-                    // (closed rows hold no cells at this level, a queen's own row no
-                    // mask); with few open, visiting them is cheaper (Table 2 at 1e3).
+                    // (closed rows hold no cells at this level; the queen's own row,
+                    // closed whole, is taken off after); with few open, visiting them is
+                    // cheaper (Table 2 at 1e3).
                     damage = level
                         .iter()
                         .zip(masks)
                         .map(|(&a, &k)| a.and(k).count())
-                        .sum();
+                        .sum::<u32>()
+                        - level[r as usize].count();
                 } else {
                     let mut left = others;
                     while !left.is_zero() {
@@ -682,12 +790,72 @@ impl<'a, B: Bits> Search<'a, B> {
                     damage += levels[r2].and(mask).count();
                 });
             }
-            scored[k] = (damage, r, c);
+            scored[k] = (damage as u64) << 32 | (r as u64) << 16 | c as u64;
         }
         scored[..count].sort_unstable();
-        for (slot, &(_, r, c)) in self.alts[first..].iter_mut().zip(&scored[..count]) {
-            *slot = (r, c);
+        for (slot, &key) in self.alts[first..].iter_mut().zip(&scored[..count]) {
+            *slot = ((key >> 16) as u16, key as u16);
         }
+    }
+
+    /// The current level with its padding, as words, where `VECTOR_SCAN` (set only by
+    /// `run_avx512`, which runs where the CPU has [`level_scan`](super::level_scan)'s
+    /// features and the residual is narrow enough).
+    #[inline(always)]
+    fn vector_level<const VECTOR_SCAN: bool>(&self) -> Option<&[u64]> {
+        if !VECTOR_SCAN {
+            return None;
+        }
+        let stride = self.board.stride;
+        B::as_words(&self.levels[self.path.len() * stride..][..stride])
+    }
+
+    /// The current level scanned by [`level_scan`](super::level_scan), where
+    /// `VECTOR_SCAN`.
+    #[inline(always)]
+    fn vector_scan<const VECTOR_SCAN: bool>(&self) -> Option<super::level_scan::Scan> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(level) = self.vector_level::<VECTOR_SCAN>() {
+            // SAFETY: see `vector_level`.
+            return Some(unsafe { super::level_scan::scan(level, self.rows_left.low_word()) });
+        }
+        None
+    }
+
+    /// The free cells a queen on `(r, c)` would close, counted by
+    /// [`level_scan`](super::level_scan), where `VECTOR_SCAN`.
+    #[inline(always)]
+    fn vector_closed<const VECTOR_SCAN: bool>(&self, r: usize, c: usize) -> Option<u32> {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(level), Some(table)) = (self.vector_level::<VECTOR_SCAN>(), &self.board.table)
+        {
+            let (m, stride) = (self.board.m, self.board.stride);
+            let masks = B::as_words(&table[(r * m + c) * stride..][..stride])?;
+            // SAFETY: see `vector_level`.
+            return Some(unsafe { super::level_scan::closed(level, masks) });
+        }
+        None
+    }
+
+    /// The open rows with column `c` free.
+    #[inline(always)]
+    fn rows_holding<const VECTOR_SCAN: bool>(&self, c: usize) -> B {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(level) = self.vector_level::<VECTOR_SCAN>() {
+            // SAFETY: see `vector_level`.
+            let rows = unsafe { super::level_scan::rows_with(level, c) };
+            return B::from_word(rows).and(self.rows_left);
+        }
+        let mut rows = B::zero();
+        let mut left = self.rows_left;
+        while !left.is_zero() {
+            let r = left.lowest();
+            left = left.without(r);
+            if self.open(r).has(c) {
+                rows = rows.with(r);
+            }
+        }
+        rows
     }
 
     #[inline(always)]
@@ -715,20 +883,20 @@ impl<'a, B: Bits> Search<'a, B> {
     /// stale sets where the levels are changed in place).
     #[inline(always)]
     fn level(&self) -> &[B] {
-        let m = self.board.m;
+        let (m, stride) = (self.board.m, self.board.stride);
         let depth = if self.board.table.is_some() {
             self.path.len()
         } else {
             0
         };
-        &self.levels[depth * m..][..m]
+        &self.levels[depth * stride..][..m]
     }
 
     /// The free cells of row `r`.
     #[inline(always)]
     fn open(&self, r: usize) -> B {
         if self.board.table.is_some() {
-            self.levels[self.path.len() * self.board.m + r]
+            self.levels[self.path.len() * self.board.stride + r]
         } else {
             self.levels[r]
         }
@@ -743,15 +911,16 @@ impl<'a, B: Bits> Search<'a, B> {
         let depth = self.path.len();
         self.path.push((r as u16, c as u16));
         if let Some(table) = &b.table {
-            let masks = &table[(r * m + c) * m..][..m];
-            let (cur, next) = self.levels.split_at_mut((depth + 1) * m);
-            let cur = &cur[depth * m..];
-            for ((n, &o), &k) in next[..m].iter_mut().zip(cur).zip(masks) {
+            let stride = b.stride;
+            let masks = &table[(r * m + c) * stride..][..stride];
+            let (cur, next) = self.levels.split_at_mut((depth + 1) * stride);
+            let cur = &cur[depth * stride..];
+            // The row placed holds no cells from here on (its mask is every cell; rows
+            // closed before hold none already): a pass over a whole level needs no mask
+            // of the open rows.
+            for ((n, &o), &k) in next[..stride].iter_mut().zip(cur).zip(masks) {
                 *n = o.and_not(k);
             }
-            // The row placed holds no cells from here on (rows closed before hold none
-            // already): a pass over a whole level needs no mask of the open rows.
-            next[r] = B::zero();
             return;
         }
         let levels = &mut self.levels;

@@ -521,7 +521,9 @@ fn prove<'a, B: Bits>(
         <= ATTACK_TABLE_BYTES
     {
         p.attack =
-            crate::exact::search::attack_table(&p.rows, p.cols, &p.cells, |j| p.column_of(j));
+            crate::exact::search::attack_table(&p.rows, p.cols, &p.cells, p.rows.len(), |j| {
+                p.column_of(j)
+            });
     }
     // A piece of a split proof derives the pairs its hints need as they come: all of them
     // in each of 64 parts or more would add more clauses than many parts have.
