@@ -70,6 +70,7 @@ mod oracle;
 pub mod progress;
 pub mod publish;
 pub(crate) mod rng;
+pub(crate) mod simd;
 pub mod stop;
 pub mod verify;
 

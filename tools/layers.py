@@ -5,7 +5,7 @@ and no two modules import each other, directly or through others.
 The layers, bottom to top (docs/ARCHITECTURE.md, "Layers", says what each holds):
 
   0  board closed_form rng stop memory cleanup     shared plumbing and closed forms
-     progress oracle
+     progress oracle simd
   1  format excluded                            files in and out
   2  verify                                     the verifier
   3  exact                                      exact search, residuals, certificates
@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 LAYERS = [
-    ["board", "closed_form", "rng", "stop", "memory", "cleanup", "progress", "oracle"],
+    ["board", "closed_form", "rng", "stop", "memory", "cleanup", "progress", "oracle", "simd"],
     ["format", "excluded"],
     ["verify"],
     ["exact"],

@@ -135,6 +135,9 @@ pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
         },
         source: std::io::Error::other(e),
     })?;
+    // A kernel forced through the environment that cannot run is refused before any work,
+    // whichever command would have used it (count's kernels, the exact search's scan).
+    nqueens::count::Kernel::selected()?;
     match cli.command {
         Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),

@@ -302,7 +302,6 @@ impl Request {
                 args.checkpoint_every
             )));
         }
-        count::Kernel::selected()?;
         let rules = Rules::new(args.piece.into(), args.kind.into());
         let (from_n, mut placed) = preplaced(args)?;
         let plan = args.plan_file.as_deref().map(read_plan).transpose()?;

@@ -50,8 +50,9 @@ Environment:
        chosen for n (half boards up to 23, constellations from 24), item by item as with
        --checkpoint; for tests, benchmarks and bug reports
   NQUEENS_KERNEL=portable|avx2|avx512
-       count: force one counting kernel instead of the fastest this CPU runs
-       (an error if the CPU cannot run it); for benchmarks and bug reports
+       force one SIMD instruction set (count's kernels, the exact search's scan) instead
+       of the fastest this CPU runs (an error if the CPU cannot run it); answers are the
+       same with each; for benchmarks and bug reports
   NQUEENS_PROGRESS_AFTER_MS=MS
        show the progress display after MS milliseconds instead of 1000 (0: at once);
        the display shows only when standard error is a terminal
@@ -100,8 +101,8 @@ pub enum Error {
     /// A count cannot be made as asked.
     #[error("count: {0}")]
     Count(#[from] nqueens::count::CountError),
-    /// The counting kernel forced through the environment cannot run.
-    #[error("count: {0}")]
+    /// The SIMD kernel forced through the environment cannot run.
+    #[error("{0}")]
     Kernel(#[from] nqueens::count::KernelError),
     /// A count checkpoint cannot be used.
     #[error("{}: {source}", .path.display())]

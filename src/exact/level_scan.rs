@@ -33,18 +33,6 @@ pub(super) struct Scan {
     pub at_least: [u64; 4],
 }
 
-/// Whether this CPU runs [`scan`].
-pub(super) fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vpopcntdq")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Saturating counters of a column's cells over a group of rows: `c[k]` holds the columns
 /// with at least `k + 1` cells.
 #[cfg(target_arch = "x86_64")]
@@ -71,7 +59,8 @@ fn add(x: Counters, y: Counters) -> Counters {
 /// closed rows hold none) for the rows in `open`.
 ///
 /// # Safety
-/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ ([`available`]).
+/// The CPU must have AVX-512F and AVX-512 VPOPCNTDQ (as [`crate::simd::Kernel::Avx512`]
+/// requires).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 #[inline]
@@ -222,7 +211,7 @@ mod tests {
 
     #[test]
     fn the_vector_scan_gives_the_row_by_row_answers() {
-        if !available() {
+        if !crate::simd::Kernel::Avx512.supported() {
             // Nothing to compare on this CPU; the scalar scan is what runs here.
             return;
         }
@@ -253,7 +242,7 @@ mod tests {
                 .map(|(r, &w)| if open >> r & 1 == 1 { w } else { 0 })
                 .collect();
             level.resize(m.next_multiple_of(8), 0);
-            // SAFETY: `available` said the CPU has the features.
+            // SAFETY: the CPU has the features (checked above).
             let fast = unsafe { scan(&level, open) };
             assert_eq!(fast, slow(&level, open), "level {level:x?}, open {open:x}");
             let masks: Vec<u64> = level.iter().map(|_| rng.next_u64()).collect();

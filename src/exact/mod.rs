@@ -10,8 +10,8 @@
 //!   the residual's width ([`bits`]): `u64` up to 64 free rows, `[u64; K]` up to
 //!   [`MAX_FREE`].
 //! - [`level_scan`] scans a node's level (counts of rows and columns, the row to branch
-//!   on) in a few AVX-512 instructions for residuals of up to 32 rows, where the CPU has
-//!   them; the search takes it at run time and otherwise scans row by row.
+//!   on) in a few AVX-512 instructions for residuals of up to 32 rows, where that is the
+//!   kernel chosen ([`crate::simd`]); otherwise the search scans row by row.
 //! - [`wide`] searches residuals too wide for a cell matrix (thousands of free rows), with
 //!   counts of candidates per row and line instead of bitsets.
 //! - [`restarts`] runs short searches in other orders under growing budgets, for
@@ -24,7 +24,7 @@
 //!   the sequential one.
 mod bits;
 mod certificate;
-// Off x86-64 only `available` (false) is used.
+// Off x86-64 nothing of it runs.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 mod level_scan;
 pub(crate) mod proof;

@@ -457,25 +457,21 @@ impl<'a, B: Bits> Search<'a, B> {
 
     /// Explores the subtree of the current node, on the fastest instructions this CPU has.
     pub(crate) fn run(&mut self) -> Flow {
+        use crate::simd::Kernel;
         #[cfg(target_arch = "x86_64")]
-        if self.board.m <= super::level_scan::MAX_ROWS
-            && self.board.table.is_some()
-            && B::as_words(&self.levels).is_some()
-            && super::level_scan::available()
-            && std::is_x86_feature_detected!("popcnt")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("avx2")
-        {
-            // SAFETY: the features the function is compiled for were detected on this CPU.
-            return unsafe { self.run_avx512() };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("popcnt")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("avx2")
-        {
-            // SAFETY: the features the function is compiled for were detected on this CPU.
-            return unsafe { self.run_x86() };
+        match Kernel::best() {
+            Kernel::Avx512
+                if self.board.m <= super::level_scan::MAX_ROWS
+                    && self.board.table.is_some()
+                    && B::as_words(&self.levels).is_some() =>
+            {
+                // SAFETY: the kernel is chosen only where the CPU has its features (AVX-512
+                // F, BW, VL, VPOPCNTDQ, POPCNT; every such CPU has BMI1 and AVX2).
+                return unsafe { self.run_avx512() };
+            }
+            // SAFETY: as above (AVX2, BMI1 and 2, POPCNT).
+            Kernel::Avx512 | Kernel::Avx2 => return unsafe { self.run_x86() },
+            Kernel::Portable => {}
         }
         self.run_portable()
     }

@@ -117,6 +117,84 @@ fn answers_do_not_depend_on_the_thread_count() {
     assert!(solved > 0 && proved > 0, "{solved} solved, {proved} proved");
 }
 
+/// The exact search scans its levels with AVX-512 where that is the kernel, row by row
+/// otherwise (`NQUEENS_KERNEL` forces one): every kernel this CPU runs searches the same
+/// tree, so the answer, the solution, the certificate and the node counts are the same.
+#[test]
+fn answers_do_not_depend_on_the_simd_kernel() {
+    let d = tempfile::tempdir().unwrap();
+    let kernels: Vec<&str> = ["portable", "avx2", "avx512"]
+        .into_iter()
+        .filter(|k| {
+            let (code, _, err) = run_env(&[("NQUEENS_KERNEL", k)], &["count", "6", "--quiet"]);
+            assert!(
+                code == 0 || err.contains("this CPU cannot run it"),
+                "{k}: {err}"
+            );
+            code == 0
+        })
+        .collect();
+    assert!(kernels.contains(&"portable"), "{kernels:?}");
+    let (mut solved, mut proved, mut nodes) = (0, 0, 0);
+    for (seed, diags) in [(1u64, 21u64), (3, 20), (4, 21), (6, 21)] {
+        let inst = d.path().join(format!("e{seed}.txt"));
+        let (n, seed_s, diags_s) = ("21", seed.to_string(), diags.to_string());
+        nq(&[
+            "generate",
+            "excluded",
+            "--n",
+            n,
+            "--seed",
+            &seed_s,
+            "--diags",
+            &diags_s,
+            "-o",
+            s(&inst),
+        ])
+        .ok();
+        let mut answers = Vec::new();
+        for k in &kernels {
+            let out = d.path().join(format!("o{seed}-{k}.txt"));
+            let (code, json, err) = run_env(
+                &[("NQUEENS_KERNEL", k)],
+                &["complete", s(&inst), "--seed", "9", "-o", s(&out), "--json"],
+            );
+            assert!(code == 0 || code == 3, "{k}: {json} {err}");
+            let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+            let stats = &v["stats"];
+            answers.push((
+                code,
+                std::fs::read_to_string(&out).ok(),
+                v["solution"].to_string(),
+                v["certificate"].to_string(),
+                stats["search_nodes"].as_u64().unwrap(),
+                stats["search_decisions"].as_u64().unwrap(),
+            ));
+        }
+        assert!(
+            answers.windows(2).all(|w| w[0] == w[1]),
+            "seed {seed}: {kernels:?} {answers:?}"
+        );
+        nodes += answers[0].4;
+        if answers[0].0 == 0 {
+            solved += 1;
+        } else {
+            proved += 1;
+        }
+    }
+    assert!(
+        solved > 0 && proved > 0 && nodes > 100_000,
+        "{solved} solved, {proved} proved, {nodes} nodes"
+    );
+    // A kernel this program does not know is refused by `complete` as by `count`.
+    let (code, _, err) = run_env(
+        &[("NQUEENS_KERNEL", "sse9")],
+        &["complete", s(&d.path().join("e1.txt"))],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("NQUEENS_KERNEL=sse9: unknown kernel"), "{err}");
+}
+
 #[test]
 fn certificates_carry_a_cnf_that_a_sat_solver_refutes() {
     let d = tempfile::tempdir().unwrap();
