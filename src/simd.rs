@@ -78,11 +78,13 @@ impl Kernel {
     pub fn selected() -> Result<Kernel, KernelError> {
         static CHOSEN: OnceLock<Result<Kernel, KernelError>> = OnceLock::new();
         CHOSEN
-            .get_or_init(|| match std::env::var(KERNEL_VAR) {
-                Err(_) => Ok(Kernel::available()[0]),
-                Ok(name) => match Kernel::ALL.into_iter().find(|k| k.name() == name) {
-                    None => Err(KernelError::Unknown(name)),
-                    Some(k) if !k.supported() => Err(KernelError::Unsupported(name)),
+            .get_or_init(|| match std::env::var_os(KERNEL_VAR) {
+                None => Ok(Kernel::available()[0]),
+                // A value that is not text names no kernel either (never silently the
+                // fastest).
+                Some(name) => match Kernel::ALL.into_iter().find(|k| name == k.name()) {
+                    None => Err(KernelError::Unknown(name.to_string_lossy().into())),
+                    Some(k) if !k.supported() => Err(KernelError::Unsupported(k.name().into())),
                     Some(k) => Ok(k),
                 },
             })

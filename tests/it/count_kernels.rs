@@ -56,6 +56,26 @@ fn an_unknown_kernel_is_refused() {
     let (code, _, err) = run_env(&[("NQUEENS_KERNEL", "sse9")], &["count", "8"]);
     assert_eq!(code, 2);
     assert!(err.contains("NQUEENS_KERNEL=sse9: unknown kernel"), "{err}");
+    // Empty, or not text: no kernel either, for every command (not the fastest, silently).
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let values = [
+            std::ffi::OsStr::new(""),
+            std::ffi::OsStr::from_bytes(b"avx\xff"),
+        ];
+        for value in values {
+            for args in [
+                &["count", "8"][..],
+                &["generate", "solution", "--n", "8"][..],
+            ] {
+                let out = nq(args).env("NQUEENS_KERNEL", value).code(2);
+                assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+                assert!(out.stderr.contains("unknown kernel"), "{}", out.stderr);
+                assert!(out.stdout.is_empty(), "{}", out.stdout);
+            }
+        }
+    }
 }
 
 #[cfg(unix)]
