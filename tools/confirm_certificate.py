@@ -4,7 +4,9 @@ trusting nqueens: re-derives the input's residual from the composition itself, w
 own CNF of it (plain pairwise encoding, one variable per free cell, numbered as
 formats/dimacs.md says: free rows increasing, then free columns increasing), checks that
 the CNF nqueens wrote beside the certificate describes the same residual (its counts), and
-has the DRAT checker `rate` verify nqueens' proof against this script's own CNF. A proof
+has the DRAT checker `rate` verify nqueens' proof against this script's own CNF. A
+`weighted_cover` certificate needs none of that: its weights are checked on the residual
+in exact integers. A proof
 that checks against an encoding written independently is a proof about the board, not
 about nqueens' encoding.
 
@@ -80,6 +82,49 @@ def residual(q):
         if (n + j - i) not in d1 and (i + j) not in d2
     ]
     return free_rows, free_cols, cells
+
+
+def confirm_weighted_cover(path, q, doc, cert):
+    """A `weighted_cover` certificate (formats/certificate.md): weights on free rows and
+    columns, and weights of at least 0 on diagonals, such that every free cell's row and
+    column weigh at most its two diagonals, while the rows and columns weigh more in all.
+    A completion's queens (one per free row and column, at most one per diagonal) would
+    make the rows and columns weigh at most the diagonals: there is none. Exact integers."""
+    n = len(q)
+    if doc.get("n") not in (None, n):
+        fail(1, f"the certificate is for n = {doc['n']}, the composition has n = {n}")
+    free_rows, free_cols, cells = residual(q)
+
+    def weights(field, lines, nonnegative):
+        v = cert.get(field)
+        if not isinstance(v, list):
+            fail(1, f"weighted_cover: {field!r} is not a list")
+        out = {}
+        for e in v:
+            if not (isinstance(e, list) and len(e) == 2 and all(type(x) is int for x in e)):
+                fail(1, f"weighted_cover: {field!r} holds {e!r}, not a [line, weight] pair of integers")
+            line, w = e
+            if line in out:
+                fail(1, f"weighted_cover: {field!r} lists line {line} twice")
+            if lines is not None and line not in lines:
+                fail(1, f"weighted_cover: {field!r} weighs line {line}, which is not free")
+            if nonnegative and w < 0:
+                fail(1, f"weighted_cover: {field!r} gives line {line} the negative weight {w}")
+            out[line] = w
+        return out
+
+    a = weights("rows", set(free_rows), False)
+    b = weights("columns", set(free_cols), False)
+    w1 = weights("d1", None, True)
+    w2 = weights("d2", None, True)
+    for i, j in cells:
+        if a.get(i, 0) + b.get(j, 0) > w1.get(n + j - i, 0) + w2.get(i + j, 0):
+            fail(1, f"weighted_cover: free cell ({i}, {j}) weighs more by its row and column than by its diagonals")
+    total, bound = sum(a.values()) + sum(b.values()), sum(w1.values()) + sum(w2.values())
+    if total <= bound:
+        fail(1, f"weighted_cover: the rows and columns weigh {total}, not more than the diagonals' {bound}")
+    print(f"{path}: n = {n}: {len(free_rows)} free rows; rows and columns weigh {total} > {bound} on the diagonals: no completion; CONFIRMED")
+    sys.exit(0)
 
 
 def own_cnf(n, free_rows, free_cols, cells):
@@ -215,6 +260,10 @@ def main():
         q = read_composition(check_pieces.regular(a.composition))
     except (OSError, ValueError, check_pieces.Refused) as e:
         fail(2, str(e))
+    cert = doc.get("certificate") if isinstance(doc, dict) else None
+    if isinstance(cert, dict) and cert.get("kind") == "weighted_cover":
+        # Weights on lines: checked on the board itself, no CNF or proof needed.
+        confirm_weighted_cover(a.composition, q, doc, cert)
     # A document of another shape is no certificate of nqueens: said, not a traceback.
     if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict):
         fail(2, f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record)")

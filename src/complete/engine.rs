@@ -95,6 +95,17 @@ pub(super) fn engine(
         let (mut outcome, mut counts) = timed(Stage::Exact, &mut stats.exact, || {
             exact::first_sequential(&res, opts.seed, quick)
         });
+        // A residual the short search left open may be refuted by its linear relaxation
+        // in milliseconds, where the search would take minutes (`exact::relaxation`).
+        if matches!(outcome, Outcome::Stopped) && !stop.now() {
+            let refuted = timed_part(Stage::Certificates, &mut stats.certificates, || {
+                exact::relaxation::refute(&res, state.n)
+            });
+            if let Some(cert) = refuted {
+                stats.add_search(counts);
+                return Ok(Answer::Infeasible(cert));
+            }
+        }
         // Then restarts in other orders, for the satisfiable residuals on which one order
         // is heavy-tailed (`exact::Restarts`), with a budget small beside the searches
         // that need every core; then the search of every core to the end.

@@ -25,6 +25,20 @@ pub enum Certificate {
         /// Every column where any of those rows has a free cell, increasing.
         columns: Vec<u64>,
     },
+    /// Weights that no completion can satisfy: each free cell's row and column weigh at
+    /// most its two diagonals together, so the queens of a completion (one per free row and
+    /// column, at most one per diagonal) would give `sum rows + sum columns <= sum
+    /// diagonals`; the weights listed sum the other way. Lines not listed weigh 0.
+    WeightedCover {
+        /// `[row, weight]` for free rows (1-based).
+        rows: Vec<[i64; 2]>,
+        /// `[column, weight]` for free columns (1-based).
+        columns: Vec<[i64; 2]>,
+        /// `[n + column - row, weight]`: D1 diagonals, weights not negative.
+        d1: Vec<[i64; 2]>,
+        /// `[row + column, weight]`: D2 diagonals, weights not negative.
+        d2: Vec<[i64; 2]>,
+    },
     /// An exact search of every way to fill the free rows of the input, none of which works.
     ExhaustedSearch {
         /// Free rows of the input (= free columns).
@@ -59,6 +73,22 @@ impl std::fmt::Display for Certificate {
                 columns.len(),
                 list(columns)
             ),
+            Certificate::WeightedCover {
+                rows,
+                columns,
+                d1,
+                d2,
+            } => {
+                let sum = |v: &[[i64; 2]]| v.iter().map(|&[_, w]| w as i128).sum::<i128>();
+                write!(
+                    f,
+                    "weights on {} free rows and columns sum to {}, more than the {} that weights on {} diagonals give, though every free cell's row and column weigh at most its diagonals",
+                    rows.len() + columns.len(),
+                    sum(rows) + sum(columns),
+                    sum(d1) + sum(d2),
+                    d1.len() + d2.len()
+                )
+            }
             Certificate::ExhaustedSearch {
                 free_rows,
                 free_cells,

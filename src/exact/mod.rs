@@ -4,6 +4,8 @@
 //!
 //! - [`residual`] projects a board's free part into a [`Residual`] and reads certificates
 //!   of infeasibility off it without search (empty row or column, Hall's condition).
+//! - [`relaxation`] refutes a residual by its linear relaxation (weights on lines found
+//!   by a simplex, checked in integers) before a long search.
 //! - [`proof`] writes a DRAT proof that a residual has no completion, from a search of its
 //!   own whose every step is unit propagation on the residual's CNF.
 //! - [`search`](self::search) is the depth-first search with propagation, over word sets of
@@ -28,6 +30,7 @@ mod certificate;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 mod level_scan;
 pub(crate) mod proof;
+pub(crate) mod relaxation;
 pub(crate) mod residual;
 mod restarts;
 mod run;

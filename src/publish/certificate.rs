@@ -80,6 +80,13 @@ pub fn certificate(
             "{why}: Hall's condition is a counting argument, not unit propagation, and its proofs \
              by search grow exponentially (a SAT solver confirms the CNF)"
         )),
+        Proof::Missing(why) if matches!(cert, Certificate::WeightedCover { .. }) => {
+            Proof::Missing(format!(
+                "{why}: the weights are a counting argument, not unit propagation; they are \
+                 checked on the board itself in integers (formats/certificate.md, \
+                 tools/confirm_certificate.py)"
+            ))
+        }
         written => written,
     };
     let (proof_files, proof_record) = match written {

@@ -280,3 +280,105 @@ fn a_time_limit_gives_unknown_with_the_nodes_searched() {
     assert!(reason.contains(&format!("({nodes} nodes)")), "{reason}");
     assert!(wall < 30.0, "the limit was ignored: {wall} s");
 }
+
+/// An instance whose linear relaxation is infeasible but whose search is longer than the
+/// first short one (n = 19, d = 19, seed 3: about 90,000 nodes) is refuted by weights on
+/// its lines: INFEASIBLE with a `weighted_cover` certificate that tools/confirm_certificate.py
+/// confirms on the board alone and rejects once a weight is changed; the search alone
+/// (`NQUEENS_RELAXATION=0`) gives the same answer, and cadical refutes the CNF beside it.
+#[test]
+fn a_relaxation_refutes_with_weights_anyone_can_check() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name);
+    nq(&[
+        "generate",
+        "excluded",
+        "--n",
+        "19",
+        "--seed",
+        "3",
+        "--diags",
+        "19",
+        "-o",
+        s(&p("e.txt")),
+    ])
+    .ok();
+    nq(&["convert", s(&p("e.txt")), s(&p("b.txt"))]).ok();
+    let (code, out, err) = run(&["complete", s(&p("b.txt")), "--certificate", s(&p("c.json"))]);
+    assert_eq!(code, 3, "{out} {err}");
+    assert!(
+        out.contains("weights on") && out.contains("diagonals"),
+        "{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p("c.json")).unwrap()).unwrap();
+    let cert = &doc["certificate"];
+    assert_eq!(cert["kind"], "weighted_cover", "{doc}");
+    let confirm = |json: &Path| {
+        let out = std::process::Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py"))
+            .args([p("b.txt").as_path(), json])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = confirm(&p("c.json"));
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("CONFIRMED"), "{text}");
+    // Changed, it fails: the diagonals heavier by the margin, a negative diagonal, a row
+    // twice, a column that is not free.
+    let sum = |field: &str| -> i64 {
+        cert[field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e[1].as_i64().unwrap())
+            .sum()
+    };
+    let margin = sum("rows") + sum("columns") - sum("d1") - sum("d2");
+    assert!(margin > 0);
+    type Change = Box<dyn Fn(&mut serde_json::Value)>;
+    let changes: [(&str, Change); 4] = [
+        (
+            "margin",
+            Box::new(move |c| c["d1"][0][1] = (c["d1"][0][1].as_i64().unwrap() + margin).into()),
+        ),
+        ("negative", Box::new(|c| c["d2"][0][1] = (-1).into())),
+        (
+            "twice",
+            Box::new(|c| {
+                let first = c["rows"][0].clone();
+                c["rows"].as_array_mut().unwrap().push(first);
+            }),
+        ),
+        (
+            "not free",
+            Box::new(|c| {
+                c["columns"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(serde_json::json!([0, 1]))
+            }),
+        ),
+    ];
+    for (what, change) in changes {
+        let mut bad = doc.clone();
+        change(&mut bad["certificate"]);
+        std::fs::write(p("bad.json"), bad.to_string()).unwrap();
+        let (code, text) = confirm(&p("bad.json"));
+        assert_eq!(code, Some(1), "{what}: {text}");
+    }
+    let status = std::process::Command::new("cadical")
+        .args(["-q", "-n", s(&p("c.cnf"))])
+        .status()
+        .expect("the SAT solver cadical is needed: apt-get install cadical (.ci/run does)");
+    assert_eq!(status.code(), Some(20));
+    let (code, out, err) = run_env(
+        &[("NQUEENS_RELAXATION", "0")],
+        &["complete", s(&p("b.txt")), "--certificate", s(&p("s.json"))],
+    );
+    assert_eq!(code, 3, "{out} {err}");
+    assert!(out.contains("exact search of the 19 free rows"), "{out}");
+}
