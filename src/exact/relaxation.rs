@@ -52,6 +52,13 @@ pub(crate) fn refute(res: &Residual, n: u64) -> Option<Certificate> {
     Some(cert)
 }
 
+/// Whether weights refute `res` ([`refute`] on a board as large as its last row: the
+/// diagonals' numbering does not change the weights).
+pub(crate) fn refutes(res: &Residual) -> bool {
+    let n = res.rows.last().copied().unwrap_or(0);
+    refute(res, n).is_some()
+}
+
 /// Fractional weights from the dual program: maximise `sum a + sum b - sum w` over
 /// `-1 <= a, b <= 1`, `0 <= w <= 1` and the cells' inequalities (bounded, so the optimum
 /// is positive exactly when refuting weights exist).

@@ -204,6 +204,16 @@ pub(crate) fn count(
     with_width!(res.size(), B => {
         let board = board::<B>(res, None, Ties::MiddleFirst, u64::MAX, TABLE_BYTES);
         let items = split(&board, COUNT_ITEMS, stop);
+        // A tree split into this many items is worth a linear program first: one that
+        // refutes the residual makes every item's count 0 (`relaxation`; every shard
+        // reaches the same conclusion, with the same items).
+        if items.len() >= COUNT_ITEMS && super::relaxation::refutes(res) {
+            return Count {
+                items: items.len(),
+                completions: Some(0),
+                counts: Counts::default(),
+            };
+        }
         let shared = Shared::new(&board, stop, u64::MAX);
         rayon::scope(|scope| {
             for (i, item) in items.iter().enumerate() {

@@ -381,4 +381,20 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
     );
     assert_eq!(code, 3, "{out} {err}");
     assert!(out.contains("exact search of the 19 free rows"), "{out}");
+    // `count --from` reaches the same conclusion, whole or a shard at a time, and the same
+    // count with the search alone.
+    let board = p("b.txt");
+    for vars in [&[][..], &[("NQUEENS_RELAXATION", "0")][..]] {
+        for shard in [None, Some("1/3")] {
+            let mut args = vec!["count", "--from", s(&board), "--json"];
+            if let Some(sh) = shard {
+                args.extend(["--shard", sh]);
+            }
+            let (code, out, err) = run_env(vars, &args);
+            assert_eq!(code, 0, "{out} {err}");
+            let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(doc["placements"], "0", "{vars:?} {shard:?}: {out}");
+            assert_eq!(doc["items"], 418, "{vars:?} {shard:?}: {out}");
+        }
+    }
 }
