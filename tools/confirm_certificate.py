@@ -92,7 +92,7 @@ def confirm_weighted_cover(path, q, doc, cert):
     make the rows and columns weigh at most the diagonals: there is none. Exact integers."""
     n = len(q)
     if doc.get("n") not in (None, n):
-        fail(1, f"the certificate is for n = {doc['n']}, the composition has n = {n}")
+        fail(1, f"the certificate is for n = {doc['n']!r}, the composition has n = {n}")
     free_rows, free_cols, cells = residual(q)
 
     def weights(field, lines, nonnegative):
@@ -288,7 +288,7 @@ def main():
     n = len(q)
     free_rows, free_cols, cells = residual(q)
     if doc.get("n") not in (None, n):
-        fail(1, f"the certificate is for n = {doc['n']}, the composition has n = {n}")
+        fail(1, f"the certificate is for n = {doc['n']!r}, the composition has n = {n}")
     want = {"n": n, "free-rows": len(free_rows), "cells": len(cells)}
     try:
         got = shipped_counts(check_pieces.regular(cnf))

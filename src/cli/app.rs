@@ -138,6 +138,10 @@ pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
     // A kernel forced through the environment that cannot run is refused before any work,
     // whichever command would have used it (count's kernels, the exact search's scan).
     nqueens::count::Kernel::selected()?;
+    nqueens::complete::relaxation_enabled().map_err(|value| Error::Switch {
+        var: nqueens::complete::RELAXATION_VAR,
+        value,
+    })?;
     match cli.command {
         Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),

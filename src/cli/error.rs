@@ -53,6 +53,10 @@ Environment:
        force one SIMD instruction set (count's kernels, the exact search's scan) instead
        of the fastest this CPU runs (an error if the CPU cannot run it); answers are the
        same with each; for benchmarks and bug reports
+  NQUEENS_RELAXATION=0|1
+       complete, count --from: 0 turns off the refutation of a residual by its linear
+       relaxation (weights on lines, the weighted_cover certificate), so that only the
+       search decides; for benchmarks and bug reports
   NQUEENS_PROGRESS_AFTER_MS=MS
        show the progress display after MS milliseconds instead of 1000 (0: at once);
        the display shows only when standard error is a terminal
@@ -104,6 +108,14 @@ pub enum Error {
     /// The SIMD kernel forced through the environment cannot run.
     #[error("{0}")]
     Kernel(#[from] nqueens::count::KernelError),
+    /// The refutation's switch in the environment has a value other than 0 or 1.
+    #[error("{var}={value:?}: expected 0 (off) or 1 (on)")]
+    Switch {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+    },
     /// A count checkpoint cannot be used.
     #[error("{}: {source}", .path.display())]
     Checkpoint {

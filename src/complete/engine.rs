@@ -99,7 +99,7 @@ pub(super) fn engine(
         // in milliseconds, where the search would take minutes (`exact::relaxation`).
         if matches!(outcome, Outcome::Stopped) && !stop.now() {
             let refuted = timed_part(Stage::Certificates, &mut stats.certificates, || {
-                exact::relaxation::refute(&res, state.n)
+                exact::relaxation::refute(&res, state.n, stop)
             });
             if let Some(cert) = refuted {
                 stats.add_search(counts);

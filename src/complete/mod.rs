@@ -52,6 +52,7 @@ pub use run::{Board, complete_board, complete_rows};
 pub(crate) use run::{Completion, Prepared, complete, prepare};
 
 pub use crate::exact::Certificate;
+pub use crate::exact::relaxation::{RELAXATION_VAR, relaxation_enabled};
 
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,7 @@
 //! certificate ([`Certificate::WeightedCover`]) is checked the same way by anyone.
 
 use super::{Certificate, Residual};
+use crate::stop::Stop;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -36,17 +37,35 @@ fn diagonals(n: u64, i: u64, j: u64) -> (u64, u64) {
     (n + j - i, i + j)
 }
 
+/// The environment variable that turns the refutation off (`0`) or on (`1`, the default):
+/// a switch for measuring the search alone.
+pub const RELAXATION_VAR: &str = "NQUEENS_RELAXATION";
+
+/// Whether the refutation is on: [`RELAXATION_VAR`] unset or `1`; `0` turns it off;
+/// anything else is the value, refused (never silently on).
+pub fn relaxation_enabled() -> Result<bool, String> {
+    static ON: std::sync::OnceLock<Result<bool, String>> = std::sync::OnceLock::new();
+    ON.get_or_init(|| match std::env::var_os(RELAXATION_VAR) {
+        None => Ok(true),
+        Some(v) if v == "1" => Ok(true),
+        Some(v) if v == "0" => Ok(false),
+        Some(v) => Err(v.to_string_lossy().into_owned()),
+    })
+    .clone()
+}
+
 /// Weights that refute `res` (the free part of an `n`-board), when its linear relaxation is
-/// infeasible and the simplex finds them within its limits; `None` otherwise, and always
-/// when the environment variable `NQUEENS_RELAXATION` is `0` (a switch for measuring the
-/// search alone, read once).
-pub(crate) fn refute(res: &Residual, n: u64) -> Option<Certificate> {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let on = *ON.get_or_init(|| std::env::var_os("NQUEENS_RELAXATION").is_none_or(|v| v != "0"));
-    if !on || res.size() == 0 || res.free_cells() > MAX_CELLS {
+/// infeasible and the simplex finds them within its limits and before `stop`; `None`
+/// otherwise, and when [`relaxation_enabled`] says no.
+pub(crate) fn refute(res: &Residual, n: u64, stop: &Stop) -> Option<Certificate> {
+    if relaxation_enabled() != Ok(true)
+        || res.size() == 0
+        || res.free_cells() > MAX_CELLS
+        || stop.now()
+    {
         return None;
     }
-    let weights = solve(res, n)?;
+    let weights = solve(res, n, stop)?;
     let cert = certificate(res, n, &weights)?;
     debug_assert!(check(res, n, &cert));
     Some(cert)
@@ -54,9 +73,9 @@ pub(crate) fn refute(res: &Residual, n: u64) -> Option<Certificate> {
 
 /// Whether weights refute `res` ([`refute`] on a board as large as its last row: the
 /// diagonals' numbering does not change the weights).
-pub(crate) fn refutes(res: &Residual) -> bool {
+pub(crate) fn refutes(res: &Residual, stop: &Stop) -> bool {
     let n = res.rows.last().copied().unwrap_or(0);
-    refute(res, n).is_some()
+    refute(res, n, stop).is_some()
 }
 
 /// Fractional weights from the dual program: maximise `sum a + sum b - sum w` over
@@ -69,7 +88,7 @@ struct Fractional {
     d2: BTreeMap<u64, f64>,
 }
 
-fn solve(res: &Residual, n: u64) -> Option<Fractional> {
+fn solve(res: &Residual, n: u64, stop: &Stop) -> Option<Fractional> {
     use microlp::{ComparisonOp, OptimizationDirection, Problem};
     let m = res.size();
     let mut p = Problem::new(OptimizationDirection::Maximize);
@@ -89,19 +108,36 @@ fn solve(res: &Residual, n: u64) -> Option<Fractional> {
             );
         }
     }
-    // The simplex is a library's: whatever it does on a program it finds hard (its
-    // documentation warns of panics), the search decides the residual instead.
-    let solution = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.solve())).ok()?;
-    let s = solution.ok()?;
-    if *s.stop_reason() != microlp::StopReason::Finished || s.objective() <= 1e-9 {
-        return None;
+    // The simplex runs on a thread of its own, so that a deadline or Ctrl-C ends the wait
+    // at once (microlp looks at its own time limit only every thousand pivots: a program
+    // of 3,600 cells took 0.3 s); one left behind ends within its limit. Whatever the
+    // library does on a program it finds hard (its documentation warns of panics), the
+    // search decides the residual instead.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("nqueens-simplex".into())
+        .spawn(move || {
+            let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.solve()));
+            let weights = solved.ok().and_then(Result::ok).and_then(|s| {
+                let finished = *s.stop_reason() == microlp::StopReason::Finished;
+                (finished && s.objective() > 1e-9).then(|| Fractional {
+                    rows: rows.iter().map(|&v| s.var_value(v)).collect(),
+                    cols: cols.iter().map(|&v| s.var_value(v)).collect(),
+                    d1: d1.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
+                    d2: d2.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
+                })
+            });
+            // The receiver is gone when the wait was stopped: nothing to tell.
+            let _ = tx.send(weights);
+        });
+    spawned.ok()?;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(1)) {
+            Ok(weights) => return weights,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !stop.now() => {}
+            Err(_) => return None,
+        }
     }
-    Some(Fractional {
-        rows: rows.iter().map(|&v| s.var_value(v)).collect(),
-        cols: cols.iter().map(|&v| s.var_value(v)).collect(),
-        d1: d1.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
-        d2: d2.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
-    })
 }
 
 /// The fractional weights rounded to integers (in units of `1 / SCALE`), the diagonals'
@@ -280,7 +316,7 @@ mod tests {
             });
             let feasible = completes(&res, n);
             infeasible += usize::from(!feasible);
-            if let Some(cert) = refute(&res, n) {
+            if let Some(cert) = refute(&res, n, &Stop::never()) {
                 refuted += 1;
                 assert!(!feasible, "refuted a completable residual: {cert:?}");
                 assert!(check(&res, n, &cert));

@@ -207,7 +207,7 @@ pub(crate) fn count(
         // A tree split into this many items is worth a linear program first: one that
         // refutes the residual makes every item's count 0 (`relaxation`; every shard
         // reaches the same conclusion, with the same items).
-        if items.len() >= COUNT_ITEMS && super::relaxation::refutes(res) {
+        if items.len() >= COUNT_ITEMS && super::relaxation::refutes(res, stop) {
             return Count {
                 items: items.len(),
                 completions: Some(0),

@@ -398,3 +398,44 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
         }
     }
 }
+
+/// The refutation's program obeys `--time-limit` (n = 60: a program of 0.3 s, a limit of
+/// 0.01 s: UNKNOWN, nothing written), and its switch takes 0 or 1 only.
+#[test]
+fn the_relaxation_stops_at_the_time_limit_and_its_switch_is_checked() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name);
+    nq(&[
+        "generate",
+        "excluded",
+        "--n",
+        "60",
+        "--seed",
+        "3",
+        "--diags",
+        "60",
+        "-o",
+        s(&p("e.txt")),
+    ])
+    .ok();
+    let (code, out, err) = run(&[
+        "complete",
+        s(&p("e.txt")),
+        "--time-limit",
+        "0.01",
+        "--certificate",
+        s(&p("c.json")),
+        "-o",
+        s(&p("out.txt")),
+    ]);
+    assert_eq!(code, 4, "{out} {err}");
+    assert!(!p("c.json").exists() && !p("out.txt").exists());
+    for value in ["off", "", "2"] {
+        let (code, _, err) = run_env(
+            &[("NQUEENS_RELAXATION", value)],
+            &["complete", s(&p("e.txt")), "--time-limit", "0.01"],
+        );
+        assert_eq!(code, 2, "{value:?}: {err}");
+        assert!(err.contains("NQUEENS_RELAXATION"), "{err}");
+    }
+}
