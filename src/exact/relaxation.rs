@@ -172,40 +172,38 @@ fn certificate(res: &Residual, n: u64, f: &Fractional) -> Option<Certificate> {
             .map(|(g, w)| [g as i64, w])
             .collect()
     };
-    let mut cert = Certificate::WeightedCover {
-        rows: listed(&res.rows, &a),
-        columns: listed(&res.cols, &b),
-        d1: nonzero(w1),
-        d2: nonzero(w2),
-    };
-    reduce(&mut cert);
-    check(res, n, &cert).then_some(cert)
-}
-
-/// Divides every weight by their greatest common divisor.
-fn reduce(cert: &mut Certificate) {
-    let Certificate::WeightedCover {
+    let mut lines = [
+        listed(&res.rows, &a),
+        listed(&res.cols, &b),
+        nonzero(w1),
+        nonzero(w2),
+    ];
+    reduce(&mut lines);
+    let [rows, columns, d1, d2] = lines;
+    let cert = Certificate::WeightedCover {
         rows,
         columns,
         d1,
         d2,
-    } = cert
-    else {
-        return;
     };
+    check(res, n, &cert).then_some(cert)
+}
+
+/// Divides every weight by their greatest common divisor.
+fn reduce(lines: &mut [Vec<[i64; 2]>]) {
     let gcd = |mut a: u64, mut b: u64| {
         while b != 0 {
             (a, b) = (b, a % b);
         }
         a
     };
-    let all = || rows.iter().chain(&*columns).chain(&*d1).chain(&*d2);
-    let g = all().fold(0, |g, &[_, w]| gcd(g, w.unsigned_abs()));
+    let g = lines
+        .iter()
+        .flatten()
+        .fold(0, |g, &[_, w]| gcd(g, w.unsigned_abs()));
     if g > 1 {
-        for v in [rows, columns, d1, d2] {
-            for [_, w] in v.iter_mut() {
-                *w /= g as i64;
-            }
+        for [_, w] in lines.iter_mut().flatten() {
+            *w /= g as i64;
         }
     }
 }

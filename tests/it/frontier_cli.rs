@@ -281,6 +281,24 @@ fn a_time_limit_gives_unknown_with_the_nodes_searched() {
     assert!(wall < 30.0, "the limit was ignored: {wall} s");
 }
 
+/// Writes Excluded Diagonals instance `n`, `diags`, `seed` to `path`.
+fn excluded(n: u32, seed: u32, diags: u32, path: &Path) {
+    let (n, seed, diags) = (n.to_string(), seed.to_string(), diags.to_string());
+    nq(&[
+        "generate",
+        "excluded",
+        "--n",
+        &n,
+        "--seed",
+        &seed,
+        "--diags",
+        &diags,
+        "-o",
+        s(path),
+    ])
+    .ok();
+}
+
 /// An instance whose linear relaxation is infeasible but whose search is longer than the
 /// first short one (n = 19, d = 19, seed 3: about 90,000 nodes) is refuted by weights on
 /// its lines: INFEASIBLE with a `weighted_cover` certificate that tools/confirm_certificate.py
@@ -290,19 +308,7 @@ fn a_time_limit_gives_unknown_with_the_nodes_searched() {
 fn a_relaxation_refutes_with_weights_anyone_can_check() {
     let d = tempfile::tempdir().unwrap();
     let p = |name: &str| d.path().join(name);
-    nq(&[
-        "generate",
-        "excluded",
-        "--n",
-        "19",
-        "--seed",
-        "3",
-        "--diags",
-        "19",
-        "-o",
-        s(&p("e.txt")),
-    ])
-    .ok();
+    excluded(19, 3, 19, &p("e.txt"));
     nq(&["convert", s(&p("e.txt")), s(&p("b.txt"))]).ok();
     let (code, out, err) = run(&["complete", s(&p("b.txt")), "--certificate", s(&p("c.json"))]);
     assert_eq!(code, 3, "{out} {err}");
@@ -405,19 +411,7 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
 fn the_relaxation_stops_at_the_time_limit_and_its_switch_is_checked() {
     let d = tempfile::tempdir().unwrap();
     let p = |name: &str| d.path().join(name);
-    nq(&[
-        "generate",
-        "excluded",
-        "--n",
-        "60",
-        "--seed",
-        "3",
-        "--diags",
-        "60",
-        "-o",
-        s(&p("e.txt")),
-    ])
-    .ok();
+    excluded(60, 3, 60, &p("e.txt"));
     let (code, out, err) = run(&[
         "complete",
         s(&p("e.txt")),
