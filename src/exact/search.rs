@@ -17,7 +17,7 @@
 //! middle of the residual: [`Ties`]), or on a column free in exactly two rows when every
 //! row has three or more (two branches instead of three). Columns are counted with a
 //! bit-sliced counter (ones, twos, threes) in the same pass that counts the rows. For
-//! residuals of up to 32 rows on a CPU with AVX-512, [`Search::run`] takes a copy of the
+//! residuals of up to 32 rows on a CPU with AVX-512 or AVX2, [`Search::run`] takes a copy of the
 //! search whose scan is [`level_scan`](super::level_scan)'s, with the same answers.
 //!
 //! A search can be suspended: when its node budget runs out it returns, as work items, the
@@ -459,19 +459,21 @@ impl<'a, B: Bits> Search<'a, B> {
     pub(crate) fn run(&mut self) -> Flow {
         use crate::simd::Kernel;
         #[cfg(target_arch = "x86_64")]
-        match Kernel::best() {
-            Kernel::Avx512
-                if self.board.m <= super::level_scan::MAX_ROWS
-                    && self.board.table.is_some()
-                    && B::as_words(&self.levels).is_some() =>
-            {
+        {
+            // The vector scan where the level is whole words of at most 32 rows.
+            let vector = self.board.m <= super::level_scan::MAX_ROWS
+                && self.board.table.is_some()
+                && B::as_words(&self.levels).is_some();
+            match Kernel::best() {
                 // SAFETY: the kernel is chosen only where the CPU has its features (AVX-512
                 // F, BW, VL, VPOPCNTDQ, POPCNT; every such CPU has BMI1 and AVX2).
-                return unsafe { self.run_avx512() };
+                Kernel::Avx512 if vector => return unsafe { self.run_avx512() },
+                // SAFETY: as above (AVX2, BMI1 and 2, POPCNT).
+                Kernel::Avx2 if vector => return unsafe { self.run_avx2() },
+                // SAFETY: as above.
+                Kernel::Avx512 | Kernel::Avx2 => return unsafe { self.run_x86() },
+                Kernel::Portable => {}
             }
-            // SAFETY: as above (AVX2, BMI1 and 2, POPCNT).
-            Kernel::Avx512 | Kernel::Avx2 => return unsafe { self.run_x86() },
-            Kernel::Portable => {}
         }
         self.run_portable()
     }
@@ -481,7 +483,7 @@ impl<'a, B: Bits> Search<'a, B> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,avx2")]
     unsafe fn run_x86(&mut self) -> Flow {
-        self.explore::<false>()
+        self.explore::<{ super::level_scan::SCALAR }>()
     }
 
     /// [`Search::run`] with each node's level scanned by AVX-512 ([`level_scan`]), for
@@ -492,19 +494,51 @@ impl<'a, B: Bits> Search<'a, B> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,bmi1,avx2,avx512f,avx512vpopcntdq")]
     unsafe fn run_avx512(&mut self) -> Flow {
-        self.explore::<true>()
+        self.explore::<{ super::level_scan::AVX512 }>()
+    }
+
+    /// [`Search::run`] with each node's level scanned by AVX2 ([`level_scan`]), where
+    /// [`Search::run_avx512`] would be but the CPU has no AVX-512.
+    ///
+    /// [`level_scan`]: super::level_scan
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,avx2")]
+    unsafe fn run_avx2(&mut self) -> Flow {
+        self.explore::<{ super::level_scan::AVX2 }>()
     }
 
     /// [`Search::run`] for any CPU.
     fn run_portable(&mut self) -> Flow {
-        self.explore::<false>()
+        self.explore::<{ super::level_scan::SCALAR }>()
     }
 
-    /// [`Search::run`] on the scalar scan, whatever the CPU: what the vector scan is
+    /// [`Search::run`] on the scalar scan, whatever the CPU: what the vector scans are
     /// compared with.
     #[cfg(test)]
     pub(crate) fn run_scalar(&mut self) -> Flow {
         self.run_portable()
+    }
+
+    /// [`Search::run`] on the vector scan of `kernel`, where this CPU has it (`None`
+    /// where not, or where the residual does not suit the vector scan).
+    #[cfg(test)]
+    pub(crate) fn run_vector(&mut self, kernel: crate::simd::Kernel) -> Option<Flow> {
+        use crate::simd::Kernel;
+        let vector = self.board.m <= super::level_scan::MAX_ROWS
+            && self.board.table.is_some()
+            && B::as_words(&self.levels).is_some();
+        if !vector || !kernel.supported() {
+            return None;
+        }
+        #[cfg(target_arch = "x86_64")]
+        match kernel {
+            // SAFETY: the CPU has the kernel's features (checked above).
+            Kernel::Avx512 => return Some(unsafe { self.run_avx512() }),
+            // SAFETY: as above.
+            Kernel::Avx2 => return Some(unsafe { self.run_avx2() }),
+            Kernel::Portable => {}
+        }
+        None
     }
 
     fn item_here(&self, extra: Option<(u32, (u16, u16))>) -> Item {
@@ -524,17 +558,17 @@ impl<'a, B: Bits> Search<'a, B> {
     /// The depth-first search, iterative so that it compiles into the one function that
     /// calls it (see [`Search::run`]).
     ///
-    /// `VECTOR_SCAN`: each node's level is scanned by [`level_scan`](super::level_scan)
-    /// (only where [`Search::run`] has checked that it can).
+    /// `SCAN`: the kernel that scans each node's level ([`level_scan`](super::level_scan)'s
+    /// constants; a vector one only where [`Search::run`] has checked that it can).
     #[inline(always)]
-    fn explore<const VECTOR_SCAN: bool>(&mut self) -> Flow {
+    fn explore<const SCAN: u8>(&mut self) -> Flow {
         let base = self.key.len();
         let mut frames: Vec<Frame<B>> = Vec::new();
         let mut entering = true;
         loop {
             if entering {
                 entering = false;
-                match self.enter::<VECTOR_SCAN>() {
+                match self.enter::<SCAN>() {
                     Entry::Done => {}
                     Entry::Branch(frame) => frames.push(frame),
                     Entry::Suspended => {
@@ -587,7 +621,7 @@ impl<'a, B: Bits> Search<'a, B> {
     /// propagation into a function of its own (inlined) measured 2 % fewer nodes per second
     /// (BENCHMARKS.md, "Why the engine's constants").
     #[inline(always)]
-    fn enter<const VECTOR_SCAN: bool>(&mut self) -> Entry<B> {
+    fn enter<const SCAN: u8>(&mut self) -> Entry<B> {
         if self.key.len() >= self.mode.split_depth {
             self.items.push(self.item_here(None));
             return Entry::Done;
@@ -616,7 +650,7 @@ impl<'a, B: Bits> Search<'a, B> {
                 };
             }
             let (mut forced, t1, t2, t3, t4, best, best_row);
-            if let Some(scan) = self.vector_scan::<VECTOR_SCAN>() {
+            if let Some(scan) = self.vector_scan::<SCAN>() {
                 if scan.dead {
                     self.undo(entry);
                     return Entry::Done;
@@ -698,7 +732,7 @@ impl<'a, B: Bits> Search<'a, B> {
                 while !once.is_zero() {
                     let c = once.lowest();
                     once = once.without(c);
-                    let rows = self.rows_holding::<VECTOR_SCAN>(c);
+                    let rows = self.rows_holding::<SCAN>(c);
                     if rows.is_zero() {
                         self.undo(entry);
                         return Entry::Done;
@@ -721,7 +755,7 @@ impl<'a, B: Bits> Search<'a, B> {
         };
         let first = self.alts.len();
         if let Some((c, _)) = column.filter(|&(_, k)| k < row_count) {
-            let rows = self.rows_holding::<VECTOR_SCAN>(c);
+            let rows = self.rows_holding::<SCAN>(c);
             let alts = &mut self.alts;
             rows.each(|r| alts.push((r as u16, c as u16)));
         } else {
@@ -730,7 +764,7 @@ impl<'a, B: Bits> Search<'a, B> {
             cells.each(|c| alts.push((row as u16, c as u16)));
         }
         if b.order_values && self.mode.want == 1 {
-            self.order_by_damage::<VECTOR_SCAN>(first);
+            self.order_by_damage::<SCAN>(first);
         }
         Entry::Branch(Frame {
             entry,
@@ -743,7 +777,7 @@ impl<'a, B: Bits> Search<'a, B> {
 
     /// Sorts `alts[first..]` by the free cells each would close in the other open rows.
     #[inline(always)]
-    fn order_by_damage<const VECTOR_SCAN: bool>(&mut self, first: usize) {
+    fn order_by_damage<const SCAN: u8>(&mut self, first: usize) {
         let b = self.board;
         let m = b.m;
         // (damage, row, column) packed in one word, which sorts as the triple does.
@@ -755,7 +789,7 @@ impl<'a, B: Bits> Search<'a, B> {
         for (k, &(r, c)) in self.alts[first..].iter().enumerate() {
             let others = self.rows_left.without(r as usize);
             let mut damage = 0;
-            if let Some(closed) = self.vector_closed::<VECTOR_SCAN>(r as usize, c as usize) {
+            if let Some(closed) = self.vector_closed::<SCAN>(r as usize, c as usize) {
                 // Not the queen's own row, which the table closes whole.
                 damage = closed - self.open(r as usize).count();
             } else if let Some(table) = &b.table {
@@ -794,12 +828,12 @@ impl<'a, B: Bits> Search<'a, B> {
         }
     }
 
-    /// The current level with its padding, as words, where `VECTOR_SCAN` (set only by
-    /// `run_avx512`, which runs where the CPU has [`level_scan`](super::level_scan)'s
+    /// The current level with its padding, as words, where `SCAN` is a vector kernel (set
+    /// only by `run_avx512` and `run_avx2`, which run where the CPU has that kernel's
     /// features and the residual is narrow enough).
     #[inline(always)]
-    fn vector_level<const VECTOR_SCAN: bool>(&self) -> Option<&[u64]> {
-        if !VECTOR_SCAN {
+    fn vector_level<const SCAN: u8>(&self) -> Option<&[u64]> {
+        if SCAN == super::level_scan::SCALAR {
             return None;
         }
         let stride = self.board.stride;
@@ -807,39 +841,40 @@ impl<'a, B: Bits> Search<'a, B> {
     }
 
     /// The current level scanned by [`level_scan`](super::level_scan), where
-    /// `VECTOR_SCAN`.
+    /// `SCAN` is a vector kernel.
     #[inline(always)]
-    fn vector_scan<const VECTOR_SCAN: bool>(&self) -> Option<super::level_scan::Scan> {
+    fn vector_scan<const SCAN: u8>(&self) -> Option<super::level_scan::Scan> {
         #[cfg(target_arch = "x86_64")]
-        if let Some(level) = self.vector_level::<VECTOR_SCAN>() {
+        if let Some(level) = self.vector_level::<SCAN>() {
             // SAFETY: see `vector_level`.
-            return Some(unsafe { super::level_scan::scan(level, self.rows_left.low_word()) });
+            return Some(unsafe {
+                super::level_scan::scan::<SCAN>(level, self.rows_left.low_word())
+            });
         }
         None
     }
 
     /// The free cells a queen on `(r, c)` would close, counted by
-    /// [`level_scan`](super::level_scan), where `VECTOR_SCAN`.
+    /// [`level_scan`](super::level_scan), where `SCAN` is a vector kernel.
     #[inline(always)]
-    fn vector_closed<const VECTOR_SCAN: bool>(&self, r: usize, c: usize) -> Option<u32> {
+    fn vector_closed<const SCAN: u8>(&self, r: usize, c: usize) -> Option<u32> {
         #[cfg(target_arch = "x86_64")]
-        if let (Some(level), Some(table)) = (self.vector_level::<VECTOR_SCAN>(), &self.board.table)
-        {
+        if let (Some(level), Some(table)) = (self.vector_level::<SCAN>(), &self.board.table) {
             let (m, stride) = (self.board.m, self.board.stride);
             let masks = B::as_words(&table[(r * m + c) * stride..][..stride])?;
             // SAFETY: see `vector_level`.
-            return Some(unsafe { super::level_scan::closed(level, masks) });
+            return Some(unsafe { super::level_scan::closed::<SCAN>(level, masks) });
         }
         None
     }
 
     /// The open rows with column `c` free.
     #[inline(always)]
-    fn rows_holding<const VECTOR_SCAN: bool>(&self, c: usize) -> B {
+    fn rows_holding<const SCAN: u8>(&self, c: usize) -> B {
         #[cfg(target_arch = "x86_64")]
-        if let Some(level) = self.vector_level::<VECTOR_SCAN>() {
+        if let Some(level) = self.vector_level::<SCAN>() {
             // SAFETY: see `vector_level`.
-            let rows = unsafe { super::level_scan::rows_with(level, c) };
+            let rows = unsafe { super::level_scan::rows_with::<SCAN>(level, c) };
             return B::from_word(rows).and(self.rows_left);
         }
         let mut rows = B::zero();

@@ -1,0 +1,108 @@
+//! The scan of a search node's level in a few vector instructions, for residuals of at
+//! most 32 rows (the Excluded Diagonals frontier: n = 29 and 31).
+//!
+//! The scalar scan in [`search`](super::search) walks the open rows one at a time: a count,
+//! two compares that branch, and the column counters updated row after row. Here the
+//! level is held in whole registers: the counts of a register's rows come at once, rows
+//! with no cell or one are two compares, the fewest row a minimum and a compare, and the
+//! column counters a tree of ORs and ANDs that halves the rows at each step. Both kernels
+//! give the scalar scan's answer exactly (the same rows forced, the same row or column
+//! branched on), so the tree searched, the solution found and the certificate written are
+//! the same; only the time per node changes (BENCHMARKS.md, "Excluded Diagonals at
+//! n = 29").
+//!
+//! - [`avx512`]: four 512-bit registers, `VPOPCNTQ` for the counts.
+//! - [`avx2`]: eight 256-bit registers, counts by a table of nibbles (`VPSHUFB`), for
+//!   the x86 CPUs without AVX-512 (most of those in use).
+//!
+//! The kernel is a constant of the search's loop ([`SCALAR`], [`AVX512`], [`AVX2`]), so
+//! each is compiled into a copy of the loop with its features enabled.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests;
+
+/// Largest residual the scan takes: 32 rows (four 512-bit or eight 256-bit registers).
+pub(super) const MAX_ROWS: usize = 32;
+
+/// The search scans row by row.
+pub(super) const SCALAR: u8 = 0;
+/// The search scans by [`avx512`].
+pub(super) const AVX512: u8 = 1;
+/// The search scans by [`avx2`].
+pub(super) const AVX2: u8 = 2;
+
+/// What a node needs from its level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Scan {
+    /// An open row has no free cell: a dead end.
+    pub dead: bool,
+    /// Open rows with exactly one free cell.
+    pub forced: u64,
+    /// The fewest free cells of an open row, and the lowest row with that many (only
+    /// where no row is dead or forced).
+    pub best: u32,
+    pub best_row: usize,
+    /// Columns with at least 1, 2, 3, 4 free cells among the open rows (only where no row
+    /// is dead or forced).
+    pub at_least: [u64; 4],
+}
+
+/// Scans `level` (the free cells of each row, padded with empty rows to a multiple of
+/// eight; closed rows hold none) for the rows in `open`, by kernel `K`.
+///
+/// # Safety
+/// `K` is [`AVX512`] or [`AVX2`] and the CPU has that kernel's features (as
+/// [`crate::simd::Kernel::Avx512`] and [`crate::simd::Kernel::Avx2`] require).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn scan<const K: u8>(level: &[u64], open: u64) -> Scan {
+    debug_assert!(level.len() <= MAX_ROWS && level.len().is_multiple_of(8));
+    // SAFETY: the caller's.
+    unsafe {
+        match K {
+            AVX512 => avx512::scan(level, open),
+            _ => avx2::scan(level, open),
+        }
+    }
+}
+
+/// The free cells of `level` in `masks` (a queen's attacks, from the attack table), both
+/// padded as in [`scan`]: how many cells the queen would close (the value order's
+/// measure of damage).
+///
+/// # Safety
+/// As for [`scan`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn closed<const K: u8>(level: &[u64], masks: &[u64]) -> u32 {
+    debug_assert!(level.len() <= MAX_ROWS && level.len().is_multiple_of(8));
+    debug_assert_eq!(masks.len(), level.len());
+    // SAFETY: the caller's.
+    unsafe {
+        match K {
+            AVX512 => avx512::closed(level, masks),
+            _ => avx2::closed(level, masks),
+        }
+    }
+}
+
+/// The rows of `level` (padded as in [`scan`]) with column `c` free, as a word.
+///
+/// # Safety
+/// As for [`scan`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn rows_with<const K: u8>(level: &[u64], c: usize) -> u64 {
+    debug_assert!(level.len() <= MAX_ROWS && level.len().is_multiple_of(8) && c < 64);
+    // SAFETY: the caller's.
+    unsafe {
+        match K {
+            AVX512 => avx512::rows_with(level, c),
+            _ => avx2::rows_with(level, c),
+        }
+    }
+}
