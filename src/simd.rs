@@ -2,7 +2,7 @@
 //! one is chosen: the CPU is asked once which sets it has, and `NQUEENS_KERNEL`
 //! (`portable`, `avx2`, `avx512`) forces one for tests and benchmarks. The counting engines
 //! ([`crate::count`]) compile their kernels for each; the exact search scans its levels with
-//! AVX-512 where that is the kernel chosen, row by row otherwise.
+//! AVX-512 or AVX2, whichever is the kernel chosen, and row by row on the portable one.
 
 use std::sync::OnceLock;
 
