@@ -17,8 +17,8 @@
 //! middle of the residual: [`Ties`]), or on a column free in exactly two rows when every
 //! row has three or more (two branches instead of three). Columns are counted with a
 //! bit-sliced counter (ones, twos, threes) in the same pass that counts the rows. For
-//! residuals of up to 32 rows on a CPU with AVX-512 or AVX2, [`Search::run`] takes a copy of the
-//! search whose scan is [`level_scan`](super::level_scan)'s, with the same answers.
+//! residuals of up to 32 rows on a CPU with AVX-512 or AVX2, [`Search::run`] takes a copy
+//! of the search whose scan is [`level_scan`](super::level_scan)'s, with the same answers.
 //!
 //! A search can be suspended: when its node budget runs out it returns, as work items, the
 //! subtrees it has not explored (the node it stands on and the untried siblings of every
@@ -460,10 +460,7 @@ impl<'a, B: Bits> Search<'a, B> {
         use crate::simd::Kernel;
         #[cfg(target_arch = "x86_64")]
         {
-            // The vector scan where the level is whole words of at most 32 rows.
-            let vector = self.board.m <= super::level_scan::MAX_ROWS
-                && self.board.table.is_some()
-                && B::as_words(&self.levels).is_some();
+            let vector = self.vector_fits();
             match Kernel::best() {
                 // SAFETY: the kernel is chosen only where the CPU has its features (AVX-512
                 // F, BW, VL, VPOPCNTDQ, POPCNT; every such CPU has BMI1 and AVX2).
@@ -476,6 +473,14 @@ impl<'a, B: Bits> Search<'a, B> {
             }
         }
         self.run_portable()
+    }
+
+    /// Whether a vector scan can take this search: levels of whole words, at most
+    /// [`level_scan::MAX_ROWS`](super::level_scan::MAX_ROWS) rows, from the attack table.
+    fn vector_fits(&self) -> bool {
+        self.board.m <= super::level_scan::MAX_ROWS
+            && self.board.table.is_some()
+            && B::as_words(&self.levels).is_some()
     }
 
     /// [`Search::run`] compiled with POPCNT, BMI1 and AVX2 (one instruction per count,
@@ -524,10 +529,7 @@ impl<'a, B: Bits> Search<'a, B> {
     #[cfg(test)]
     pub(crate) fn run_vector(&mut self, kernel: crate::simd::Kernel) -> Option<Flow> {
         use crate::simd::Kernel;
-        let vector = self.board.m <= super::level_scan::MAX_ROWS
-            && self.board.table.is_some()
-            && B::as_words(&self.levels).is_some();
-        if !vector || !kernel.supported() {
+        if !self.vector_fits() || !kernel.supported() {
             return None;
         }
         #[cfg(target_arch = "x86_64")]

@@ -4,8 +4,8 @@
 //! the sixteen nibbles (`VPSHUFB`, two lookups a byte) and the bytes of a lane are summed
 //! by `VPSADBW`. Rows with no cell or one are compares and `VMOVMSKPD` (four bits a
 //! register; a row of at most one cell is one whose word and word - 1 share no bit, found
-//! before any count), the fewest row a minimum over 32-bit lanes (counts fit in their low half),
-//! and the column counters the same tree as AVX-512's over twice the registers.
+//! before any count), the fewest row a minimum over 32-bit lanes (counts fit in their low
+//! half), and the column counters the same tree as AVX-512's over twice the registers.
 
 use super::Scan;
 use std::arch::x86_64::*;
