@@ -7,30 +7,22 @@
 //! before any count), the fewest row a minimum over 32-bit lanes (counts fit in their low
 //! half), and the column counters the same tree as AVX-512's over twice the registers.
 
-use super::Scan;
+use super::{Counters, Scan};
 use std::arch::x86_64::*;
 
 /// Registers of a level of [`super::MAX_ROWS`] rows.
 const REGS: usize = super::MAX_ROWS / 4;
 
-/// Saturating counters of a column's cells over a group of rows: `c[k]` holds the columns
-/// with at least `k + 1` cells.
-type Counters = [__m256i; 4];
-
-/// The counters of two disjoint groups of rows added.
+/// The counters of two disjoint groups of rows added ([`super::add`]).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn add(x: Counters, y: Counters) -> Counters {
-    let (and, or) = (_mm256_and_si256, _mm256_or_si256);
-    [
-        or(x[0], y[0]),
-        or(or(x[1], y[1]), and(x[0], y[0])),
-        or(or(x[2], y[2]), or(and(x[1], y[0]), and(x[0], y[1]))),
-        or(
-            or(or(x[3], y[3]), and(x[2], y[0])),
-            or(and(x[1], y[1]), and(x[0], y[2])),
-        ),
-    ]
+fn add(x: Counters<__m256i>, y: Counters<__m256i>) -> Counters<__m256i> {
+    super::add(
+        x,
+        y,
+        |a, b| _mm256_and_si256(a, b),
+        |a, b| _mm256_or_si256(a, b),
+    )
 }
 
 /// The population count of each byte of `v`.

@@ -4,27 +4,19 @@
 //! into mask registers, the fewest row a minimum and a compare, and the column counters a
 //! tree of ORs and ANDs that halves the rows at each step.
 
-use super::Scan;
+use super::{Counters, Scan};
 use std::arch::x86_64::*;
 
-/// Saturating counters of a column's cells over a group of rows: `c[k]` holds the columns
-/// with at least `k + 1` cells.
-type Counters = [__m512i; 4];
-
-/// The counters of two disjoint groups of rows added.
+/// The counters of two disjoint groups of rows added ([`super::add`]).
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn add(x: Counters, y: Counters) -> Counters {
-    let (and, or) = (_mm512_and_si512, _mm512_or_si512);
-    [
-        or(x[0], y[0]),
-        or(or(x[1], y[1]), and(x[0], y[0])),
-        or(or(x[2], y[2]), or(and(x[1], y[0]), and(x[0], y[1]))),
-        or(
-            or(or(x[3], y[3]), and(x[2], y[0])),
-            or(and(x[1], y[1]), and(x[0], y[2])),
-        ),
-    ]
+fn add(x: Counters<__m512i>, y: Counters<__m512i>) -> Counters<__m512i> {
+    super::add(
+        x,
+        y,
+        |a, b| _mm512_and_si512(a, b),
+        |a, b| _mm512_or_si512(a, b),
+    )
 }
 
 /// Scans `level` (the free cells of each row, padded with empty rows to whole registers;

@@ -51,6 +51,30 @@ pub(super) struct Scan {
     pub at_least: [u64; 4],
 }
 
+/// Saturating counters of a column's cells over a group of rows, one register each:
+/// `c[k]` holds the columns with at least `k + 1` cells.
+type Counters<V> = [V; 4];
+
+/// The counters of two disjoint groups of rows added, by the kernel's `and` and `or`
+/// (the same arithmetic in every register width).
+#[inline(always)]
+fn add<V: Copy>(
+    x: Counters<V>,
+    y: Counters<V>,
+    and: impl Fn(V, V) -> V,
+    or: impl Fn(V, V) -> V,
+) -> Counters<V> {
+    [
+        or(x[0], y[0]),
+        or(or(x[1], y[1]), and(x[0], y[0])),
+        or(or(x[2], y[2]), or(and(x[1], y[0]), and(x[0], y[1]))),
+        or(
+            or(or(x[3], y[3]), and(x[2], y[0])),
+            or(and(x[1], y[1]), and(x[0], y[2])),
+        ),
+    ]
+}
+
 /// Scans `level` (the free cells of each row, padded with empty rows to a multiple of
 /// eight; closed rows hold none) for the rows in `open`, by kernel `K`.
 ///
