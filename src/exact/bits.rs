@@ -4,7 +4,15 @@
 //! operations and one of 1,000 rows on `[u64; 16]`, each compiled to straight-line code
 //! (the array length is a constant, so the loops over words unroll).
 
-/// A set of integers below `64 * WORDS`, one bit each.
+/// Sets of one machine word each, as the vector scans (x86-64's) take them.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) enum Words<'a> {
+    U64(&'a [u64]),
+    U32(&'a [u32]),
+}
+
+/// A set of integers below [`Bits::CAPACITY`], one bit each.
 pub(super) trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
     /// Number of integers the set can hold.
     const CAPACITY: usize;
@@ -32,10 +40,12 @@ pub(super) trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
     fn lowest(&self) -> usize;
     /// The sets as single words, where the width is one word (for scans that work on
     /// words: [`level_scan`](super::level_scan)).
-    fn as_words(sets: &[Self]) -> Option<&[u64]>;
-    /// The set of the members of `w` (all below 64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn as_words(sets: &[Self]) -> Option<Words<'_>>;
+    /// The set of the members of `w` (all below [`Bits::CAPACITY`] and 64).
     fn from_word(w: u64) -> Self;
     /// The members below 64, as a word.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn low_word(&self) -> u64;
     /// Calls `f` with each member in increasing order.
     #[inline(always)]
@@ -49,73 +59,87 @@ pub(super) trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
     }
 }
 
-impl Bits for u64 {
-    const CAPACITY: usize = 64;
-    #[inline(always)]
-    fn zero() -> Self {
-        0
-    }
-    #[inline(always)]
-    fn below(k: usize) -> Self {
-        if k >= 64 { u64::MAX } else { (1 << k) - 1 }
-    }
-    #[inline(always)]
-    fn has(&self, i: usize) -> bool {
-        self >> i & 1 == 1
-    }
-    #[inline(always)]
-    fn with(self, i: usize) -> Self {
-        self | 1 << i
-    }
-    #[inline(always)]
-    fn without(self, i: usize) -> Self {
-        self & !(1 << i)
-    }
-    #[inline(always)]
-    fn and(self, o: Self) -> Self {
-        self & o
-    }
-    #[inline(always)]
-    fn and_not(self, o: Self) -> Self {
-        self & !o
-    }
-    #[inline(always)]
-    fn or(self, o: Self) -> Self {
-        self | o
-    }
-    #[inline(always)]
-    fn is_zero(&self) -> bool {
-        *self == 0
-    }
-    #[inline(always)]
-    fn count(&self) -> u32 {
-        self.count_ones()
-    }
-    #[inline(always)]
-    fn lowest(&self) -> usize {
-        self.trailing_zeros() as usize
-    }
-    #[inline(always)]
-    fn as_words(sets: &[Self]) -> Option<&[u64]> {
-        Some(sets)
-    }
-    #[inline(always)]
-    fn from_word(w: u64) -> Self {
-        w
-    }
-    #[inline(always)]
-    fn low_word(&self) -> u64 {
-        *self
-    }
-    #[inline(always)]
-    fn each(self, mut f: impl FnMut(usize)) {
-        let mut s = self;
-        while s != 0 {
-            f(s.trailing_zeros() as usize);
-            s &= s - 1;
+/// `Bits` for one machine word: `u64`, and `u32` for residuals of at most 32 rows (half
+/// the bytes per level, so the vector scans take a level in half the registers).
+macro_rules! word_bits {
+    ($t:ty, $lanes:ident) => {
+        impl Bits for $t {
+            const CAPACITY: usize = <$t>::BITS as usize;
+            #[inline(always)]
+            fn zero() -> Self {
+                0
+            }
+            #[inline(always)]
+            fn below(k: usize) -> Self {
+                if k >= Self::CAPACITY {
+                    <$t>::MAX
+                } else {
+                    (1 << k) - 1
+                }
+            }
+            #[inline(always)]
+            fn has(&self, i: usize) -> bool {
+                self >> i & 1 == 1
+            }
+            #[inline(always)]
+            fn with(self, i: usize) -> Self {
+                self | 1 << i
+            }
+            #[inline(always)]
+            fn without(self, i: usize) -> Self {
+                self & !(1 << i)
+            }
+            #[inline(always)]
+            fn and(self, o: Self) -> Self {
+                self & o
+            }
+            #[inline(always)]
+            fn and_not(self, o: Self) -> Self {
+                self & !o
+            }
+            #[inline(always)]
+            fn or(self, o: Self) -> Self {
+                self | o
+            }
+            #[inline(always)]
+            fn is_zero(&self) -> bool {
+                *self == 0
+            }
+            #[inline(always)]
+            fn count(&self) -> u32 {
+                self.count_ones()
+            }
+            #[inline(always)]
+            fn lowest(&self) -> usize {
+                self.trailing_zeros() as usize
+            }
+            #[inline(always)]
+            fn as_words(sets: &[Self]) -> Option<Words<'_>> {
+                Some(Words::$lanes(sets))
+            }
+            #[inline(always)]
+            fn from_word(w: u64) -> Self {
+                debug_assert!(w <= <$t>::MAX as u64);
+                w as $t
+            }
+            #[inline(always)]
+            fn low_word(&self) -> u64 {
+                *self as u64
+            }
+            #[inline(always)]
+            fn each(self, mut f: impl FnMut(usize)) {
+                let mut s = self;
+                while s != 0 {
+                    f(s.trailing_zeros() as usize);
+                    s &= s - 1;
+                }
+            }
         }
-    }
+    };
 }
+
+word_bits!(u64, U64);
+word_bits!(u32, U32);
 
 impl<const K: usize> Bits for [u64; K] {
     const CAPACITY: usize = 64 * K;
@@ -167,7 +191,7 @@ impl<const K: usize> Bits for [u64; K] {
         64 * w + self[w].trailing_zeros() as usize
     }
     #[inline(always)]
-    fn as_words(_: &[Self]) -> Option<&[u64]> {
+    fn as_words(_: &[Self]) -> Option<Words<'_>> {
         None
     }
     #[inline(always)]
@@ -198,7 +222,7 @@ mod tests {
 
     fn agree<B: Bits>() {
         let cap = B::CAPACITY;
-        let picks = [0, 1, 63, 64.min(cap - 1), cap / 2, cap - 1];
+        let picks = [0, 1, 63.min(cap - 1), 64.min(cap - 1), cap / 2, cap - 1];
         let mut b = B::zero();
         let mut want = std::collections::BTreeSet::new();
         for &i in &picks {
@@ -220,6 +244,7 @@ mod tests {
 
     #[test]
     fn every_width_behaves_like_a_set() {
+        agree::<u32>();
         agree::<u64>();
         agree::<[u64; 2]>();
         agree::<[u64; 4]>();

@@ -9,8 +9,8 @@
 //! - [`proof`] writes a DRAT proof that a residual has no completion, from a search of its
 //!   own whose every step is unit propagation on the residual's CNF.
 //! - [`search`](self::search) is the depth-first search with propagation, over word sets of
-//!   the residual's width ([`bits`]): `u64` up to 64 free rows, `[u64; K]` up to
-//!   [`MAX_FREE`].
+//!   the residual's width ([`bits`]): `u32` up to 32 free rows (unless the kernel is
+//!   AVX-512, whose scan takes `u64`s), `u64` up to 64, `[u64; K]` up to [`MAX_FREE`].
 //! - [`level_scan`] scans a node's level (counts of rows and columns, the row to branch
 //!   on) in a few AVX-512 or AVX2 instructions for residuals of up to 32 rows, where that
 //!   is the kernel chosen ([`crate::simd`]); otherwise the search scans row by row.

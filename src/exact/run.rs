@@ -51,11 +51,16 @@ pub(crate) struct Limits<'a> {
     pub stop: &'a crate::stop::Stop,
 }
 
-/// Runs `$body` with `$B` the narrowest word set holding `$m` members.
+/// Runs `$body` with `$B` the narrowest word set holding `$m` members: `u32` for at most
+/// 32, unless this CPU scans levels by AVX-512, whose kernel takes `u64` words
+/// ([`level_scan::takes`](super::level_scan::takes)).
 macro_rules! with_width {
     ($m:expr, $B:ident => $body:expr) => {{
         let m: usize = $m;
-        if m <= 64 {
+        if m <= 32 && crate::simd::Kernel::best() != crate::simd::Kernel::Avx512 {
+            type $B = u32;
+            $body
+        } else if m <= 64 {
             type $B = u64;
             $body
         } else if m <= 128 {

@@ -457,16 +457,21 @@ impl<'a, B: Bits> Search<'a, B> {
 
     /// Explores the subtree of the current node, on the fastest instructions this CPU has.
     pub(crate) fn run(&mut self) -> Flow {
-        use crate::simd::Kernel;
         #[cfg(target_arch = "x86_64")]
         {
-            let vector = self.vector_fits();
+            use super::level_scan::{AVX2, AVX512};
+            use crate::simd::Kernel;
             match Kernel::best() {
-                // SAFETY: the kernel is chosen only where the CPU has its features (AVX-512
-                // F, BW, VL, VPOPCNTDQ, POPCNT; every such CPU has BMI1 and AVX2).
-                Kernel::Avx512 if vector => return unsafe { self.run_avx512() },
-                // SAFETY: as above (AVX2, BMI1 and 2, POPCNT).
-                Kernel::Avx2 if vector => return unsafe { self.run_avx2() },
+                Kernel::Avx512 if self.vector_fits::<AVX512>() => {
+                    // SAFETY: the kernel is chosen only where the CPU has its features
+                    // (AVX-512 F, BW, VL, VPOPCNTDQ, POPCNT; every such CPU has BMI1 and
+                    // AVX2), and the levels are of the width it takes (`vector_fits`).
+                    return unsafe { self.run_avx512() };
+                }
+                Kernel::Avx2 if self.vector_fits::<AVX2>() => {
+                    // SAFETY: as above (AVX2, BMI1 and 2, POPCNT).
+                    return unsafe { self.run_avx2() };
+                }
                 // SAFETY: as above.
                 Kernel::Avx512 | Kernel::Avx2 => return unsafe { self.run_x86() },
                 Kernel::Portable => {}
@@ -475,12 +480,15 @@ impl<'a, B: Bits> Search<'a, B> {
         self.run_portable()
     }
 
-    /// Whether a vector scan can take this search: levels of whole words, at most
+    /// Whether vector kernel `K` can take this search: levels of single words of the
+    /// width it [`takes`](super::level_scan::takes), at most
     /// [`level_scan::MAX_ROWS`](super::level_scan::MAX_ROWS) rows, from the attack table.
-    fn vector_fits(&self) -> bool {
+    /// (The vector scans are x86-64's.)
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn vector_fits<const K: u8>(&self) -> bool {
         self.board.m <= super::level_scan::MAX_ROWS
             && self.board.table.is_some()
-            && B::as_words(&self.levels).is_some()
+            && super::level_scan::takes::<K, B>()
     }
 
     /// [`Search::run`] compiled with POPCNT, BMI1 and AVX2 (one instruction per count,
@@ -492,7 +500,8 @@ impl<'a, B: Bits> Search<'a, B> {
     }
 
     /// [`Search::run`] with each node's level scanned by AVX-512 ([`level_scan`]), for
-    /// residuals of at most [`level_scan::MAX_ROWS`] rows with an attack table.
+    /// residuals of at most [`level_scan::MAX_ROWS`] rows in `u64` words with an attack
+    /// table.
     ///
     /// [`level_scan`]: super::level_scan
     /// [`level_scan::MAX_ROWS`]: super::level_scan::MAX_ROWS
@@ -502,8 +511,11 @@ impl<'a, B: Bits> Search<'a, B> {
         self.explore::<{ super::level_scan::AVX512 }>()
     }
 
-    /// [`Search::run`] with each node's level scanned by AVX2 ([`level_scan`]), where
-    /// [`Search::run_avx512`] would be but the CPU has no AVX-512.
+    /// [`Search::run`] with each node's level scanned by AVX2 ([`level_scan`]), for
+    /// residuals of at most [`level_scan::MAX_ROWS`] rows in `u32` words with an attack
+    /// table.
+    ///
+    /// [`level_scan::MAX_ROWS`]: super::level_scan::MAX_ROWS
     ///
     /// [`level_scan`]: super::level_scan
     #[cfg(target_arch = "x86_64")]
@@ -528,17 +540,25 @@ impl<'a, B: Bits> Search<'a, B> {
     /// where not, or where the residual does not suit the vector scan).
     #[cfg(test)]
     pub(crate) fn run_vector(&mut self, kernel: crate::simd::Kernel) -> Option<Flow> {
-        use crate::simd::Kernel;
-        if !self.vector_fits() || !kernel.supported() {
+        if !kernel.supported() {
             return None;
         }
         #[cfg(target_arch = "x86_64")]
-        match kernel {
-            // SAFETY: the CPU has the kernel's features (checked above).
-            Kernel::Avx512 => return Some(unsafe { self.run_avx512() }),
-            // SAFETY: as above.
-            Kernel::Avx2 => return Some(unsafe { self.run_avx2() }),
-            Kernel::Portable => {}
+        {
+            use super::level_scan::{AVX2, AVX512};
+            use crate::simd::Kernel;
+            match kernel {
+                Kernel::Avx512 if self.vector_fits::<AVX512>() => {
+                    // SAFETY: the CPU has the kernel's features (checked above), and the
+                    // levels are of the width it takes.
+                    return Some(unsafe { self.run_avx512() });
+                }
+                Kernel::Avx2 if self.vector_fits::<AVX2>() => {
+                    // SAFETY: as above.
+                    return Some(unsafe { self.run_avx2() });
+                }
+                _ => {}
+            }
         }
         None
     }
@@ -834,7 +854,8 @@ impl<'a, B: Bits> Search<'a, B> {
     /// only by `run_avx512` and `run_avx2`, which run where the CPU has that kernel's
     /// features and the residual is narrow enough).
     #[inline(always)]
-    fn vector_level<const SCAN: u8>(&self) -> Option<&[u64]> {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn vector_level<const SCAN: u8>(&self) -> Option<super::bits::Words<'_>> {
         if SCAN == super::level_scan::SCALAR {
             return None;
         }
@@ -859,6 +880,7 @@ impl<'a, B: Bits> Search<'a, B> {
     /// The free cells a queen on `(r, c)` would close, counted by
     /// [`level_scan`](super::level_scan), where `SCAN` is a vector kernel.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
     fn vector_closed<const SCAN: u8>(&self, r: usize, c: usize) -> Option<u32> {
         #[cfg(target_arch = "x86_64")]
         if let (Some(level), Some(table)) = (self.vector_level::<SCAN>(), &self.board.table) {

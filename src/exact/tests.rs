@@ -334,7 +334,6 @@ proptest! {
 /// hard ratio, for a first solution and for a count, whole and suspended.
 #[test]
 fn the_vector_scan_searches_the_scalar_tree() {
-    use super::search::{Board, Item, Mode, Search, TABLE_BYTES, Ties};
     use crate::simd::Kernel;
     let (mut nodes, mut found, mut compared) = (0, 0, 0);
     let cases = [
@@ -354,44 +353,16 @@ fn the_vector_scan_searches_the_scalar_tree() {
         let all: Vec<u64> = (0..m).collect();
         let res = Residual::build(all.clone(), all, |i, j| ed.allowed(i, j));
         for (want, budget) in [(1, 400_000), (1, 20_000), (u64::MAX, 300_000)] {
-            let mut board = Board::<u64>::new(&res, Some(seed), Ties::MiddleFirst, TABLE_BYTES);
-            board.order_values = true;
-            let mode = || Mode {
-                want,
-                budget,
-                split_depth: usize::MAX,
-            };
-            let mut scalar = Search::at(&board, &Item::default(), mode(), &NEVER);
-            let flow = scalar.run_scalar();
-            (nodes, found) = (nodes + scalar.nodes, found + scalar.found);
-            for kernel in [Kernel::Avx512, Kernel::Avx2] {
-                let mut vector = Search::at(&board, &Item::default(), mode(), &NEVER);
-                let what =
-                    format!("{kernel:?}: m {m}, seed {seed}, d {d}, want {want}, budget {budget}");
-                let Some(vector_flow) = vector.run_vector(kernel) else {
-                    continue;
-                };
-                compared += 1;
-                assert_eq!(vector_flow, flow, "{what}");
-                assert_eq!(
-                    (
-                        vector.nodes,
-                        vector.decisions,
-                        vector.found,
-                        &vector.solution
-                    ),
-                    (
-                        scalar.nodes,
-                        scalar.decisions,
-                        scalar.found,
-                        &scalar.solution
-                    ),
-                    "{what}"
-                );
-                // Items (keys, paths, pending nodes) by their full description.
-                let items = |s: &Search<u64>| format!("{:?}", s.items);
-                assert_eq!(items(&vector), items(&scalar), "{what}");
-            }
+            let what = format!("m {m}, seed {seed}, d {d}, want {want}, budget {budget}");
+            // The AVX-512 kernel takes `u64` words, the AVX2 kernel `u32`s: each is
+            // compared with the scalar search on its words, and the scalar searches on
+            // both widths with each other.
+            let (wide, tree) = searches_alike::<u64>(&res, seed, want, budget, &what);
+            let (narrow, narrow_tree) = searches_alike::<u32>(&res, seed, want, budget, &what);
+            assert_eq!(narrow_tree, tree, "u32 against u64 words: {what}");
+            nodes += tree.nodes;
+            found += tree.found;
+            compared += wide + narrow;
         }
     }
     // Trees worth comparing: millions of nodes, solutions among them.
@@ -404,4 +375,56 @@ fn the_vector_scan_searches_the_scalar_tree() {
     if Kernel::Avx2.supported() {
         assert!(compared >= 27, "{compared} searches compared");
     }
+}
+
+/// What a search did, to compare searches on words of other widths.
+#[derive(Debug, PartialEq)]
+struct Tree {
+    flow: String,
+    nodes: u64,
+    decisions: u64,
+    found: u64,
+    /// The solution and the items (keys, paths, pending nodes) by their full description.
+    rest: String,
+}
+
+/// The scalar search of `res` on words `B`, and how many vector searches (each kernel that
+/// takes `B`, where this CPU has it) searched the same tree: the same flow, nodes,
+/// decisions, solutions and items.
+fn searches_alike<B: super::bits::Bits>(
+    res: &Residual,
+    seed: u64,
+    want: u64,
+    budget: u64,
+    what: &str,
+) -> (usize, Tree) {
+    use super::search::{Board, Item, Mode, Search, TABLE_BYTES, Ties};
+    use crate::simd::Kernel;
+    let mut board = Board::<B>::new(res, Some(seed), Ties::MiddleFirst, TABLE_BYTES);
+    board.order_values = true;
+    let mode = || Mode {
+        want,
+        budget,
+        split_depth: usize::MAX,
+    };
+    let tree = |s: &Search<B>, flow| Tree {
+        flow: format!("{flow:?}"),
+        nodes: s.nodes,
+        decisions: s.decisions,
+        found: s.found,
+        rest: format!("{:?} {:?}", s.solution, s.items),
+    };
+    let mut scalar = Search::at(&board, &Item::default(), mode(), &NEVER);
+    let flow = scalar.run_scalar();
+    let want_tree = tree(&scalar, flow);
+    let mut compared = 0;
+    for kernel in [Kernel::Avx512, Kernel::Avx2] {
+        let mut vector = Search::at(&board, &Item::default(), mode(), &NEVER);
+        let Some(flow) = vector.run_vector(kernel) else {
+            continue;
+        };
+        compared += 1;
+        assert_eq!(tree(&vector, flow), want_tree, "{kernel:?}: {what}");
+    }
+    (compared, want_tree)
 }

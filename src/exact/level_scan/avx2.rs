@@ -1,17 +1,19 @@
-//! The level scan in AVX2: eight 256-bit registers of four rows each.
+//! The level scan in AVX2: four 256-bit registers of eight rows each (`u32` words: the
+//! residual has at most 32 columns as it has at most 32 rows).
 //!
-//! AVX2 has no population count of a 64-bit lane: each byte's count comes from a table of
-//! the sixteen nibbles (`VPSHUFB`, two lookups a byte) and the bytes of a lane are summed
-//! by `VPSADBW`. Rows with no cell or one are compares and `VMOVMSKPD` (four bits a
+//! AVX2 has no population count: each byte's count comes from a table of the sixteen
+//! nibbles (`VPSHUFB`, two lookups a byte) and the bytes of a lane are summed by two
+//! multiply-adds. Rows with no cell or one are compares and `VMOVMSKPS` (eight bits a
 //! register; a row of at most one cell is one whose word and word - 1 share no bit, found
-//! before any count), the fewest row a minimum over 32-bit lanes (counts fit in their low
-//! half), and the column counters the same tree as AVX-512's over twice the registers.
+//! before any count), the fewest row an unsigned minimum over the counts less one (a
+//! closed or padding row, which holds no cell, wraps around to the largest value and
+//! never wins), and the column counters the same tree as AVX-512's.
 
 use super::{Counters, Scan};
 use std::arch::x86_64::*;
 
 /// Registers of a level of [`super::MAX_ROWS`] rows.
-const REGS: usize = super::MAX_ROWS / 4;
+const REGS: usize = super::MAX_ROWS / 8;
 
 /// The counters of two disjoint groups of rows added ([`super::add`]).
 #[target_feature(enable = "avx2")]
@@ -42,27 +44,43 @@ fn byte_counts(v: __m256i) -> __m256i {
     )
 }
 
+/// The population count of each 32-bit lane of `v`: the byte counts summed in pairs, then
+/// the pairs (`VPMADDUBSW`, `VPMADDWD` by ones).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lane_counts(v: __m256i) -> __m256i {
+    let pairs = _mm256_maddubs_epi16(byte_counts(v), _mm256_set1_epi8(1));
+    _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+}
+
 /// The level in registers: the rows it has, then empty ones.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn load(level: &[u64]) -> [__m256i; REGS] {
+fn load(level: &[u32]) -> [__m256i; REGS] {
     // Whole registers, as `place` wrote them: a load the size of the store before it is
     // forwarded from it.
-    std::array::from_fn(|k| match level.get(4 * k..4 * k + 4) {
-        // SAFETY: the four words loaded are `level`'s.
-        Some(four) => unsafe { _mm256_loadu_si256(four.as_ptr().cast()) },
+    std::array::from_fn(|k| match level.get(8 * k..8 * k + 8) {
+        // SAFETY: the eight words loaded are `level`'s.
+        Some(eight) => unsafe { _mm256_loadu_si256(eight.as_ptr().cast()) },
         None => _mm256_setzero_si256(),
     })
 }
 
-/// One bit per 64-bit lane where `f` of the lane's register is all ones, four bits a
+/// One bit per 32-bit lane where `f` of the lane's register is all ones, eight bits a
 /// register.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn lanes(regs: &[__m256i; REGS], f: impl Fn(__m256i) -> __m256i) -> u64 {
     regs.iter().enumerate().fold(0, |acc, (k, &r)| {
-        acc | (_mm256_movemask_pd(_mm256_castsi256_pd(f(r))) as u64) << (4 * k)
+        acc | (_mm256_movemask_ps(_mm256_castsi256_ps(f(r))) as u64) << (8 * k)
     })
+}
+
+/// The low 32-bit lane of `v`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn low_lane(v: __m256i) -> u32 {
+    _mm_cvtsi128_si32(_mm256_castsi256_si128(v)) as u32
 }
 
 /// Scans `level` (the free cells of each row, padded with empty rows to a multiple of
@@ -72,14 +90,14 @@ fn lanes(regs: &[__m256i; REGS], f: impl Fn(__m256i) -> __m256i) -> u64 {
 /// The CPU must have AVX2 (as [`crate::simd::Kernel::Avx2`] requires).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) unsafe fn scan(level: &[u64], open: u64) -> Scan {
+pub(super) unsafe fn scan(level: &[u32], open: u64) -> Scan {
     let z = load(level);
     let zero = _mm256_setzero_si256();
-    let one = _mm256_set1_epi64x(1);
+    let one = _mm256_set1_epi32(1);
     // Rows with no cell, and with at most one (a & (a - 1) == 0), before any count.
-    let empty = lanes(&z, |r| _mm256_cmpeq_epi64(r, zero));
+    let empty = lanes(&z, |r| _mm256_cmpeq_epi32(r, zero));
     let single = lanes(&z, |r| {
-        _mm256_cmpeq_epi64(_mm256_and_si256(r, _mm256_sub_epi64(r, one)), zero)
+        _mm256_cmpeq_epi32(_mm256_and_si256(r, _mm256_sub_epi32(r, one)), zero)
     }) & !empty;
     let mut scan = Scan {
         dead: empty & open != 0,
@@ -91,42 +109,33 @@ pub(super) unsafe fn scan(level: &[u64], open: u64) -> Scan {
     if scan.dead || scan.forced != 0 {
         return scan;
     }
-    let counts = z.map(|r| _mm256_sad_epu8(byte_counts(r), zero));
-    // The fewest cells of an open row (closed lanes count as 64 + 1). Counts fit in the
-    // low 32 bits of their lane, whose high half is zero: an unsigned minimum over 32-bit
-    // lanes is the minimum of the counts.
-    let over = _mm256_set1_epi64x(65);
-    let bits = _mm256_setr_epi64x(1, 2, 4, 8);
-    let live = std::array::from_fn::<_, REGS, _>(|k| {
-        let mine = _mm256_set1_epi64x((open >> (4 * k) & 0xf) as i64);
-        let is_open = _mm256_cmpeq_epi64(_mm256_and_si256(mine, bits), bits);
-        _mm256_blendv_epi8(over, counts[k], is_open)
-    });
+    let counts = z.map(|r| lane_counts(r));
+    // Every open row has two cells or more here, every other none: the least count less
+    // one, unsigned, is an open row's.
     let min = _mm256_min_epu32;
-    let low = min(
-        min(min(live[0], live[1]), min(live[2], live[3])),
-        min(min(live[4], live[5]), min(live[6], live[7])),
-    );
+    let less = counts.map(|c| _mm256_sub_epi32(c, one));
+    let low = min(min(less[0], less[1]), min(less[2], less[3]));
     let low = min(low, _mm256_permute2x128_si256::<0x01>(low, low));
     let low = min(low, _mm256_shuffle_epi32::<0x4E>(low));
-    let best = _mm_cvtsi128_si64(_mm256_castsi256_si128(low)) as u64;
-    if best <= 64 {
-        let b = _mm256_set1_epi64x(best as i64);
-        let at = lanes(&counts, |c| _mm256_cmpeq_epi64(c, b)) & open;
-        scan.best = best as u32;
+    let low = min(low, _mm256_shuffle_epi32::<0xB1>(low));
+    // (No open row, which the search never scans, leaves every lane wrapped around.)
+    let fewest_less_one = low_lane(low);
+    if fewest_less_one < 32 {
+        let best = fewest_less_one + 1;
+        let b = _mm256_set1_epi32(best as i32);
+        let at = lanes(&counts, |c| _mm256_cmpeq_epi32(c, b)) & open;
+        scan.best = best;
         scan.best_row = at.trailing_zeros() as usize;
     }
     // Column counters: rows in pairs, then pairs of pairs, then within the register.
     let (and, or) = (_mm256_and_si256, _mm256_or_si256);
     let pair = |a: __m256i, b: __m256i| [or(a, b), and(a, b), zero, zero];
-    let mut c = add(
-        add(pair(z[0], z[1]), pair(z[2], z[3])),
-        add(pair(z[4], z[5]), pair(z[6], z[7])),
-    );
-    // Swap 128-bit halves, then neighbouring rows.
+    let mut c = add(pair(z[0], z[1]), pair(z[2], z[3]));
+    // Swap 128-bit halves, then 64-bit lanes, then neighbouring rows.
     c = add(c, c.map(|x| _mm256_permute2x128_si256::<0x01>(x, x)));
     c = add(c, c.map(|x| _mm256_shuffle_epi32::<0x4E>(x)));
-    scan.at_least = c.map(|x| _mm_cvtsi128_si64(_mm256_castsi256_si128(x)) as u64);
+    c = add(c, c.map(|x| _mm256_shuffle_epi32::<0xB1>(x)));
+    scan.at_least = c.map(|x| low_lane(x) as u64);
     scan
 }
 
@@ -137,11 +146,11 @@ pub(super) unsafe fn scan(level: &[u64], open: u64) -> Scan {
 /// As for [`scan`].
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) unsafe fn closed(level: &[u64], masks: &[u64]) -> u32 {
-    // Byte counts summed over at most eight registers stay within a byte (8 x 8).
+pub(super) unsafe fn closed(level: &[u32], masks: &[u32]) -> u32 {
+    // Byte counts summed over at most four registers stay within a byte (4 x 8).
     let mut bytes = _mm256_setzero_si256();
-    for (l, k) in level.chunks_exact(4).zip(masks.chunks_exact(4)) {
-        // SAFETY: four words of each slice.
+    for (l, k) in level.chunks_exact(8).zip(masks.chunks_exact(8)) {
+        // SAFETY: eight words of each slice.
         let (l, k) = unsafe {
             (
                 _mm256_loadu_si256(l.as_ptr().cast()),
@@ -164,15 +173,15 @@ pub(super) unsafe fn closed(level: &[u64], masks: &[u64]) -> u32 {
 /// As for [`scan`].
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) unsafe fn rows_with(level: &[u64], c: usize) -> u64 {
-    let bit = _mm256_set1_epi64x(1 << c);
+pub(super) unsafe fn rows_with(level: &[u32], c: usize) -> u64 {
+    let bit = _mm256_set1_epi32(1 << c);
     level
-        .chunks_exact(4)
+        .chunks_exact(8)
         .enumerate()
-        .fold(0, |rows, (k, four)| {
-            // SAFETY: four words of `level`.
-            let z = unsafe { _mm256_loadu_si256(four.as_ptr().cast()) };
-            let has = _mm256_cmpeq_epi64(_mm256_and_si256(z, bit), bit);
-            rows | (_mm256_movemask_pd(_mm256_castsi256_pd(has)) as u64) << (4 * k)
+        .fold(0, |rows, (k, eight)| {
+            // SAFETY: eight words of `level`.
+            let z = unsafe { _mm256_loadu_si256(eight.as_ptr().cast()) };
+            let has = _mm256_cmpeq_epi32(_mm256_and_si256(z, bit), bit);
+            rows | (_mm256_movemask_ps(_mm256_castsi256_ps(has)) as u64) << (8 * k)
         })
 }

@@ -11,12 +11,14 @@
 //! the same; only the time per node changes (BENCHMARKS.md, "Excluded Diagonals at
 //! n = 29").
 //!
-//! - [`avx512`]: four 512-bit registers, `VPOPCNTQ` for the counts.
-//! - [`avx2`]: eight 256-bit registers, counts by a table of nibbles (`VPSHUFB`), for
-//!   the x86 CPUs without AVX-512 (most of those in use).
+//! - [`avx512`]: `u64` words in four 512-bit registers, `VPOPCNTQ` for the counts.
+//! - [`avx2`]: `u32` words in four 256-bit registers, counts by a table of nibbles
+//!   (`VPSHUFB`), for the x86 CPUs without AVX-512 (most of those in use).
 //!
 //! The kernel is a constant of the search's loop ([`SCALAR`], [`AVX512`], [`AVX2`]), so
-//! each is compiled into a copy of the loop with its features enabled.
+//! each is compiled into a copy of the loop with its features enabled; each takes one
+//! word width ([`takes`]), which the search's sets are built with where that kernel is
+//! the CPU's (`exact::run`).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -25,7 +27,12 @@ mod avx512;
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests;
 
-/// Largest residual the scan takes: 32 rows (four 512-bit or eight 256-bit registers).
+use super::bits::Bits;
+#[cfg(target_arch = "x86_64")]
+use super::bits::Words;
+
+/// Largest residual the scan takes: 32 rows (four 512-bit registers of `u64`s, four
+/// 256-bit registers of `u32`s).
 pub(super) const MAX_ROWS: usize = 32;
 
 /// The search scans row by row.
@@ -34,6 +41,15 @@ pub(super) const SCALAR: u8 = 0;
 pub(super) const AVX512: u8 = 1;
 /// The search scans by [`avx2`].
 pub(super) const AVX2: u8 = 2;
+
+/// Whether kernel `K` scans sets of type `B`: [`AVX512`] words of 64 bits, [`AVX2`] of 32.
+pub(super) const fn takes<const K: u8, B: Bits>() -> bool {
+    match K {
+        AVX512 => B::CAPACITY == 64,
+        AVX2 => B::CAPACITY == 32,
+        _ => false,
+    }
+}
 
 /// What a node needs from its level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,19 +95,29 @@ fn add<V: Copy>(
 /// eight; closed rows hold none) for the rows in `open`, by kernel `K`.
 ///
 /// # Safety
-/// `K` is [`AVX512`] or [`AVX2`] and the CPU has that kernel's features (as
-/// [`crate::simd::Kernel::Avx512`] and [`crate::simd::Kernel::Avx2`] require).
+/// `K` is [`AVX512`] or [`AVX2`], the CPU has that kernel's features (as
+/// [`crate::simd::Kernel::Avx512`] and [`crate::simd::Kernel::Avx2`] require) and the
+/// words are of the width it [`takes`] (the width picks the kernel).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) unsafe fn scan<const K: u8>(level: &[u64], open: u64) -> Scan {
-    debug_assert!(level.len() <= MAX_ROWS && level.len().is_multiple_of(8));
+pub(super) unsafe fn scan<const K: u8>(level: Words<'_>, open: u64) -> Scan {
     // SAFETY: the caller's.
     unsafe {
-        match K {
-            AVX512 => avx512::scan(level, open),
-            _ => avx2::scan(level, open),
+        match level {
+            Words::U64(level) => avx512::scan(checked::<K, _>(level), open),
+            Words::U32(level) => avx2::scan(checked::<K, _>(level), open),
         }
     }
+}
+
+/// `level`, checked (in debug builds) to be what kernel `K` takes: at most [`MAX_ROWS`]
+/// words of its width, whole registers.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn checked<const K: u8, W>(level: &[W]) -> &[W] {
+    debug_assert!(level.len() <= MAX_ROWS && level.len().is_multiple_of(8));
+    debug_assert_eq!(std::mem::size_of::<W>(), if K == AVX512 { 8 } else { 4 });
+    level
 }
 
 /// The free cells of `level` in `masks` (a queen's attacks, from the attack table), both
@@ -102,14 +128,17 @@ pub(super) unsafe fn scan<const K: u8>(level: &[u64], open: u64) -> Scan {
 /// As for [`scan`].
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) unsafe fn closed<const K: u8>(level: &[u64], masks: &[u64]) -> u32 {
-    debug_assert!(level.len() <= MAX_ROWS && level.len().is_multiple_of(8));
-    debug_assert_eq!(masks.len(), level.len());
+pub(super) unsafe fn closed<const K: u8>(level: Words<'_>, masks: Words<'_>) -> u32 {
     // SAFETY: the caller's.
     unsafe {
-        match K {
-            AVX512 => avx512::closed(level, masks),
-            _ => avx2::closed(level, masks),
+        match (level, masks) {
+            (Words::U64(level), Words::U64(masks)) => {
+                avx512::closed(checked::<K, _>(level), checked::<K, _>(masks))
+            }
+            (Words::U32(level), Words::U32(masks)) => {
+                avx2::closed(checked::<K, _>(level), checked::<K, _>(masks))
+            }
+            _ => unreachable!("a level and masks of one width"),
         }
     }
 }
@@ -120,13 +149,12 @@ pub(super) unsafe fn closed<const K: u8>(level: &[u64], masks: &[u64]) -> u32 {
 /// As for [`scan`].
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) unsafe fn rows_with<const K: u8>(level: &[u64], c: usize) -> u64 {
-    debug_assert!(level.len() <= MAX_ROWS && level.len().is_multiple_of(8) && c < 64);
+pub(super) unsafe fn rows_with<const K: u8>(level: Words<'_>, c: usize) -> u64 {
     // SAFETY: the caller's.
     unsafe {
-        match K {
-            AVX512 => avx512::rows_with(level, c),
-            _ => avx2::rows_with(level, c),
+        match level {
+            Words::U64(level) => avx512::rows_with(checked::<K, _>(level), c),
+            Words::U32(level) => avx2::rows_with(checked::<K, _>(level), c),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The vector scans against the row-by-row scan.
 
+use super::super::bits::Words;
 use super::*;
 use crate::rng::Rng;
 use crate::simd::Kernel;
@@ -89,21 +90,26 @@ fn the_vector_scans_give_the_row_by_row_answers() {
         let rows_slow = (0..level.len())
             .filter(|&r| level[r] >> c & 1 == 1)
             .fold(0, |a, r| a | 1 << r);
+        // The AVX2 kernel takes `u32` words (every row and mask here is below bit 32, as
+        // in a residual of at most 32 columns).
+        let narrow = |w: &[u64]| w.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+        let (level32, masks32) = (narrow(&level), narrow(&masks));
         let got = [
-            // SAFETY: the CPU has the kernel's features (`kernels`).
+            // SAFETY: the CPU has the kernel's features (`kernels`), and the words are of
+            // the width it takes.
             kernels[0].then(|| unsafe {
                 (
-                    scan::<AVX512>(&level, open),
-                    closed::<AVX512>(&level, &masks),
-                    rows_with::<AVX512>(&level, c),
+                    scan::<AVX512>(Words::U64(&level), open),
+                    closed::<AVX512>(Words::U64(&level), Words::U64(&masks)),
+                    rows_with::<AVX512>(Words::U64(&level), c),
                 )
             }),
             // SAFETY: as above.
             kernels[1].then(|| unsafe {
                 (
-                    scan::<AVX2>(&level, open),
-                    closed::<AVX2>(&level, &masks),
-                    rows_with::<AVX2>(&level, c),
+                    scan::<AVX2>(Words::U32(&level32), open),
+                    closed::<AVX2>(Words::U32(&level32), Words::U32(&masks32)),
+                    rows_with::<AVX2>(Words::U32(&level32), c),
                 )
             }),
         ];
