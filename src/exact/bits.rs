@@ -1,8 +1,8 @@
 //! Fixed-width sets of small integers (free columns, open rows) as machine words.
 //!
-//! The search is generic over the width so that a residual of 25 rows runs on plain `u64`
-//! operations and one of 1,000 rows on `[u64; 16]`, each compiled to straight-line code
-//! (the array length is a constant, so the loops over words unroll).
+//! The search is generic over the width so that a residual of 25 rows runs on plain `u32`
+//! (or `u64`) operations and one of 1,000 rows on `[u64; 16]`, each compiled to
+//! straight-line code (the array length is a constant, so the loops over words unroll).
 
 /// Sets of one machine word each, as the vector scans (x86-64's) take them.
 #[derive(Clone, Copy)]
