@@ -13,7 +13,14 @@ pub(super) enum Words<'a> {
 }
 
 /// A set of integers below [`Bits::CAPACITY`], one bit each.
-pub(super) trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
+///
+/// # Safety
+/// Implemented only for plain words (`u32`, `u64` and arrays of them): every bit pattern
+/// of the type's size is a value, it has no padding and needs no more than 64-byte
+/// alignment, so that the search may keep sets in cache lines of bytes (`search::Aligned`).
+pub(super) unsafe trait Bits:
+    Copy + Eq + Send + Sync + std::fmt::Debug + 'static
+{
     /// Number of integers the set can hold.
     const CAPACITY: usize;
     /// The empty set.
@@ -63,7 +70,8 @@ pub(super) trait Bits: Copy + Eq + Send + Sync + std::fmt::Debug + 'static {
 /// the bytes per level, so the vector scans take a level in half the registers).
 macro_rules! word_bits {
     ($t:ty, $lanes:ident) => {
-        impl Bits for $t {
+        // SAFETY: a machine word.
+        unsafe impl Bits for $t {
             const CAPACITY: usize = <$t>::BITS as usize;
             #[inline(always)]
             fn zero() -> Self {
@@ -141,7 +149,8 @@ macro_rules! word_bits {
 word_bits!(u64, U64);
 word_bits!(u32, U32);
 
-impl<const K: usize> Bits for [u64; K] {
+// SAFETY: an array of machine words.
+unsafe impl<const K: usize> Bits for [u64; K] {
     const CAPACITY: usize = 64 * K;
     #[inline(always)]
     fn zero() -> Self {

@@ -162,46 +162,50 @@ impl<B: Bits> Board<B> {
     }
 }
 
-/// Sets in a vector whose first one starts a cache line where a whole number of sets fills
-/// one (64 bytes: eight `u64`s): with levels and masks of whole registers
-/// ([`Board::stride`]), every 512-bit load and store is then aligned, and a level just
-/// written is read back from the store without a split across two lines.
+/// Sets in cache lines (64 bytes), the first at the start of one: with levels and masks of
+/// whole registers ([`Board::stride`]), every 512-bit load and store is then aligned, and
+/// a level just written is read back from the store without a split across two lines.
+/// (Not a vector of sets with an offset to the first aligned one: taking that slice on
+/// every access cost 5 % of the search's instructions.)
 struct Aligned<B> {
-    sets: Vec<B>,
-    first: usize,
+    lines: Vec<Line>,
+    len: usize,
+    sets: std::marker::PhantomData<B>,
 }
+
+/// One cache line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
 
 impl<B: Bits> Aligned<B> {
-    const LINE: usize = 64;
-
     fn new(sets: Vec<B>) -> Aligned<B> {
-        let size = std::mem::size_of::<B>();
-        if size == 0 || Self::LINE % size != 0 {
-            return Aligned { sets, first: 0 };
-        }
-        let spare = Self::LINE / size;
-        let mut padded = Vec::with_capacity(sets.len() + spare);
-        // The address is fixed once allocated: the vector never grows again.
-        let first = (Self::LINE - padded.as_ptr() as usize % Self::LINE) % Self::LINE / size;
-        padded.resize(first, B::zero());
-        padded.extend_from_slice(&sets);
-        Aligned {
-            sets: padded,
-            first,
-        }
+        let bytes = std::mem::size_of_val(sets.as_slice());
+        let mut aligned = Aligned {
+            lines: vec![Line([0; 64]); bytes.div_ceil(64)],
+            len: sets.len(),
+            sets: std::marker::PhantomData,
+        };
+        aligned.copy_from_slice(&sets);
+        aligned
     }
 }
 
-impl<B> std::ops::Deref for Aligned<B> {
+impl<B: Bits> std::ops::Deref for Aligned<B> {
     type Target = [B];
+    #[inline(always)]
     fn deref(&self) -> &[B] {
-        &self.sets[self.first..]
+        // SAFETY: the lines hold `len` sets' bytes (`new`), a line's alignment is every
+        // set type's, and any bytes are a set (`Bits`' contract).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast(), self.len) }
     }
 }
 
-impl<B> std::ops::DerefMut for Aligned<B> {
+impl<B: Bits> std::ops::DerefMut for Aligned<B> {
+    #[inline(always)]
     fn deref_mut(&mut self) -> &mut [B] {
-        &mut self.sets[self.first..]
+        // SAFETY: as for `deref`, borrowed mutably once.
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast(), self.len) }
     }
 }
 
@@ -844,7 +848,15 @@ impl<'a, B: Bits> Search<'a, B> {
             }
             scored[k] = (damage as u64) << 32 | (r as u64) << 16 | c as u64;
         }
-        scored[..count].sort_unstable();
+        if count == 2 {
+            // Most nodes branch two ways: a compare and two conditional moves, with no
+            // branch to mispredict (the sort's small-slice path had 7 % of the search's
+            // mispredictions in cachegrind's model).
+            let (a, b) = (scored[0], scored[1]);
+            (scored[0], scored[1]) = (a.min(b), a.max(b));
+        } else {
+            scored[..count].sort_unstable();
+        }
         for (slot, &key) in self.alts[first..].iter_mut().zip(&scored[..count]) {
             *slot = ((key >> 16) as u16, key as u16);
         }
@@ -972,9 +984,14 @@ impl<'a, B: Bits> Search<'a, B> {
             let cur = &cur[depth * stride..];
             // The row placed holds no cells from here on (its mask is every cell; rows
             // closed before hold none already): a pass over a whole level needs no mask
-            // of the open rows.
-            for ((n, &o), &k) in next[..stride].iter_mut().zip(cur).zip(masks) {
-                *n = o.and_not(k);
+            // of the open rows. It goes eight sets at a time (`stride` is whole groups of
+            // eight): a fixed number of vector operations each and no loop tail, where a
+            // loop set by set had cost 12 % of the search's instructions.
+            let (next, _) = next[..stride].as_chunks_mut::<8>();
+            let (cur, _) = cur[..stride].as_chunks::<8>();
+            let (masks, _) = masks.as_chunks::<8>();
+            for ((n, &o), &k) in next.iter_mut().zip(cur).zip(masks) {
+                *n = std::array::from_fn(|i| o[i].and_not(k[i]));
             }
             return;
         }

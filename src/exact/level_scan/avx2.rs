@@ -67,13 +67,18 @@ fn load(level: &[u32]) -> [__m256i; REGS] {
 }
 
 /// One bit per 32-bit lane where `f` of the lane's register is all ones, eight bits a
-/// register.
+/// register: the four registers' lanes packed to bytes (saturating, so all ones stays all
+/// ones) and their sign bits taken at once.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn lanes(regs: &[__m256i; REGS], f: impl Fn(__m256i) -> __m256i) -> u64 {
-    regs.iter().enumerate().fold(0, |acc, (k, &r)| {
-        acc | (_mm256_movemask_ps(_mm256_castsi256_ps(f(r))) as u64) << (8 * k)
-    })
+    const _: () = assert!(REGS == 4);
+    let [a, b, c, d] = regs.map(f);
+    // Within each 128-bit half: rows 0-3 of a, of b, of c, of d in the low half, rows 4-7
+    // of each in the high half; each group of four rows is one 32-bit lane.
+    let bytes = _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+    let rows = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_movemask_epi8(rows) as u32 as u64
 }
 
 /// The low 32-bit lane of `v`.
@@ -94,19 +99,22 @@ pub(super) unsafe fn scan(level: &[u32], open: u64) -> Scan {
     let z = load(level);
     let zero = _mm256_setzero_si256();
     let one = _mm256_set1_epi32(1);
-    // Rows with no cell, and with at most one (a & (a - 1) == 0), before any count.
-    let empty = lanes(&z, |r| _mm256_cmpeq_epi32(r, zero));
-    let single = lanes(&z, |r| {
+    // Open rows with at most one cell (a & (a - 1) == 0) before any count, and which of
+    // them have none only where there are some (most scans have none).
+    let at_most_one = lanes(&z, |r| {
         _mm256_cmpeq_epi32(_mm256_and_si256(r, _mm256_sub_epi32(r, one)), zero)
-    }) & !empty;
+    }) & open;
     let mut scan = Scan {
-        dead: empty & open != 0,
-        forced: single & open,
+        dead: false,
+        forced: 0,
         best: u32::MAX,
         best_row: 0,
         at_least: [0; 4],
     };
-    if scan.dead || scan.forced != 0 {
+    if at_most_one != 0 {
+        let empty = lanes(&z, |r| _mm256_cmpeq_epi32(r, zero)) & open;
+        scan.dead = empty != 0;
+        scan.forced = at_most_one & !empty;
         return scan;
     }
     let counts = z.map(|r| lane_counts(r));
@@ -175,13 +183,7 @@ pub(super) unsafe fn closed(level: &[u32], masks: &[u32]) -> u32 {
 #[inline]
 pub(super) unsafe fn rows_with(level: &[u32], c: usize) -> u64 {
     let bit = _mm256_set1_epi32(1 << c);
-    level
-        .chunks_exact(8)
-        .enumerate()
-        .fold(0, |rows, (k, eight)| {
-            // SAFETY: eight words of `level`.
-            let z = unsafe { _mm256_loadu_si256(eight.as_ptr().cast()) };
-            let has = _mm256_cmpeq_epi32(_mm256_and_si256(z, bit), bit);
-            rows | (_mm256_movemask_ps(_mm256_castsi256_ps(has)) as u64) << (8 * k)
-        })
+    lanes(&load(level), |z| {
+        _mm256_cmpeq_epi32(_mm256_and_si256(z, bit), bit)
+    })
 }
