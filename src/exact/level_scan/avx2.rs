@@ -99,8 +99,8 @@ pub(super) unsafe fn scan(level: &[u32], open: u64) -> Scan {
     let z = load(level);
     let zero = _mm256_setzero_si256();
     let one = _mm256_set1_epi32(1);
-    // Open rows with at most one cell (a & (a - 1) == 0) before any count, and which of
-    // them have none only where there are some (most scans have none).
+    // Open rows with at most one cell (a & (a - 1) == 0) before any count; which of them
+    // have none is asked only where there are some.
     let at_most_one = lanes(&z, |r| {
         _mm256_cmpeq_epi32(_mm256_and_si256(r, _mm256_sub_epi32(r, one)), zero)
     }) & open;
