@@ -84,32 +84,31 @@ def residual(q):
     return free_rows, free_cols, cells
 
 
-def confirm_weighted_cover(path, q, doc, cert):
-    """A `weighted_cover` certificate (formats/certificate.md): weights on free rows and
-    columns, and weights of at least 0 on diagonals, such that every free cell's row and
-    column weigh at most its two diagonals, while the rows and columns weigh more in all.
-    A completion's queens (one per free row and column, at most one per diagonal) would
-    make the rows and columns weigh at most the diagonals: there is none. Exact integers."""
-    n = len(q)
-    if doc.get("n") not in (None, n):
-        fail(1, f"the certificate is for n = {doc['n']!r}, the composition has n = {n}")
-    free_rows, free_cols, cells = residual(q)
+def check_cover(n, free_rows, free_cols, cells, cert, what):
+    """Checks weights on free rows and columns, and weights of at least 0 on diagonals,
+    such that every free cell's row and column weigh at most its two diagonals, while the
+    rows and columns weigh more in all (formats/certificate.md, `weighted_cover`). A
+    completion's queens (one per free row and column, at most one per diagonal) would make
+    the rows and columns weigh at most the diagonals: there is none. Exact integers.
+    Returns the two totals; fails (exit 1) naming `what` otherwise."""
+    if not isinstance(cert, dict) or cert.get("kind") != "weighted_cover":
+        fail(1, f"{what}: not a weighted_cover")
 
     def weights(field, lines, nonnegative):
         v = cert.get(field)
         if not isinstance(v, list):
-            fail(1, f"weighted_cover: {field!r} is not a list")
+            fail(1, f"{what}: {field!r} is not a list")
         out = {}
         for e in v:
             if not (isinstance(e, list) and len(e) == 2 and all(type(x) is int for x in e)):
-                fail(1, f"weighted_cover: {field!r} holds {e!r}, not a [line, weight] pair of integers")
+                fail(1, f"{what}: {field!r} holds {e!r}, not a [line, weight] pair of integers")
             line, w = e
             if line in out:
-                fail(1, f"weighted_cover: {field!r} lists line {line} twice")
+                fail(1, f"{what}: {field!r} lists line {line} twice")
             if lines is not None and line not in lines:
-                fail(1, f"weighted_cover: {field!r} weighs line {line}, which is not free")
+                fail(1, f"{what}: {field!r} weighs line {line}, which is not free")
             if nonnegative and w < 0:
-                fail(1, f"weighted_cover: {field!r} gives line {line} the negative weight {w}")
+                fail(1, f"{what}: {field!r} gives line {line} the negative weight {w}")
             out[line] = w
         return out
 
@@ -119,12 +118,53 @@ def confirm_weighted_cover(path, q, doc, cert):
     w2 = weights("d2", None, True)
     for i, j in cells:
         if a.get(i, 0) + b.get(j, 0) > w1.get(n + j - i, 0) + w2.get(i + j, 0):
-            fail(1, f"weighted_cover: free cell ({i}, {j}) weighs more by its row and column than by its diagonals")
+            fail(1, f"{what}: free cell ({i}, {j}) weighs more by its row and column than by its diagonals")
     total, bound = sum(a.values()) + sum(b.values()), sum(w1.values()) + sum(w2.values())
     if total <= bound:
-        fail(1, f"weighted_cover: the rows and columns weigh {total}, not more than the diagonals' {bound}")
+        fail(1, f"{what}: the rows and columns weigh {total}, not more than the diagonals' {bound}")
+    return total, bound
+
+
+def confirm_weighted_cover(path, q, doc, cert):
+    """A `weighted_cover` certificate: the weights checked on the composition's residual."""
+    n = len(q)
+    if doc.get("n") not in (None, n):
+        fail(1, f"the certificate is for n = {doc['n']!r}, the composition has n = {n}")
+    free_rows, free_cols, cells = residual(q)
+    total, bound = check_cover(n, free_rows, free_cols, cells, cert, "weighted_cover")
     print(f"{path}: n = {n}: {len(free_rows)} free rows; rows and columns weigh {total} > {bound} on the diagonals: no completion; CONFIRMED")
     sys.exit(0)
+
+
+def confirm_refuted_cells(path, q, cert):
+    """The cells an `exhausted_search` says its search skipped (`refuted_cells`), in order:
+    each a free cell, and its `cover` a weighted cover of the residual left by a queen on
+    it, with the cells listed before it taken out. So no completion uses any of them."""
+    listed = cert.get("refuted_cells", [])
+    if not isinstance(listed, list):
+        fail(1, "exhausted_search: 'refuted_cells' is not a list")
+    if not listed:
+        return
+    n = len(q)
+    free_rows, free_cols, cells = residual(q)
+    out = set()
+    for k, e in enumerate(listed):
+        what = f"refuted cell {k + 1}"
+        if not isinstance(e, dict) or type(e.get("row")) is not int or type(e.get("column")) is not int:
+            fail(1, f"{what}: not a {{row, column, cover}} record")
+        i, j = e["row"], e["column"]
+        if (i, j) not in cells or (i, j) in out:
+            fail(1, f"{what}: ({i}, {j}) is not a free cell (or is listed twice)")
+        rows = [r for r in free_rows if r != i]
+        cols = [c for c in free_cols if c != j]
+        left = [
+            (r, c)
+            for r, c in cells
+            if r != i and c != j and c - r != j - i and r + c != i + j and (r, c) not in out
+        ]
+        check_cover(n, rows, cols, left, e.get("cover"), f"{what} ({i}, {j})")
+        out.add((i, j))
+    print(f"{path}: the {len(listed)} cells the search skipped are each refuted by their weights: in no completion")
 
 
 def own_cnf(n, free_rows, free_cols, cells):
@@ -267,6 +307,10 @@ def main():
     # A document of another shape is no certificate of nqueens: said, not a traceback.
     if not isinstance(doc, dict) or not isinstance(doc.get("cnf"), dict):
         fail(2, f"{a.certificate}: not a certificate of nqueens (no \"cnf\" record)")
+    if isinstance(cert, dict) and cert.get("kind") == "exhausted_search":
+        # Not needed for the proof below (a proof of the whole residual), but what the
+        # search relied on: checked too.
+        confirm_refuted_cells(a.composition, q, cert)
     proof = doc.get("proof")
     if not isinstance(proof, dict):
         fail(1, f"{a.certificate}: the certificate has no proof record")

@@ -184,6 +184,9 @@ pub struct Stats {
     /// Exact searches restarted in other orders (other tie-breaks, under growing node
     /// budgets): of the input's residual, or of the closed-form phase's reroutes.
     pub exact_restarts: u64,
+    /// Free cells of the input's residual that the linear relaxation refutes (in no
+    /// completion), skipped by the search of every core.
+    pub refuted_cells: u64,
     /// Largest anonymous resident memory seen (sampled after reading the input, after every
     /// pairing round and at the end): the engine's own memory, without mapped file pages.
     pub peak_anonymous_bytes: Option<u64>,

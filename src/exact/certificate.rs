@@ -50,7 +50,25 @@ pub enum Certificate {
         nodes: u64,
         /// Queens placed by branching.
         decisions: u64,
+        /// Free cells the search skipped, each in no completion: in order, each with a
+        /// [`Certificate::WeightedCover`] of the residual left by a queen on it with the
+        /// cells listed before it taken out. Absent when empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        refuted_cells: Vec<RefutedCell>,
     },
+}
+
+/// A free cell in no completion, and why: weights that refute a queen on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RefutedCell {
+    /// The cell's row (1-based).
+    pub row: u64,
+    /// The cell's column (1-based).
+    pub column: u64,
+    /// A [`Certificate::WeightedCover`] of the residual left by a queen on the cell (its row
+    /// and column gone, the cells it attacks and the refuted cells listed before it taken
+    /// out).
+    pub cover: Box<Certificate>,
 }
 
 impl std::fmt::Display for Certificate {
@@ -94,10 +112,21 @@ impl std::fmt::Display for Certificate {
                 free_cells,
                 nodes,
                 decisions,
-            } => write!(
-                f,
-                "exact search of the {free_rows} free rows ({free_cells} free cells) exhausted after {nodes} nodes ({decisions} branching)"
-            ),
+                refuted_cells,
+            } => {
+                write!(
+                    f,
+                    "exact search of the {free_rows} free rows ({free_cells} free cells) exhausted after {nodes} nodes ({decisions} branching)"
+                )?;
+                if !refuted_cells.is_empty() {
+                    write!(
+                        f,
+                        ", skipping {} cells the linear relaxation refutes",
+                        refuted_cells.len()
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }

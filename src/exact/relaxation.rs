@@ -255,6 +255,127 @@ pub(crate) fn check(res: &Residual, n: u64, cert: &Certificate) -> bool {
     sum(&a) + sum(&b) > sum(&w1) + sum(&w2)
 }
 
+/// Cells on a diagonal of at most this many squares of the residual (free or not) are
+/// probed by [`refuted_cells`]. On every Excluded Diagonals instance measured (n = 23-29,
+/// 15 instances), the cells the relaxation refutes lie near the board's corners, on a
+/// diagonal of at most 9 squares: probing those finds every one that probing all cells
+/// finds, for a quarter of the probes (BENCHMARKS.md).
+const PROBED_DIAGONAL: u64 = 9;
+
+/// Free cells of `res` (the free part of an `n`-board) in no completion, each with the
+/// weights that refute the residual left by a queen on it ([`Residual::placed`], without
+/// the cells before it in the list). Each cell near a corner (on a diagonal of at most
+/// [`PROBED_DIAGONAL`] squares) is probed: the relaxation with a queen on it is solved
+/// from the relaxation of `res` by a few dual simplex steps (`microlp`'s `fix_var`), and
+/// where it is infeasible the cell is left out of the relaxation for the probes after it.
+/// The weights are then found and checked in integers as [`refute`] does; a cell whose
+/// weights are not found (floating point having misled the simplex) ends the list.
+///
+/// The probes run in two fixed halves of the cells (alternate ones), on two threads where
+/// there are two: the answer does not depend on the thread count. Empty where
+/// [`relaxation_enabled`] says no, where `res` has more than [`MAX_CELLS`] free cells, or
+/// where the relaxation of `res` itself is infeasible.
+pub(crate) fn refuted_cells(
+    res: &Residual,
+    n: u64,
+    stop: &Stop,
+) -> Vec<((usize, usize), Certificate)> {
+    if relaxation_enabled() != Ok(true) || res.size() == 0 || res.free_cells() > MAX_CELLS {
+        return Vec::new();
+    }
+    let (even, odd) = rayon::join(|| probe(res, n, stop, 0), || probe(res, n, stop, 1));
+    let cells: Vec<(usize, usize)> = even.into_iter().chain(odd).collect();
+    use rayon::prelude::*;
+    let covers: Vec<Option<Certificate>> = (0..cells.len())
+        .into_par_iter()
+        .map(|k| refute(&res.placed(cells[k], &cells[..k]), n, stop))
+        .collect();
+    cells
+        .into_iter()
+        .zip(covers)
+        .map_while(|(cell, cover)| Some((cell, cover?)))
+        .collect()
+}
+
+/// The cells of one half (`half`: 0 or 1, alternate cells near the corners in residual
+/// order) whose queen makes the relaxation infeasible, each left out for the next ones.
+fn probe(res: &Residual, n: u64, stop: &Stop, half: usize) -> Vec<(usize, usize)> {
+    // Whatever the library does on a program it finds hard (its documentation warns of
+    // panics), the cells found before stand and the search goes on without the rest.
+    let mut found = Vec::new();
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        probe_half(res, n, stop, half, &mut found)
+    }));
+    found
+}
+
+fn probe_half(res: &Residual, n: u64, stop: &Stop, half: usize, found: &mut Vec<(usize, usize)>) {
+    use microlp::{ComparisonOp, OptimizationDirection, Problem};
+    let m = res.size();
+    // Squares of the residual on each diagonal, free or not.
+    let (mut squares1, mut squares2) = (BTreeMap::<u64, u64>::new(), BTreeMap::<u64, u64>::new());
+    for &i in &res.rows {
+        for &j in &res.cols {
+            let (g1, g2) = diagonals(n, i, j);
+            *squares1.entry(g1).or_default() += 1;
+            *squares2.entry(g2).or_default() += 1;
+        }
+    }
+    // The relaxation: a fraction of a queen per free cell, each free row and column
+    // summing to 1, each diagonal to at most 1.
+    let mut p = Problem::new(OptimizationDirection::Maximize);
+    p.set_time_limit(TIME_LIMIT);
+    let mut cells = Vec::new();
+    let mut lines = vec![Vec::new(); 2 * m];
+    let (mut d1, mut d2) = (
+        BTreeMap::<u64, Vec<_>>::new(),
+        BTreeMap::<u64, Vec<_>>::new(),
+    );
+    for r in 0..m {
+        for c in super::ones(res.row_bits(r)) {
+            let v = p.add_var(0.0, (0.0, 1.0));
+            let (g1, g2) = diagonals(n, res.rows[r], res.cols[c]);
+            if squares1[&g1].min(squares2[&g2]) <= PROBED_DIAGONAL {
+                cells.push(((r, c), v));
+            }
+            lines[r].push((v, 1.0));
+            lines[m + c].push((v, 1.0));
+            d1.entry(g1).or_default().push((v, 1.0));
+            d2.entry(g2).or_default().push((v, 1.0));
+        }
+    }
+    for line in lines {
+        p.add_constraint(line, ComparisonOp::Eq, 1.0);
+    }
+    for line in d1.into_values().chain(d2.into_values()) {
+        p.add_constraint(line, ComparisonOp::Le, 1.0);
+    }
+    let finished = |s: &microlp::Solution| *s.stop_reason() == microlp::StopReason::Finished;
+    let Some(mut relaxation) = p.solve().ok().filter(finished) else {
+        return;
+    };
+    // `fix_var` consumes the solution when the program turns infeasible: the last one
+    // with every refuted cell left out is kept to go on from.
+    let mut kept = relaxation.clone();
+    for &(cell, v) in cells.iter().skip(half).step_by(2) {
+        if stop.now() {
+            return;
+        }
+        match relaxation.fix_var(v, 1.0) {
+            Ok(s) if finished(&s) => relaxation = s.unfix_var(v).0,
+            Ok(_) => return,
+            Err(_) => {
+                found.push(cell);
+                let Some(s) = kept.fix_var(v, 0.0).ok().filter(finished) else {
+                    return;
+                };
+                kept = s;
+                relaxation = kept.clone();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,6 +404,67 @@ mod tests {
             false
         }
         go(res, n, 0, &mut Vec::new())
+    }
+
+    /// Random residuals of 6-11 rows on a board of 30 with completions and without: every
+    /// cell [`refuted_cells`] gives is in no completion, its weights check on the residual
+    /// left by a queen on it (the cells before it taken out), and the search skipping them
+    /// gives the same answer within the nodes of the search that does not.
+    #[test]
+    fn refuted_cells_are_in_no_completion_and_skipping_them_keeps_the_answer() {
+        let n = 30;
+        let mut rng = Rng::seeded(12, &[]);
+        let (mut found, mut residuals) = (0, 0);
+        for case in 0..300 {
+            let m = 6 + case % 6;
+            let mut rows: Vec<u64> = (1..=n).collect();
+            let mut cols: Vec<u64> = (1..=n).collect();
+            rng.shuffle(&mut rows);
+            rng.shuffle(&mut cols);
+            let (mut rows, mut cols) = (rows[..m].to_vec(), cols[..m].to_vec());
+            rows.sort_unstable();
+            cols.sort_unstable();
+            let density = 0.45 + 0.4 * rng.below(100) as f64 / 100.0;
+            let keep: Vec<bool> = (0..m * m)
+                .map(|_| (rng.below(1000) as f64) < density * 1000.0)
+                .collect();
+            let (r0, c0) = (rows.clone(), cols.clone());
+            let res = Residual::build(rows, cols, |i, j| {
+                let r = r0.binary_search(&i).unwrap();
+                let c = c0.binary_search(&j).unwrap();
+                keep[r * m + c]
+            });
+            let refuted = refuted_cells(&res, n, &Stop::never());
+            residuals += usize::from(!refuted.is_empty());
+            for (k, (cell, cert)) in refuted.iter().enumerate() {
+                found += 1;
+                assert!(res.is_free(cell.0, cell.1));
+                assert!(
+                    !completes(&res.placed(*cell, &[]), n),
+                    "{cell:?} is in a completion"
+                );
+                let before: Vec<_> = refuted[..k].iter().map(|&(c, _)| c).collect();
+                assert!(
+                    check(&res.placed(*cell, &before), n, cert),
+                    "{cell:?}: {cert:?}"
+                );
+            }
+            let cells = refuted.iter().map(|&(c, _)| c).collect();
+            let (plain, plain_counts) = super::super::first(&res, 1, &Stop::never());
+            let (skipping, counts) =
+                super::super::first(&res.clone().with_refuted(cells), 1, &Stop::never());
+            use super::super::Outcome;
+            let solved = |o: &Outcome| matches!(o, Outcome::Solved(_));
+            assert_eq!(solved(&plain), solved(&skipping), "case {case}");
+            assert_eq!(solved(&plain), completes(&res, n), "case {case}");
+            if !solved(&plain) {
+                assert!(counts.nodes <= plain_counts.nodes, "case {case}");
+            }
+        }
+        assert!(
+            found > 20 && residuals > 5,
+            "{found} cells in {residuals} residuals"
+        );
     }
 
     /// Random residuals of 5-10 rows on a board of 30: every refutation is of a residual

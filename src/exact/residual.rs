@@ -13,6 +13,10 @@ pub(crate) struct Residual {
     pub cols: Vec<u64>,
     words: usize,
     cells: Vec<u64>,
+    /// Free cells (residual row, column) the search never places: cells in no completion,
+    /// each refuted by the relaxation ([`super::relaxation::refuted_cells`]). They stay
+    /// free cells (of the CNF, the certificates and the proofs); the search skips them.
+    refuted: Vec<(usize, usize)>,
 }
 
 impl Residual {
@@ -85,7 +89,51 @@ impl Residual {
             cols,
             words,
             cells,
+            refuted: Vec::new(),
         }
+    }
+
+    /// The same residual with `cells` (residual row, column; free cells, each in no
+    /// completion) skipped by the search.
+    pub(crate) fn with_refuted(mut self, cells: Vec<(usize, usize)>) -> Residual {
+        debug_assert!(cells.iter().all(|&(r, c)| self.is_free(r, c)));
+        self.refuted = cells;
+        self
+    }
+
+    /// The cells the search skips ([`Residual::with_refuted`]).
+    pub(crate) fn refuted(&self) -> &[(usize, usize)] {
+        &self.refuted
+    }
+
+    /// Whether residual cell `(r, c)` is free.
+    pub(crate) fn is_free(&self, r: usize, c: usize) -> bool {
+        self.row_bits(r)[c >> 6] >> (c & 63) & 1 == 1
+    }
+
+    /// The residual left when a queen is placed on free cell `(r, c)` and the free cells
+    /// `out` are taken out: its row and column go, and with them every cell the queen
+    /// attacks.
+    pub(crate) fn placed(&self, (r, c): (usize, usize), out: &[(usize, usize)]) -> Residual {
+        let (i, j) = (self.rows[r], self.cols[c]);
+        let diagonals = |i: u64, j: u64| (j as i128 - i as i128, i + j);
+        let keep = |k: usize, v: &[u64]| -> Vec<u64> {
+            let mut v = v.to_vec();
+            v.remove(k);
+            v
+        };
+        let (rows, cols) = (keep(r, &self.rows), keep(c, &self.cols));
+        Residual::build(rows, cols, |i2, j2| {
+            let r2 = self.rows.binary_search(&i2).expect("a row of the residual");
+            let c2 = self
+                .cols
+                .binary_search(&j2)
+                .expect("a column of the residual");
+            self.is_free(r2, c2)
+                && !out.contains(&(r2, c2))
+                && diagonals(i2, j2).0 != diagonals(i, j).0
+                && diagonals(i2, j2).1 != diagonals(i, j).1
+        })
     }
 
     /// Number of free rows (= free columns).

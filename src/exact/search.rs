@@ -65,6 +65,13 @@ pub(crate) struct Board<B> {
     /// Try a node's branches least damaging first (the fewest free cells closed in other
     /// rows): finds solutions sooner; the tree of an infeasible residual is the same.
     pub(crate) order_values: bool,
+    /// Per row label, the cells the search never places ([`Residual::refuted`]): a branch
+    /// skips them and a forced one is a dead end. They stay in the levels, so the rows
+    /// chosen and the propagation are those of the search without them, whose tree this
+    /// one's is a part of.
+    refuted: Vec<B>,
+    /// Whether any row has a refuted cell (the test costs nothing otherwise).
+    any_refuted: bool,
 }
 
 /// Largest attack table built, in bytes; above it attacks are found by walking.
@@ -138,7 +145,17 @@ impl<B: Bits> Board<B> {
             }
             Aligned::new(table)
         });
+        let mut refuted = vec![B::zero(); m];
+        for (label, &r) in row_of.iter().enumerate() {
+            for &(r2, c) in res.refuted() {
+                if r2 == r {
+                    refuted[label] = refuted[label].with(col_label[c]);
+                }
+            }
+        }
         Board {
+            any_refuted: !res.refuted().is_empty(),
+            refuted,
             m,
             rows,
             cols,
@@ -742,6 +759,10 @@ impl<'a, B: Bits> Search<'a, B> {
                         self.undo(entry);
                         return Entry::Done;
                     }
+                    if b.any_refuted && !a.and(b.refuted[r]).is_zero() {
+                        self.undo(entry);
+                        return Entry::Done;
+                    }
                     self.nodes += 1;
                     self.place(r, a.lowest());
                 }
@@ -760,6 +781,10 @@ impl<'a, B: Bits> Search<'a, B> {
                     once = once.without(c);
                     let rows = self.rows_holding::<SCAN>(c);
                     if rows.is_zero() {
+                        self.undo(entry);
+                        return Entry::Done;
+                    }
+                    if b.any_refuted && b.refuted[rows.lowest()].has(c) {
                         self.undo(entry);
                         return Entry::Done;
                     }
@@ -783,9 +808,16 @@ impl<'a, B: Bits> Search<'a, B> {
         if let Some((c, _)) = column.filter(|&(_, k)| k < row_count) {
             let rows = self.rows_holding::<SCAN>(c);
             let alts = &mut self.alts;
-            rows.each(|r| alts.push((r as u16, c as u16)));
+            rows.each(|r| {
+                if !(b.any_refuted && b.refuted[r].has(c)) {
+                    alts.push((r as u16, c as u16));
+                }
+            });
         } else {
-            let cells = self.open(row);
+            let mut cells = self.open(row);
+            if b.any_refuted {
+                cells = cells.and_not(b.refuted[row]);
+            }
             let alts = &mut self.alts;
             cells.each(|c| alts.push((row as u16, c as u16)));
         }

@@ -405,6 +405,110 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
     }
 }
 
+/// Cells the relaxation refutes are skipped by the search, and the certificate says which,
+/// with their weights (n = 23, d = 23, seed 10: INFEASIBLE after about 9 M nodes, 16 cells
+/// near the corners refuted): tools/confirm_certificate.py checks each cell's weights
+/// before it asks for a proof, and rejects a cell whose weights are changed or that is not
+/// free; the search without the relaxation gives the same answer after more nodes, on any
+/// thread count the same nodes.
+#[test]
+fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name);
+    excluded(23, 10, 23, &p("e.txt"));
+    nq(&["convert", s(&p("e.txt")), s(&p("b.txt"))]).ok();
+    let nodes = |vars: &[(&str, &str)], threads: &str, cert: &str| -> (u64, serde_json::Value) {
+        let (code, out, err) = run_env(
+            vars,
+            &[
+                "complete",
+                s(&p("b.txt")),
+                "--seed",
+                "1",
+                "--json",
+                "--threads",
+                threads,
+                "--certificate",
+                s(&p(cert)),
+            ],
+        );
+        assert_eq!(code, 3, "{out} {err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let cert: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p(cert)).unwrap()).unwrap();
+        assert_eq!(cert["certificate"]["kind"], "exhausted_search", "{cert}");
+        (doc["stats"]["search_nodes"].as_u64().unwrap(), cert)
+    };
+    let (skipping, doc) = nodes(&[], "2", "c.json");
+    let (one_thread, doc1) = nodes(&[], "1", "c1.json");
+    let (without, plain) = nodes(&[("NQUEENS_RELAXATION", "0")], "2", "s.json");
+    assert_eq!(skipping, one_thread);
+    assert_eq!(doc["certificate"], doc1["certificate"]);
+    assert!(skipping < without, "{skipping} {without}");
+    assert!(
+        plain["certificate"].get("refuted_cells").is_none(),
+        "{plain}"
+    );
+    let cells = doc["certificate"]["refuted_cells"].as_array().unwrap();
+    assert!(cells.len() >= 4, "{doc}");
+    let confirm = |json: &Path| {
+        let out = std::process::Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py"))
+            .args([p("b.txt").as_path(), json])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    // The proof is over the default --proof-limit: the cells are confirmed, then the
+    // script says there is no proof.
+    let (code, text) = confirm(&p("c.json"));
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "the {} cells the search skipped are each refuted",
+            cells.len()
+        )) && text.contains("no proof"),
+        "{text}"
+    );
+    type Change = Box<dyn Fn(&mut serde_json::Value)>;
+    let changes: [(&str, Change); 3] = [
+        (
+            "lighter diagonals",
+            Box::new(|c| {
+                let last = c["refuted_cells"].as_array().unwrap().len() - 1;
+                let cover = &mut c["refuted_cells"][last]["cover"];
+                let side = if cover["d1"].as_array().unwrap().is_empty() {
+                    "d2"
+                } else {
+                    "d1"
+                };
+                cover[side] = serde_json::json!([]);
+            }),
+        ),
+        (
+            "not free",
+            Box::new(|c| c["refuted_cells"][0]["column"] = 0.into()),
+        ),
+        (
+            "twice",
+            Box::new(|c| {
+                let first = c["refuted_cells"][0].clone();
+                c["refuted_cells"].as_array_mut().unwrap().push(first);
+            }),
+        ),
+    ];
+    for (what, change) in changes {
+        let mut bad = doc.clone();
+        change(&mut bad["certificate"]);
+        std::fs::write(p("bad.json"), bad.to_string()).unwrap();
+        let (code, text) = confirm(&p("bad.json"));
+        assert_eq!(code, Some(1), "{what}: {text}");
+        assert!(text.contains("refuted cell"), "{what}: {text}");
+    }
+}
+
 /// The refutation's program obeys `--time-limit` (n = 60: a program of 0.3 s, a limit of
 /// 0.01 s: UNKNOWN, nothing written), and its switch takes 0 or 1 only.
 #[test]
