@@ -262,6 +262,12 @@ pub(crate) fn check(res: &Residual, n: u64, cert: &Certificate) -> bool {
 /// finds, for a quarter of the probes (BENCHMARKS.md).
 const PROBED_DIAGONAL: u64 = 9;
 
+/// Residuals of fewer free rows are not probed: on Excluded Diagonals their searches take
+/// at most a few seconds on two cores, and the probes (0.1-0.25 s at 21-25 rows, the dual
+/// simplex steps of about a hundred probes) cost more than the nodes they save on most of
+/// them (BENCHMARKS.md).
+pub(crate) const PROBED_MIN_ROWS: usize = 26;
+
 /// Free cells of `res` (the free part of an `n`-board) in no completion, each with the
 /// weights that refute the residual left by a queen on it ([`Residual::placed`], without
 /// the cells before it in the list). Each cell near a corner (on a diagonal of at most
@@ -273,16 +279,25 @@ const PROBED_DIAGONAL: u64 = 9;
 ///
 /// The probes run in two fixed halves of the cells (alternate ones), on two threads where
 /// there are two: the answer does not depend on the thread count. Empty where
-/// [`relaxation_enabled`] says no, where `res` has more than [`MAX_CELLS`] free cells, or
-/// where the relaxation of `res` itself is infeasible.
+/// [`relaxation_enabled`] says no, where `res` has fewer than [`PROBED_MIN_ROWS`] rows or
+/// more than [`MAX_CELLS`] free cells, or where the relaxation of `res` itself is
+/// infeasible.
 pub(crate) fn refuted_cells(
     res: &Residual,
     n: u64,
     stop: &Stop,
 ) -> Vec<((usize, usize), Certificate)> {
-    if relaxation_enabled() != Ok(true) || res.size() == 0 || res.free_cells() > MAX_CELLS {
+    if relaxation_enabled() != Ok(true)
+        || res.size() < PROBED_MIN_ROWS
+        || res.free_cells() > MAX_CELLS
+    {
         return Vec::new();
     }
+    probed_cells(res, n, stop)
+}
+
+/// [`refuted_cells`] on a residual of any size.
+fn probed_cells(res: &Residual, n: u64, stop: &Stop) -> Vec<((usize, usize), Certificate)> {
     let (even, odd) = rayon::join(|| probe(res, n, stop, 0), || probe(res, n, stop, 1));
     let cells: Vec<(usize, usize)> = even.into_iter().chain(odd).collect();
     use rayon::prelude::*;
@@ -407,7 +422,8 @@ mod tests {
     }
 
     /// Random residuals of 6-11 rows on a board of 30 with completions and without: every
-    /// cell [`refuted_cells`] gives is in no completion, its weights check on the residual
+    /// cell the probes give ([`probed_cells`], which [`refuted_cells`] runs from 26 rows)
+    /// is in no completion, its weights check on the residual
     /// left by a queen on it (the cells before it taken out), and the search skipping them
     /// gives the same answer within the nodes of the search that does not.
     #[test]
@@ -434,7 +450,7 @@ mod tests {
                 let c = c0.binary_search(&j).unwrap();
                 keep[r * m + c]
             });
-            let refuted = refuted_cells(&res, n, &Stop::never());
+            let refuted = probed_cells(&res, n, &Stop::never());
             residuals += usize::from(!refuted.is_empty());
             for (k, (cell, cert)) in refuted.iter().enumerate() {
                 found += 1;
