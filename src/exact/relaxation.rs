@@ -421,11 +421,33 @@ mod tests {
         go(res, n, 0, &mut Vec::new())
     }
 
+    /// `m` random rows and columns of an `n`-board, each of their cells free with a
+    /// probability drawn from `least` to `least + 0.4`.
+    fn random_residual(rng: &mut Rng, n: u64, m: usize, least: f64) -> Residual {
+        let mut rows: Vec<u64> = (1..=n).collect();
+        let mut cols: Vec<u64> = (1..=n).collect();
+        rng.shuffle(&mut rows);
+        rng.shuffle(&mut cols);
+        let (mut rows, mut cols) = (rows[..m].to_vec(), cols[..m].to_vec());
+        rows.sort_unstable();
+        cols.sort_unstable();
+        let density = least + 0.4 * rng.below(100) as f64 / 100.0;
+        let keep: Vec<bool> = (0..m * m)
+            .map(|_| (rng.below(1000) as f64) < density * 1000.0)
+            .collect();
+        let (r0, c0) = (rows.clone(), cols.clone());
+        Residual::build(rows, cols, |i, j| {
+            let r = r0.binary_search(&i).unwrap();
+            let c = c0.binary_search(&j).unwrap();
+            keep[r * m + c]
+        })
+    }
+
     /// Random residuals of 6-11 rows on a board of 30 with completions and without: every
     /// cell the probes give ([`probed_cells`], which [`refuted_cells`] runs from 26 rows)
-    /// is in no completion, its weights check on the residual
-    /// left by a queen on it (the cells before it taken out), and the search skipping them
-    /// gives the same answer within the nodes of the search that does not.
+    /// is in no completion, its weights check on the residual left by a queen on it (the
+    /// cells before it taken out), and the search skipping them gives the same answer
+    /// within the nodes of the search that does not.
     #[test]
     fn refuted_cells_are_in_no_completion_and_skipping_them_keeps_the_answer() {
         let n = 30;
@@ -433,23 +455,7 @@ mod tests {
         let (mut found, mut residuals) = (0, 0);
         for case in 0..300 {
             let m = 6 + case % 6;
-            let mut rows: Vec<u64> = (1..=n).collect();
-            let mut cols: Vec<u64> = (1..=n).collect();
-            rng.shuffle(&mut rows);
-            rng.shuffle(&mut cols);
-            let (mut rows, mut cols) = (rows[..m].to_vec(), cols[..m].to_vec());
-            rows.sort_unstable();
-            cols.sort_unstable();
-            let density = 0.45 + 0.4 * rng.below(100) as f64 / 100.0;
-            let keep: Vec<bool> = (0..m * m)
-                .map(|_| (rng.below(1000) as f64) < density * 1000.0)
-                .collect();
-            let (r0, c0) = (rows.clone(), cols.clone());
-            let res = Residual::build(rows, cols, |i, j| {
-                let r = r0.binary_search(&i).unwrap();
-                let c = c0.binary_search(&j).unwrap();
-                keep[r * m + c]
-            });
+            let res = random_residual(&mut rng, n, m, 0.45);
             let refuted = probed_cells(&res, n, &Stop::never());
             residuals += usize::from(!refuted.is_empty());
             for (k, (cell, cert)) in refuted.iter().enumerate() {
@@ -493,23 +499,7 @@ mod tests {
         let (mut refuted, mut infeasible) = (0, 0);
         for case in 0..400 {
             let m = 5 + case % 6;
-            let mut rows: Vec<u64> = (1..=n).collect();
-            let mut cols: Vec<u64> = (1..=n).collect();
-            rng.shuffle(&mut rows);
-            rng.shuffle(&mut cols);
-            let (mut rows, mut cols) = (rows[..m].to_vec(), cols[..m].to_vec());
-            rows.sort_unstable();
-            cols.sort_unstable();
-            let density = 0.35 + 0.4 * rng.below(100) as f64 / 100.0;
-            let keep: Vec<bool> = (0..m * m)
-                .map(|_| (rng.below(1000) as f64) < density * 1000.0)
-                .collect();
-            let (r0, c0) = (rows.clone(), cols.clone());
-            let res = Residual::build(rows, cols, |i, j| {
-                let r = r0.binary_search(&i).unwrap();
-                let c = c0.binary_search(&j).unwrap();
-                keep[r * m + c]
-            });
+            let res = random_residual(&mut rng, n, m, 0.35);
             let feasible = completes(&res, n);
             infeasible += usize::from(!feasible);
             if let Some(cert) = refute(&res, n, &Stop::never()) {

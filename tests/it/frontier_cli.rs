@@ -282,6 +282,49 @@ fn a_time_limit_gives_unknown_with_the_nodes_searched() {
 }
 
 /// Writes Excluded Diagonals instance `n`, `diags`, `seed` to `path`.
+/// tools/confirm_certificate.py on `board` and certificate `json`: its exit code and what
+/// it printed.
+fn confirm_certificate(board: &Path, json: &Path) -> (Option<i32>, String) {
+    let out = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py"))
+        .args([board, json])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), text)
+}
+
+/// A change made to a certificate.
+type Change = Box<dyn Fn(&mut serde_json::Value)>;
+
+/// Each change of `doc`'s certificate, written to `dir`/bad.json, is refused by
+/// tools/confirm_certificate.py on `dir`/b.txt: exit 1, a message that says `what`.
+fn refused_once_changed(
+    doc: &serde_json::Value,
+    changes: Vec<(&str, Change)>,
+    dir: &Path,
+    what: &str,
+) {
+    let bad_json = dir.join("bad.json");
+    for (change_name, change) in changes {
+        let mut bad = doc.clone();
+        change(&mut bad["certificate"]);
+        std::fs::write(&bad_json, bad.to_string()).unwrap();
+        let (code, text) = confirm_certificate(&dir.join("b.txt"), &bad_json);
+        assert_eq!(code, Some(1), "{change_name}: {text}");
+        assert!(text.contains(what), "{change_name}: {text}");
+    }
+}
+
+/// `dir`/e.txt, the Excluded Diagonals instance ([`excluded`]), and `dir`/b.txt, its
+/// completion board.
+fn excluded_board(n: u32, seed: u32, diags: u32, dir: &Path) {
+    let (e, b) = (dir.join("e.txt"), dir.join("b.txt"));
+    excluded(n, seed, diags, &e);
+    nq(&["convert", s(&e), s(&b)]).ok();
+}
+
 fn excluded(n: u32, seed: u32, diags: u32, path: &Path) {
     let (n, seed, diags) = (n.to_string(), seed.to_string(), diags.to_string());
     nq(&[
@@ -308,8 +351,7 @@ fn excluded(n: u32, seed: u32, diags: u32, path: &Path) {
 fn a_relaxation_refutes_with_weights_anyone_can_check() {
     let d = tempfile::tempdir().unwrap();
     let p = |name: &str| d.path().join(name);
-    excluded(19, 3, 19, &p("e.txt"));
-    nq(&["convert", s(&p("e.txt")), s(&p("b.txt"))]).ok();
+    excluded_board(19, 3, 19, d.path());
     let (code, out, err) = run(&["complete", s(&p("b.txt")), "--certificate", s(&p("c.json"))]);
     assert_eq!(code, 3, "{out} {err}");
     assert!(
@@ -320,16 +362,7 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
         serde_json::from_str(&std::fs::read_to_string(p("c.json")).unwrap()).unwrap();
     let cert = &doc["certificate"];
     assert_eq!(cert["kind"], "weighted_cover", "{doc}");
-    let confirm = |json: &Path| {
-        let out = std::process::Command::new("python3")
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py"))
-            .args([p("b.txt").as_path(), json])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).to_string()
-            + &String::from_utf8_lossy(&out.stderr);
-        (out.status.code(), text)
-    };
+    let confirm = |json: &Path| confirm_certificate(&p("b.txt"), json);
     let (code, text) = confirm(&p("c.json"));
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("CONFIRMED"), "{text}");
@@ -345,8 +378,7 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
     };
     let margin = sum("rows") + sum("columns") - sum("d1") - sum("d2");
     assert!(margin > 0);
-    type Change = Box<dyn Fn(&mut serde_json::Value)>;
-    let changes: [(&str, Change); 4] = [
+    let changes: Vec<(&str, Change)> = vec![
         (
             "margin",
             Box::new(move |c| c["d1"][0][1] = (c["d1"][0][1].as_i64().unwrap() + margin).into()),
@@ -369,13 +401,7 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
             }),
         ),
     ];
-    for (what, change) in changes {
-        let mut bad = doc.clone();
-        change(&mut bad["certificate"]);
-        std::fs::write(p("bad.json"), bad.to_string()).unwrap();
-        let (code, text) = confirm(&p("bad.json"));
-        assert_eq!(code, Some(1), "{what}: {text}");
-    }
+    refused_once_changed(&doc, changes, d.path(), "weighted_cover");
     let status = std::process::Command::new("cadical")
         .args(["-q", "-n", s(&p("c.cnf"))])
         .status()
@@ -407,16 +433,15 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
 
 /// Cells the relaxation refutes are skipped by the search, and the certificate says which,
 /// with their weights (n = 26, d = 26, seed 2: INFEASIBLE after about 33 M nodes, 227 M
-/// without; 82 cells near the corners refuted): tools/confirm_certificate.py checks each cell's weights
-/// before it asks for a proof, and rejects a cell whose weights are changed or that is not
-/// free; the search without the relaxation gives the same answer after more nodes, on any
-/// thread count the same nodes.
+/// without; 82 cells near the corners refuted): tools/confirm_certificate.py checks each
+/// cell's weights before it asks for a proof, and rejects a cell whose weights are changed
+/// or that is not free; the search without the relaxation gives the same answer after more
+/// nodes, on any thread count the same nodes.
 #[test]
 fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
     let d = tempfile::tempdir().unwrap();
     let p = |name: &str| d.path().join(name);
-    excluded(26, 2, 26, &p("e.txt"));
-    nq(&["convert", s(&p("e.txt")), s(&p("b.txt"))]).ok();
+    excluded_board(26, 2, 26, d.path());
     let nodes = |vars: &[(&str, &str)], threads: &str, cert: &str| -> (u64, serde_json::Value) {
         let (code, out, err) = run_env(
             vars,
@@ -451,16 +476,7 @@ fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
     );
     let cells = doc["certificate"]["refuted_cells"].as_array().unwrap();
     assert!(cells.len() >= 4, "{doc}");
-    let confirm = |json: &Path| {
-        let out = std::process::Command::new("python3")
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/confirm_certificate.py"))
-            .args([p("b.txt").as_path(), json])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).to_string()
-            + &String::from_utf8_lossy(&out.stderr);
-        (out.status.code(), text)
-    };
+    let confirm = |json: &Path| confirm_certificate(&p("b.txt"), json);
     // The proof is over the default --proof-limit: the cells are confirmed, then the
     // script says there is no proof.
     let (code, text) = confirm(&p("c.json"));
@@ -472,8 +488,7 @@ fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
         )) && text.contains("no proof"),
         "{text}"
     );
-    type Change = Box<dyn Fn(&mut serde_json::Value)>;
-    let changes: [(&str, Change); 3] = [
+    let changes: Vec<(&str, Change)> = vec![
         (
             "lighter diagonals",
             Box::new(|c| {
@@ -499,14 +514,7 @@ fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
             }),
         ),
     ];
-    for (what, change) in changes {
-        let mut bad = doc.clone();
-        change(&mut bad["certificate"]);
-        std::fs::write(p("bad.json"), bad.to_string()).unwrap();
-        let (code, text) = confirm(&p("bad.json"));
-        assert_eq!(code, Some(1), "{what}: {text}");
-        assert!(text.contains("refuted cell"), "{what}: {text}");
-    }
+    refused_once_changed(&doc, changes, d.path(), "refuted cell");
 }
 
 /// The refutation's program obeys `--time-limit` (n = 60: a program of 0.3 s, a limit of
