@@ -119,9 +119,10 @@ pub(super) fn engine(
             stats.exact_restarts += restarts.runs;
         }
         // Before the search of every core: the cells near the corners that the relaxation
-        // refutes (tenths of a second at 29 rows), which the search then skips. Its tree
-        // is a part of the tree without them: a fifth to two thirds of it on the
-        // Excluded Diagonals instances where any are found (BENCHMARKS.md).
+        // refutes (0.1-1 s of probes from 26 rows), which the search then skips. Its tree
+        // is a part of the tree without them: from a seventh of it (n 26 d 26 seed 2) to
+        // nearly all (n 29 d 28 seed 4) on the Excluded Diagonals instances measured
+        // (BENCHMARKS.md).
         let mut refuted = Vec::new();
         if matches!(outcome, Outcome::Stopped) && !stop.now() {
             stats.add_search(counts);
