@@ -268,6 +268,26 @@ const PROBED_DIAGONAL: u64 = 9;
 /// them (BENCHMARKS.md).
 pub(crate) const PROBED_MIN_ROWS: usize = 26;
 
+/// The environment variable that sets the fewest free rows probed (a whole number; unset or
+/// anything else: [`PROBED_MIN_ROWS`]): a switch for measuring, and for tests on residuals
+/// small enough for a debug build.
+pub const PROBE_FROM_VAR: &str = "NQUEENS_PROBE_FROM";
+
+fn probed_min_rows() -> usize {
+    static FROM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *FROM.get_or_init(|| {
+        std::env::var(PROBE_FROM_VAR)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(PROBED_MIN_ROWS)
+    })
+}
+
+/// The longest the probes of one half may take in all. Past it (no residual measured comes
+/// near: 0.1-1 s), that half's cells are dropped whole, so that which cells are refuted
+/// does not depend on the machine's speed short of a program this slow.
+const PROBE_TIME_LIMIT: Duration = Duration::from_secs(60);
+
 /// Free cells of `res` (the free part of an `n`-board) in no completion, each with the
 /// weights that refute the residual left by a queen on it ([`Residual::placed`], without
 /// the cells before it in the list). Each cell near a corner (on a diagonal of at most
@@ -288,7 +308,7 @@ pub(crate) fn refuted_cells(
     stop: &Stop,
 ) -> Vec<((usize, usize), Certificate)> {
     if relaxation_enabled() != Ok(true)
-        || res.size() < PROBED_MIN_ROWS
+        || res.size() < probed_min_rows()
         || res.free_cells() > MAX_CELLS
     {
         return Vec::new();
@@ -339,7 +359,7 @@ fn probe_half(res: &Residual, n: u64, stop: &Stop, half: usize, found: &mut Vec<
     // The relaxation: a fraction of a queen per free cell, each free row and column
     // summing to 1, each diagonal to at most 1.
     let mut p = Problem::new(OptimizationDirection::Maximize);
-    p.set_time_limit(TIME_LIMIT);
+    p.set_time_limit(PROBE_TIME_LIMIT);
     let mut cells = Vec::new();
     let mut lines = vec![Vec::new(); 2 * m];
     let (mut d1, mut d2) = (
@@ -378,10 +398,14 @@ fn probe_half(res: &Residual, n: u64, stop: &Stop, half: usize, found: &mut Vec<
         }
         match relaxation.fix_var(v, 1.0) {
             Ok(s) if finished(&s) => relaxation = s.unfix_var(v).0,
-            Ok(_) => return,
+            Ok(_) => {
+                found.clear();
+                return;
+            }
             Err(_) => {
                 found.push(cell);
                 let Some(s) = kept.fix_var(v, 0.0).ok().filter(finished) else {
+                    found.clear();
                     return;
                 };
                 kept = s;
