@@ -269,7 +269,7 @@ const PROBED_DIAGONAL: u64 = 9;
 pub(crate) const PROBED_MIN_ROWS: usize = 26;
 
 /// The environment variable that sets the fewest free rows probed (a whole number; unset or
-/// anything else: [`PROBED_MIN_ROWS`]): a switch for measuring, and for tests on residuals
+/// anything else: 26): a switch for measuring, and for tests on residuals
 /// small enough for a debug build.
 pub const PROBE_FROM_VAR: &str = "NQUEENS_PROBE_FROM";
 
