@@ -144,7 +144,7 @@ def confirm_refuted_cells(path, q, cert):
     if not isinstance(listed, list):
         fail(1, "exhausted_search: 'refuted_cells' is not a list")
     if not listed:
-        return
+        return set()
     n = len(q)
     free_rows, free_cols, cells = residual(q)
     out = set()
@@ -165,6 +165,50 @@ def confirm_refuted_cells(path, q, cert):
         check_cover(n, rows, cols, left, e.get("cover"), f"{what} ({i}, {j})")
         out.add((i, j))
     print(f"{path}: the {len(listed)} cells the search skipped are each refuted by their weights: in no completion")
+    return out
+
+
+def confirm_refuted_pairs(path, q, cert, refuted):
+    """The pairs of cells an `exhausted_search` says its search took as attacking each
+    other (`refuted_pairs`): each two free cells, not refuted, that do not attack each other,
+    listed once, and its `cover` a weighted cover of the residual left by queens on both,
+    with every refuted cell taken out. So no completion uses both."""
+    listed = cert.get("refuted_pairs", [])
+    if not isinstance(listed, list):
+        fail(1, "exhausted_search: 'refuted_pairs' is not a list")
+    if not listed:
+        return
+    n = len(q)
+    free_rows, free_cols, cells = residual(q)
+    seen = set()
+    for k, e in enumerate(listed):
+        what = f"refuted pair {k + 1}"
+        pair = e.get("cells") if isinstance(e, dict) else None
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and all(isinstance(x, list) and len(x) == 2 and all(type(v) is int for v in x) for x in pair)
+        ):
+            fail(1, f"{what}: not a {{cells: [[row, column], [row, column]], cover}} record")
+        (i1, j1), (i2, j2) = pair
+        for i, j in pair:
+            if (i, j) not in cells or (i, j) in refuted:
+                fail(1, f"{what}: ({i}, {j}) is not a free cell (or is a refuted one)")
+        if i1 == i2 or j1 == j2 or j1 - i1 == j2 - i2 or i1 + j1 == i2 + j2:
+            fail(1, f"{what}: ({i1}, {j1}) and ({i2}, {j2}) attack each other")
+        key = frozenset(((i1, j1), (i2, j2)))
+        if key in seen:
+            fail(1, f"{what}: ({i1}, {j1}) and ({i2}, {j2}) are listed twice")
+        seen.add(key)
+        rows = [r for r in free_rows if r not in (i1, i2)]
+        cols = [c for c in free_cols if c not in (j1, j2)]
+        left = [
+            (r, c)
+            for r, c in cells
+            if all(r != i and c != j and c - r != j - i and r + c != i + j for i, j in pair) and (r, c) not in refuted
+        ]
+        check_cover(n, rows, cols, left, e.get("cover"), f"{what} ({i1}, {j1}), ({i2}, {j2})")
+    print(f"{path}: the {len(listed)} pairs of cells the search took as attacking are each refuted by their weights: in no completion together")
 
 
 def own_cnf(n, free_rows, free_cols, cells):
@@ -310,7 +354,8 @@ def main():
     if isinstance(cert, dict) and cert.get("kind") == "exhausted_search":
         # Not needed for the proof below (a proof of the whole residual), but what the
         # search relied on: checked too.
-        confirm_refuted_cells(a.composition, q, cert)
+        refuted = confirm_refuted_cells(a.composition, q, cert)
+        confirm_refuted_pairs(a.composition, q, cert, refuted)
     proof = doc.get("proof")
     if not isinstance(proof, dict):
         fail(1, f"{a.certificate}: the certificate has no proof record")

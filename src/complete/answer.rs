@@ -187,6 +187,9 @@ pub struct Stats {
     /// Free cells of the input's residual that the linear relaxation refutes (in no
     /// completion), skipped by the search of every core.
     pub refuted_cells: u64,
+    /// Pairs of its free cells that the linear relaxation refutes together (in no
+    /// completion together), taken as attacking each other by the search of every core.
+    pub refuted_pairs: u64,
     /// Largest anonymous resident memory seen (sampled after reading the input, after every
     /// pairing round and at the end): the engine's own memory, without mapped file pages.
     pub peak_anonymous_bytes: Option<u64>,

@@ -51,8 +51,10 @@ pub(crate) use levels::{RESIDUAL_MAX, level2, level3};
 pub use run::{Board, complete_board, complete_rows};
 pub(crate) use run::{Completion, Prepared, complete, prepare};
 
-pub use crate::exact::relaxation::{PROBE_FROM_VAR, RELAXATION_VAR, relaxation_enabled};
-pub use crate::exact::{Certificate, RefutedCell};
+pub use crate::exact::relaxation::{
+    PROBE_DIAGONAL_VAR, PROBE_FROM_VAR, RELAXATION_VAR, relaxation_enabled,
+};
+pub use crate::exact::{Certificate, RefutedCell, RefutedPair};
 
 #[cfg(test)]
 mod tests;

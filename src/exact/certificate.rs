@@ -55,6 +55,12 @@ pub enum Certificate {
         /// cells listed before it taken out. Absent when empty.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         refuted_cells: Vec<RefutedCell>,
+        /// Pairs of free cells that do not attack each other, in no completion together,
+        /// which the search took as attacking each other: each with a
+        /// [`Certificate::WeightedCover`] of the residual left by queens on both, with
+        /// every cell of `refuted_cells` taken out. Absent when empty.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        refuted_pairs: Vec<RefutedPair>,
     },
 }
 
@@ -67,6 +73,17 @@ pub struct RefutedCell {
     pub column: u64,
     /// A [`Certificate::WeightedCover`] of the residual left by a queen on the cell (its row
     /// and column gone, the cells it attacks and the refuted cells listed before it taken
+    /// out).
+    pub cover: Box<Certificate>,
+}
+
+/// Two free cells in no completion together, and why: weights that refute queens on both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RefutedPair {
+    /// The cells, `[row, column]` (1-based).
+    pub cells: [[u64; 2]; 2],
+    /// A [`Certificate::WeightedCover`] of the residual left by queens on both cells
+    /// (their rows and columns gone, the cells they attack and every refuted cell taken
     /// out).
     pub cover: Box<Certificate>,
 }
@@ -113,17 +130,25 @@ impl std::fmt::Display for Certificate {
                 nodes,
                 decisions,
                 refuted_cells,
+                refuted_pairs,
             } => {
                 write!(
                     f,
                     "exact search of the {free_rows} free rows ({free_cells} free cells) exhausted after {nodes} nodes ({decisions} branching)"
                 )?;
-                if !refuted_cells.is_empty() {
-                    write!(
+                match (refuted_cells.len(), refuted_pairs.len()) {
+                    (0, 0) => {}
+                    (cells, 0) => {
+                        write!(f, ", skipping {cells} cells the linear relaxation refutes")?
+                    }
+                    (0, pairs) => write!(
                         f,
-                        ", skipping {} cells the linear relaxation refutes",
-                        refuted_cells.len()
-                    )?;
+                        ", skipping {pairs} pairs of cells the linear relaxation refutes"
+                    )?,
+                    (cells, pairs) => write!(
+                        f,
+                        ", skipping {cells} cells and {pairs} pairs of cells the linear relaxation refutes"
+                    )?,
                 }
                 Ok(())
             }

@@ -39,7 +39,7 @@ mod search;
 mod tests;
 pub(crate) mod wide;
 
-pub use certificate::{Certificate, RefutedCell};
+pub use certificate::{Certificate, RefutedCell, RefutedPair};
 pub(crate) use residual::{Residual, ones};
 pub(crate) use restarts::{Restarts, short_budget};
 pub(crate) use run::{Counts, Limits, MAX_FREE, Outcome, count, first, first_sequential};

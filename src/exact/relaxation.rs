@@ -268,18 +268,46 @@ const PROBED_DIAGONAL: u64 = 9;
 /// them (BENCHMARKS.md).
 pub(crate) const PROBED_MIN_ROWS: usize = 26;
 
-/// The environment variable that sets the fewest free rows probed (a whole number; unset or
-/// anything else: 26): a switch for measuring, and for tests on residuals
-/// small enough for a debug build.
+/// Pairs of cells on a diagonal of at most this many squares are probed by
+/// [`refuted_pairs`]: at n = 29 d = 29 seed 4, 528 of 1,331 such pairs up to 9 squares
+/// (6.0 s of probes and weights on two cores, 4.50 G nodes left), 674 up to 11 (12.5 s,
+/// 3.21 G nodes), 795 up to 13 (23.0 s) (BENCHMARKS.md).
+const PAIRED_DIAGONAL: u64 = 11;
+
+/// Residuals of fewer free rows have no pairs probed ([`refuted_pairs`]): the pairs of
+/// cells near the corners are thousands of probes (6-13 s with their weights on two cores
+/// at 29 rows), which at 27 rows cost about what they save (n 27 d 27 seed 6: 6.6 s of
+/// probes, 7.4 s of search saved) and at 29 many times over (BENCHMARKS.md).
+pub(crate) const PAIRED_MIN_ROWS: usize = 28;
+
+/// The environment variable that sets the fewest free rows probed, for cells and pairs of
+/// cells alike (a whole number; unset or anything else: 26 for cells, 28 for pairs): a
+/// switch for measuring, and for tests on residuals small enough for a debug build.
 pub const PROBE_FROM_VAR: &str = "NQUEENS_PROBE_FROM";
 
-fn probed_min_rows() -> usize {
-    static FROM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+/// The environment variable that sets the longest diagonal probed, for cells and pairs of
+/// cells alike (a whole number of squares; unset or anything else: 9 for cells, 11 for
+/// pairs): a switch for measuring, and for tests in a debug build, where the thousands of
+/// probes of the pairs on a small board (every cell of it near a corner) take minutes.
+pub const PROBE_DIAGONAL_VAR: &str = "NQUEENS_PROBE_DIAGONAL";
+
+/// The longest diagonal [`PROBE_DIAGONAL_VAR`] sets, if it sets one.
+fn probe_diagonal() -> Option<u64> {
+    static LONGEST: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *LONGEST.get_or_init(|| {
+        std::env::var(PROBE_DIAGONAL_VAR)
+            .ok()
+            .and_then(|v| v.parse().ok())
+    })
+}
+
+/// The floor [`PROBE_FROM_VAR`] sets, if it sets one.
+fn probe_from() -> Option<usize> {
+    static FROM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     *FROM.get_or_init(|| {
         std::env::var(PROBE_FROM_VAR)
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(PROBED_MIN_ROWS)
     })
 }
 
@@ -308,7 +336,7 @@ pub(crate) fn refuted_cells(
     stop: &Stop,
 ) -> Vec<((usize, usize), Certificate)> {
     if relaxation_enabled() != Ok(true)
-        || res.size() < probed_min_rows()
+        || res.size() < probe_from().unwrap_or(PROBED_MIN_ROWS)
         || res.free_cells() > MAX_CELLS
     {
         return Vec::new();
@@ -323,7 +351,7 @@ fn probed_cells(res: &Residual, n: u64, stop: &Stop) -> Vec<((usize, usize), Cer
     use rayon::prelude::*;
     let covers: Vec<Option<Certificate>> = (0..cells.len())
         .into_par_iter()
-        .map(|k| refute(&res.placed(cells[k], &cells[..k]), n, stop))
+        .map(|k| refute(&res.placed(&[cells[k]], &cells[..k]), n, stop))
         .collect();
     cells
         .into_iter()
@@ -345,57 +373,21 @@ fn probe(res: &Residual, n: u64, stop: &Stop, half: usize) -> Vec<(usize, usize)
 }
 
 fn probe_half(res: &Residual, n: u64, stop: &Stop, half: usize, found: &mut Vec<(usize, usize)>) {
-    use microlp::{ComparisonOp, OptimizationDirection, Problem};
-    let m = res.size();
-    // Squares of the residual on each diagonal, free or not.
-    let (mut squares1, mut squares2) = (BTreeMap::<u64, u64>::new(), BTreeMap::<u64, u64>::new());
-    for &i in &res.rows {
-        for &j in &res.cols {
-            let (g1, g2) = diagonals(n, i, j);
-            *squares1.entry(g1).or_default() += 1;
-            *squares2.entry(g2).or_default() += 1;
-        }
-    }
-    // The relaxation: a fraction of a queen per free cell, each free row and column
-    // summing to 1, each diagonal to at most 1.
-    let mut p = Problem::new(OptimizationDirection::Maximize);
-    p.set_time_limit(PROBE_TIME_LIMIT);
-    let mut cells = Vec::new();
-    let mut lines = vec![Vec::new(); 2 * m];
-    let (mut d1, mut d2) = (
-        BTreeMap::<u64, Vec<_>>::new(),
-        BTreeMap::<u64, Vec<_>>::new(),
-    );
-    for r in 0..m {
-        for c in super::ones(res.row_bits(r)) {
-            let v = p.add_var(0.0, (0.0, 1.0));
-            let (g1, g2) = diagonals(n, res.rows[r], res.cols[c]);
-            if squares1[&g1].min(squares2[&g2]) <= PROBED_DIAGONAL {
-                cells.push(((r, c), v));
-            }
-            lines[r].push((v, 1.0));
-            lines[m + c].push((v, 1.0));
-            d1.entry(g1).or_default().push((v, 1.0));
-            d2.entry(g2).or_default().push((v, 1.0));
-        }
-    }
-    for line in lines {
-        p.add_constraint(line, ComparisonOp::Eq, 1.0);
-    }
-    for line in d1.into_values().chain(d2.into_values()) {
-        p.add_constraint(line, ComparisonOp::Le, 1.0);
-    }
-    let finished = |s: &microlp::Solution| *s.stop_reason() == microlp::StopReason::Finished;
-    let Some(mut relaxation) = p.solve().ok().filter(finished) else {
+    let Some(Program {
+        mut relaxation,
+        probed,
+    }) = Program::solve(res, n, &[], probe_diagonal().unwrap_or(PROBED_DIAGONAL))
+    else {
         return;
     };
     // `fix_var` consumes the solution when the program turns infeasible: the last one
     // with every refuted cell left out is kept to go on from.
     let mut kept = relaxation.clone();
-    for &(cell, v) in cells.iter().skip(half).step_by(2) {
+    for p in probed.iter().skip(half).step_by(2) {
         if stop.now() {
             return;
         }
+        let v = p.var;
         match relaxation.fix_var(v, 1.0) {
             Ok(s) if finished(&s) => relaxation = s.unfix_var(v).0,
             Ok(_) => {
@@ -403,7 +395,7 @@ fn probe_half(res: &Residual, n: u64, stop: &Stop, half: usize, found: &mut Vec<
                 return;
             }
             Err(_) => {
-                found.push(cell);
+                found.push(p.cell);
                 let Some(s) = kept.fix_var(v, 0.0).ok().filter(finished) else {
                     found.clear();
                     return;
@@ -412,6 +404,197 @@ fn probe_half(res: &Residual, n: u64, stop: &Stop, half: usize, found: &mut Vec<
                 relaxation = kept.clone();
             }
         }
+    }
+}
+
+/// Whether the simplex ran to its end (not to a limit).
+fn finished(s: &microlp::Solution) -> bool {
+    *s.stop_reason() == microlp::StopReason::Finished
+}
+
+/// A cell near a corner, as a variable of the relaxation.
+struct Probed {
+    /// Residual (row, column).
+    cell: (usize, usize),
+    var: microlp::Variable,
+    /// Its diagonals.
+    diagonals: (u64, u64),
+}
+
+/// The relaxation of a residual, solved: a fraction of a queen per free cell, each free
+/// row and column summing to 1, each diagonal to at most 1.
+struct Program {
+    relaxation: microlp::Solution,
+    /// The free cells on a diagonal of at most [`PROBED_DIAGONAL`] squares, in residual
+    /// order, but those left out.
+    probed: Vec<Probed>,
+}
+
+impl Program {
+    /// The relaxation of `res` with the cells `out` left out (their fractions 0); `None`
+    /// where it is infeasible or the simplex stops at its limit.
+    fn solve(res: &Residual, n: u64, out: &[(usize, usize)], diagonal: u64) -> Option<Program> {
+        use microlp::{ComparisonOp, OptimizationDirection, Problem};
+        let m = res.size();
+        // Squares of the residual on each diagonal, free or not.
+        let (mut squares1, mut squares2) =
+            (BTreeMap::<u64, u64>::new(), BTreeMap::<u64, u64>::new());
+        for &i in &res.rows {
+            for &j in &res.cols {
+                let (g1, g2) = diagonals(n, i, j);
+                *squares1.entry(g1).or_default() += 1;
+                *squares2.entry(g2).or_default() += 1;
+            }
+        }
+        let mut p = Problem::new(OptimizationDirection::Maximize);
+        p.set_time_limit(PROBE_TIME_LIMIT);
+        let mut probed = Vec::new();
+        let mut lines = vec![Vec::new(); 2 * m];
+        let (mut d1, mut d2) = (
+            BTreeMap::<u64, Vec<_>>::new(),
+            BTreeMap::<u64, Vec<_>>::new(),
+        );
+        for r in 0..m {
+            for c in super::ones(res.row_bits(r)) {
+                let left_out = out.contains(&(r, c));
+                let var = p.add_var(0.0, (0.0, if left_out { 0.0 } else { 1.0 }));
+                let (g1, g2) = diagonals(n, res.rows[r], res.cols[c]);
+                if !left_out && squares1[&g1].min(squares2[&g2]) <= diagonal {
+                    probed.push(Probed {
+                        cell: (r, c),
+                        var,
+                        diagonals: (g1, g2),
+                    });
+                }
+                lines[r].push((var, 1.0));
+                lines[m + c].push((var, 1.0));
+                d1.entry(g1).or_default().push((var, 1.0));
+                d2.entry(g2).or_default().push((var, 1.0));
+            }
+        }
+        for line in lines {
+            p.add_constraint(line, ComparisonOp::Eq, 1.0);
+        }
+        for line in d1.into_values().chain(d2.into_values()) {
+            p.add_constraint(line, ComparisonOp::Le, 1.0);
+        }
+        let relaxation = p.solve().ok().filter(finished)?;
+        Some(Program { relaxation, probed })
+    }
+}
+
+/// Pairs of cells in no completion together, each with the weights that refute the
+/// residual left by queens on both (the `refuted` cells taken out): pairs of cells near a
+/// corner (on a diagonal of at most [`PROBED_DIAGONAL`] squares) that do not attack each
+/// other, neither of them refuted, whose two queens make the relaxation (without the
+/// `refuted` cells) infeasible. With one queen near a corner the relaxation is mostly
+/// feasible; with two it often is not: on the n = 29 instances measured, 20-40 % of such
+/// pairs (BENCHMARKS.md).
+///
+/// The probes run in two fixed halves (alternate first cells), on two threads where there
+/// are two, with a time limit per half past which that half's pairs are dropped whole: the
+/// pairs do not depend on the thread count. A pair whose weights are not found in integers
+/// (floating point having misled the simplex) is dropped. Empty where `res` has fewer than
+/// [`PAIRED_MIN_ROWS`] rows (or what [`PROBE_FROM_VAR`] says), more than [`MAX_CELLS`]
+/// free cells, or where [`relaxation_enabled`] says no.
+pub(crate) fn refuted_pairs(
+    res: &Residual,
+    n: u64,
+    refuted: &[(usize, usize)],
+    stop: &Stop,
+) -> Vec<([(usize, usize); 2], Certificate)> {
+    if relaxation_enabled() != Ok(true)
+        || res.size() < probe_from().unwrap_or(PAIRED_MIN_ROWS)
+        || res.free_cells() > MAX_CELLS
+    {
+        return Vec::new();
+    }
+    probed_pairs(res, n, refuted, stop)
+}
+
+/// [`refuted_pairs`] on a residual of any size.
+fn probed_pairs(
+    res: &Residual,
+    n: u64,
+    refuted: &[(usize, usize)],
+    stop: &Stop,
+) -> Vec<([(usize, usize); 2], Certificate)> {
+    let (even, odd) = rayon::join(
+        || probe_pairs(res, n, refuted, stop, 0),
+        || probe_pairs(res, n, refuted, stop, 1),
+    );
+    let pairs: Vec<[(usize, usize); 2]> = even.into_iter().chain(odd).collect();
+    use rayon::prelude::*;
+    // Each pair's weights stand alone (the refuted cells out, which have their own): one
+    // not found drops that pair only.
+    let covers: Vec<Option<Certificate>> = pairs
+        .par_iter()
+        .map(|pair| refute(&res.placed(pair, refuted), n, stop))
+        .collect();
+    pairs
+        .into_iter()
+        .zip(covers)
+        .filter_map(|(pair, cover)| Some((pair, cover?)))
+        .collect()
+}
+
+/// The pairs of one half (`half`: 0 or 1, alternate first cells) whose queens make the
+/// relaxation infeasible: one simplex per first cell, then a few dual simplex steps per
+/// second cell.
+fn probe_pairs(
+    res: &Residual,
+    n: u64,
+    refuted: &[(usize, usize)],
+    stop: &Stop,
+    half: usize,
+) -> Vec<[(usize, usize); 2]> {
+    let start = std::time::Instant::now();
+    let mut found = Vec::new();
+    // As in `probe`: whatever the library does, the search goes on without the pairs.
+    let whole = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let Some(Program {
+            relaxation: root,
+            probed,
+        }) = Program::solve(res, n, refuted, probe_diagonal().unwrap_or(PAIRED_DIAGONAL))
+        else {
+            return false;
+        };
+        for (k, a) in probed.iter().enumerate().skip(half).step_by(2) {
+            if stop.now() || start.elapsed() > PROBE_TIME_LIMIT {
+                return false;
+            }
+            // A cell the relaxation refutes alone was probed before (and is out): one it
+            // does not refute here may still be out of every completion with the others.
+            let Some(with_a) = root.clone().fix_var(a.var, 1.0).ok().filter(finished) else {
+                continue;
+            };
+            // `fix_var` consumes the solution when the program turns infeasible: the one
+            // with `a` placed is kept to go on from.
+            let mut current = with_a.clone();
+            for b in &probed[k + 1..] {
+                let attacks = a.cell.0 == b.cell.0
+                    || a.cell.1 == b.cell.1
+                    || a.diagonals.0 == b.diagonals.0
+                    || a.diagonals.1 == b.diagonals.1;
+                if attacks {
+                    continue;
+                }
+                match current.fix_var(b.var, 1.0) {
+                    Ok(s) if finished(&s) => current = s.unfix_var(b.var).0,
+                    Ok(_) => return false,
+                    Err(_) => {
+                        found.push([a.cell, b.cell]);
+                        current = with_a.clone();
+                    }
+                }
+            }
+        }
+        true
+    }));
+    if whole.unwrap_or(false) {
+        found
+    } else {
+        Vec::new()
     }
 }
 
@@ -486,12 +669,12 @@ mod tests {
                 found += 1;
                 assert!(res.is_free(cell.0, cell.1));
                 assert!(
-                    !completes(&res.placed(*cell, &[]), n),
+                    !completes(&res.placed(&[*cell], &[]), n),
                     "{cell:?} is in a completion"
                 );
                 let before: Vec<_> = refuted[..k].iter().map(|&(c, _)| c).collect();
                 assert!(
-                    check(&res.placed(*cell, &before), n, cert),
+                    check(&res.placed(&[*cell], &before), n, cert),
                     "{cell:?}: {cert:?}"
                 );
             }
@@ -516,6 +699,56 @@ mod tests {
     /// Random residuals of 5-10 rows on a board of 30: every refutation is of a residual
     /// that brute force cannot complete, passes the exact check, and fails it once any
     /// weight is lowered or a diagonal's raised past the margin.
+    /// Random residuals of 6-9 rows: every pair the probes give ([`probed_pairs`], which
+    /// [`refuted_pairs`] runs from 28 rows) is two free cells, not refuted and not
+    /// attacking each other, in no completion together, whose weights check on the
+    /// residual left by queens on both (every refuted cell taken out); and the search
+    /// taking them as attacking gives the same answer.
+    #[test]
+    fn refuted_pairs_are_in_no_completion_together_and_keep_the_answer() {
+        let n = 30;
+        let mut rng = Rng::seeded(13, &[]);
+        let (mut found, mut residuals) = (0, 0);
+        for case in 0..40 {
+            let m = 6 + case % 4;
+            let res = random_residual(&mut rng, n, m, 0.5);
+            let cells: Vec<_> = probed_cells(&res, n, &Stop::never())
+                .into_iter()
+                .map(|(cell, _)| cell)
+                .collect();
+            let pairs = probed_pairs(&res, n, &cells, &Stop::never());
+            residuals += usize::from(!pairs.is_empty());
+            for ([a, b], cert) in &pairs {
+                found += 1;
+                assert!(res.is_free(a.0, a.1) && res.is_free(b.0, b.1));
+                assert!(!cells.contains(a) && !cells.contains(b));
+                assert!(a.0 != b.0 && a.1 != b.1, "{a:?} {b:?}");
+                assert!(
+                    !completes(&res.placed(&[*a, *b], &[]), n),
+                    "{a:?} and {b:?} are in a completion"
+                );
+                assert!(
+                    check(&res.placed(&[*a, *b], &cells), n, cert),
+                    "{a:?} {b:?}: {cert:?}"
+                );
+            }
+            let (plain, _) = super::super::first(&res, 1, &Stop::never());
+            let taken = res
+                .clone()
+                .with_refuted(cells)
+                .with_refuted_pairs(pairs.iter().map(|&(pair, _)| pair).collect());
+            let (with_pairs, _) = super::super::first(&taken, 1, &Stop::never());
+            use super::super::Outcome;
+            let solved = |o: &Outcome| matches!(o, Outcome::Solved(_));
+            assert_eq!(solved(&plain), solved(&with_pairs), "case {case}");
+            assert_eq!(solved(&plain), completes(&res, n), "case {case}");
+        }
+        assert!(
+            found > 20 && residuals > 5,
+            "{found} pairs in {residuals} residuals"
+        );
+    }
+
     #[test]
     fn refutations_are_of_residuals_with_no_completion_and_check_exactly() {
         let n = 30;

@@ -17,6 +17,10 @@ pub(crate) struct Residual {
     /// each refuted by the relaxation ([`super::relaxation::refuted_cells`]). They stay
     /// free cells (of the CNF, the certificates and the proofs); the search skips them.
     refuted: Vec<(usize, usize)>,
+    /// Pairs of free cells in no completion together, each pair refuted by the relaxation
+    /// ([`super::relaxation::refuted_pairs`]): where the search has an attack table, a
+    /// queen on either closes the other, as if it attacked it.
+    refuted_pairs: Vec<[(usize, usize); 2]>,
 }
 
 impl Residual {
@@ -90,6 +94,7 @@ impl Residual {
             words,
             cells,
             refuted: Vec::new(),
+            refuted_pairs: Vec::new(),
         }
     }
 
@@ -99,6 +104,19 @@ impl Residual {
         debug_assert!(cells.iter().all(|&(r, c)| self.is_free(r, c)));
         self.refuted = cells;
         self
+    }
+
+    /// The same residual with `pairs` (of free cells that do not attack each other, no
+    /// two of them in one completion) taken as attacking each other by the search.
+    pub(crate) fn with_refuted_pairs(mut self, pairs: Vec<[(usize, usize); 2]>) -> Residual {
+        debug_assert!(pairs.iter().flatten().all(|&(r, c)| self.is_free(r, c)));
+        self.refuted_pairs = pairs;
+        self
+    }
+
+    /// The pairs the search takes as attacking ([`Residual::with_refuted_pairs`]).
+    pub(crate) fn refuted_pairs(&self) -> &[[(usize, usize); 2]] {
+        &self.refuted_pairs
     }
 
     /// The cells the search skips ([`Residual::with_refuted`]).
@@ -111,28 +129,31 @@ impl Residual {
         self.row_bits(r)[c >> 6] >> (c & 63) & 1 == 1
     }
 
-    /// The residual left when a queen is placed on free cell `(r, c)` and the free cells
-    /// `out` are taken out: its row and column go, and with them every cell the queen
-    /// attacks.
-    pub(crate) fn placed(&self, (r, c): (usize, usize), out: &[(usize, usize)]) -> Residual {
-        let (i, j) = (self.rows[r], self.cols[c]);
+    /// The residual left when queens are placed on free cells `queens` (that do not attack
+    /// each other) and the free cells `out` are taken out: their rows and columns go, and
+    /// with them every cell the queens attack.
+    pub(crate) fn placed(&self, queens: &[(usize, usize)], out: &[(usize, usize)]) -> Residual {
         let diagonals = |i: u64, j: u64| (j as i128 - i as i128, i + j);
-        let keep = |k: usize, v: &[u64]| -> Vec<u64> {
-            let mut v = v.to_vec();
-            v.remove(k);
-            v
+        let taken: Vec<(i128, u64)> = queens
+            .iter()
+            .map(|&(r, c)| diagonals(self.rows[r], self.cols[c]))
+            .collect();
+        let keep = |gone: &[usize], v: &[u64]| -> Vec<u64> {
+            let kept = v.iter().enumerate().filter(|(k, _)| !gone.contains(k));
+            kept.map(|(_, &x)| x).collect()
         };
-        let (rows, cols) = (keep(r, &self.rows), keep(c, &self.cols));
+        let (gone_rows, gone_cols): (Vec<usize>, Vec<usize>) = queens.iter().copied().unzip();
+        let (rows, cols) = (keep(&gone_rows, &self.rows), keep(&gone_cols, &self.cols));
         Residual::build(rows, cols, |i2, j2| {
             let r2 = self.rows.binary_search(&i2).expect("a row of the residual");
             let c2 = self
                 .cols
                 .binary_search(&j2)
                 .expect("a column of the residual");
+            let (g1, g2) = diagonals(i2, j2);
             self.is_free(r2, c2)
                 && !out.contains(&(r2, c2))
-                && diagonals(i2, j2).0 != diagonals(i, j).0
-                && diagonals(i2, j2).1 != diagonals(i, j).1
+                && taken.iter().all(|&(t1, t2)| t1 != g1 && t2 != g2)
         })
     }
 

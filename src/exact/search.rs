@@ -102,9 +102,9 @@ impl<B: Bits> Board<B> {
         if ties == Ties::MiddleFirst {
             res.middle_first(&mut row_of);
         }
-        let mut col_label = vec![0; m];
-        for (label, &c) in col_of.iter().enumerate() {
-            col_label[c] = label;
+        let (mut row_label, mut col_label) = (vec![0; m], vec![0; m]);
+        for (label, (&r, &c)) in row_of.iter().zip(&col_of).enumerate() {
+            (row_label[r], col_label[c]) = (label, label);
         }
         let start: Vec<B> = row_of
             .iter()
@@ -143,15 +143,26 @@ impl<B: Bits> Board<B> {
                     table[(r * m + c) * stride + r] = B::below(m);
                 }
             }
+            // Two cells in no completion together close each other as an attack does: the
+            // propagation then finds what follows (a row or column left with one cell or
+            // none) a placement earlier, at no cost per node. (Unlike a refuted cell, which
+            // stays in the levels: the rows branched on change, and measured the trees
+            // shrink, 3.4x at n 29 d 29 seed 4, BENCHMARKS.md.)
+            for &[(r1, c1), (r2, c2)] in res.refuted_pairs() {
+                let (a, b) = (
+                    (row_label[r1], col_label[c1]),
+                    (row_label[r2], col_label[c2]),
+                );
+                for ((r, c), (r2, c2)) in [(a, b), (b, a)] {
+                    let k = (r * m + c) * stride + r2;
+                    table[k] = table[k].with(c2);
+                }
+            }
             Aligned::new(table)
         });
         let mut refuted = vec![B::zero(); m];
-        for (label, &r) in row_of.iter().enumerate() {
-            for &(r2, c) in res.refuted() {
-                if r2 == r {
-                    refuted[label] = refuted[label].with(col_label[c]);
-                }
-            }
+        for &(r, c) in res.refuted() {
+            refuted[row_label[r]] = refuted[row_label[r]].with(col_label[c]);
         }
         Board {
             any_refuted: !res.refuted().is_empty(),

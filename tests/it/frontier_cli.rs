@@ -431,15 +431,18 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
     }
 }
 
-/// Cells the relaxation refutes are skipped by the search, and the certificate says which,
-/// with their weights (n = 21, d = 19, seed 7 probed from 21 rows with `NQUEENS_PROBE_FROM`,
-/// small enough for a debug build: INFEASIBLE after about 2.9 M nodes, 3.6 M without; 25
-/// cells near the corners refuted): tools/confirm_certificate.py checks each
-/// cell's weights before it asks for a proof, and rejects a cell whose weights are changed
-/// or that is not free; the search without the relaxation gives the same answer after more
-/// nodes, on any thread count the same nodes.
+/// Cells the relaxation refutes are skipped by the search, pairs of cells it refutes together
+/// are taken as attacking each other, and the certificate lists both with their weights
+/// (n = 21, d = 19, seed 7 probed from 21 rows with `NQUEENS_PROBE_FROM` and on diagonals of
+/// at most 4 squares with `NQUEENS_PROBE_DIAGONAL`, small enough for a debug build:
+/// INFEASIBLE after about 3.2 M nodes, 3.6 M without; 14 cells and 20 pairs near the
+/// corners refuted): tools/confirm_certificate.py checks each cell's and each pair's
+/// weights before it asks for a proof, and rejects one whose weights are changed, a cell
+/// that is not free, a pair whose cells attack each other, and either listed twice; the
+/// search without the relaxation gives the same answer after more nodes, on any thread
+/// count the same nodes.
 #[test]
-fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
+fn cells_and_pairs_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
     let d = tempfile::tempdir().unwrap();
     let p = |name: &str| d.path().join(name);
     excluded_board(21, 7, 19, d.path());
@@ -465,7 +468,10 @@ fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
         assert_eq!(cert["certificate"]["kind"], "exhausted_search", "{cert}");
         (doc["stats"]["search_nodes"].as_u64().unwrap(), cert)
     };
-    let probe = [("NQUEENS_PROBE_FROM", "21")];
+    let probe = [
+        ("NQUEENS_PROBE_FROM", "21"),
+        ("NQUEENS_PROBE_DIAGONAL", "4"),
+    ];
     let (skipping, doc) = nodes(&probe, "2", "c.json");
     let (one_thread, doc1) = nodes(&probe, "1", "c1.json");
     let (without, plain) = nodes(&[], "2", "s.json");
@@ -476,8 +482,14 @@ fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
         plain["certificate"].get("refuted_cells").is_none(),
         "{plain}"
     );
+    assert!(
+        plain["certificate"].get("refuted_pairs").is_none(),
+        "{plain}"
+    );
     let cells = doc["certificate"]["refuted_cells"].as_array().unwrap();
     assert!(cells.len() >= 4, "{doc}");
+    let pairs = doc["certificate"]["refuted_pairs"].as_array().unwrap();
+    assert!(pairs.len() >= 4, "{doc}");
     let confirm = |json: &Path| confirm_certificate(&p("b.txt"), json);
     // The proof is over the default --proof-limit: the cells are confirmed, then the
     // script says there is no proof.
@@ -487,6 +499,9 @@ fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
         text.contains(&format!(
             "the {} cells the search skipped are each refuted",
             cells.len()
+        )) && text.contains(&format!(
+            "the {} pairs of cells the search took as attacking are each refuted",
+            pairs.len()
         )) && text.contains("no proof"),
         "{text}"
     );
@@ -517,6 +532,43 @@ fn cells_the_relaxation_refutes_are_skipped_and_listed_with_their_weights() {
         ),
     ];
     refused_once_changed(&doc, changes, d.path(), "refuted cell");
+    let changes: Vec<(&str, Change)> = vec![
+        (
+            "lighter diagonals",
+            Box::new(|c| {
+                let cover = &mut c["refuted_pairs"][0]["cover"];
+                let side = if cover["d1"].as_array().unwrap().is_empty() {
+                    "d2"
+                } else {
+                    "d1"
+                };
+                cover[side] = serde_json::json!([]);
+            }),
+        ),
+        (
+            "attacking",
+            Box::new(|c| {
+                let first = c["refuted_pairs"][0]["cells"][0].clone();
+                c["refuted_pairs"][0]["cells"][1] = first;
+            }),
+        ),
+        (
+            "a refuted cell",
+            Box::new(|c| {
+                let cell = &c["refuted_cells"][0];
+                let cell = serde_json::json!([cell["row"], cell["column"]]);
+                c["refuted_pairs"][0]["cells"][0] = cell;
+            }),
+        ),
+        (
+            "twice",
+            Box::new(|c| {
+                let first = c["refuted_pairs"][0].clone();
+                c["refuted_pairs"].as_array_mut().unwrap().push(first);
+            }),
+        ),
+    ];
+    refused_once_changed(&doc, changes, d.path(), "refuted pair");
 }
 
 /// The refutation's program obeys `--time-limit` (n = 60: a program of 0.3 s, a limit of
