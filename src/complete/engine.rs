@@ -42,6 +42,50 @@ fn timed_part<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
     r
 }
 
+/// Nodes of the search of one core beside the probes of pairs ([`beside_pairs`]): about 5 s
+/// on one core of the EPYC, where the residuals of n = 29 with a completion that reach it
+/// take 3-26 M nodes (BENCHMARKS.md).
+const BESIDE_PAIRS_NODES: u64 = 1 << 27;
+
+/// The pairs of cells of `res` (its refuted cells `out`) that the relaxation refutes
+/// together ([`exact::relaxation::refuted_pairs`]), probed beside a search of one core of
+/// at most [`BESIDE_PAIRS_NODES`] nodes. That search is the sequential one of
+/// [`exact::first`]'s tree (the same board and order), so a completion it finds is the one
+/// the search of every core would give; the probes are then dropped. Its answer, `Stopped`
+/// where it spent its budget, with its work and the pairs (none unless it stopped).
+fn beside_pairs(
+    res: &Residual,
+    n: u64,
+    out: &[(usize, usize)],
+    seed: u64,
+    stop: &Stop,
+) -> (
+    Outcome,
+    exact::Counts,
+    Vec<([(usize, usize); 2], Certificate)>,
+) {
+    let decided = std::sync::atomic::AtomicBool::new(false);
+    let ((outcome, counts), pairs) = rayon::join(
+        || {
+            let limits = exact::Limits {
+                max_nodes: BESIDE_PAIRS_NODES,
+                stop,
+            };
+            let searched = exact::first_sequential(res, seed, limits);
+            if !matches!(searched.0, Outcome::Stopped) {
+                decided.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            searched
+        },
+        || exact::relaxation::refuted_pairs(res, n, out, stop, &decided),
+    );
+    if matches!(outcome, Outcome::Stopped) {
+        (outcome, counts, pairs)
+    } else {
+        (outcome, counts, Vec::new())
+    }
+}
+
 fn place_all(state: &mut BoardState, cells: &[(u64, u64)]) {
     for &(i, j) in cells {
         state.place(i, j);
@@ -123,27 +167,36 @@ pub(super) fn engine(
         // is a part of the tree without them: from a seventh of it (n 26 d 26 seed 2) to
         // nearly all (n 29 d 28 seed 4) on the Excluded Diagonals instances measured
         // (BENCHMARKS.md).
-        // From 28 rows, the pairs of such cells that it refutes together (6-13 s of probes
-        // and weights), which the search takes as attacking each other: 3.4x fewer nodes at
-        // n 29 d 29 seed 4.
+        // From 28 rows, the pairs of such cells that it refutes together, which the search
+        // then takes as attacking each other (3.4x fewer nodes at n 29 d 29 seed 4): 6-13 s
+        // of probes and weights, so they run beside a search of one core under a budget
+        // (`beside_pairs`), which decides most residuals with a completion first.
         let (mut refuted, mut pairs) = (Vec::new(), Vec::new());
         if matches!(outcome, Outcome::Stopped) && !stop.now() {
             stats.add_search(counts);
-            (refuted, pairs) = timed_part(Stage::Certificates, &mut stats.certificates, || {
-                let cells = exact::relaxation::refuted_cells(&res, state.n, stop);
-                let out: Vec<_> = cells.iter().map(|&(cell, _)| cell).collect();
-                let pairs = exact::relaxation::refuted_pairs(&res, state.n, &out, stop);
-                (cells, pairs)
+            refuted = timed_part(Stage::Certificates, &mut stats.certificates, || {
+                exact::relaxation::refuted_cells(&res, state.n, stop)
             });
             stats.refuted_cells = refuted.len() as u64;
-            stats.refuted_pairs = pairs.len() as u64;
-            let skipping = res
-                .clone()
-                .with_refuted(refuted.iter().map(|&(cell, _)| cell).collect())
-                .with_refuted_pairs(pairs.iter().map(|&(pair, _)| pair).collect());
-            (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
-                exact::first(&skipping, opts.seed, stop)
-            });
+            let out: Vec<_> = refuted.iter().map(|&(cell, _)| cell).collect();
+            let mut skipping = res.clone().with_refuted(out.clone());
+            if exact::relaxation::pairs_probed(&res) {
+                (outcome, counts, pairs) = timed(Stage::Exact, &mut stats.exact, || {
+                    beside_pairs(&skipping, state.n, &out, opts.seed, stop)
+                });
+                stats.refuted_pairs = pairs.len() as u64;
+                if matches!(outcome, Outcome::Stopped) && !stop.now() {
+                    stats.add_search(counts);
+                    skipping = skipping.with_refuted_pairs(pairs.iter().map(|&(p, _)| p).collect());
+                    (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+                        exact::first(&skipping, opts.seed, stop)
+                    });
+                }
+            } else {
+                (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
+                    exact::first(&skipping, opts.seed, stop)
+                });
+            }
         }
         stats.add_search(counts);
         let mut answer = settle(state, res.extent(), stats, outcome, counts);

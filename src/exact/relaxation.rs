@@ -20,6 +20,7 @@
 use super::{Certificate, Residual};
 use crate::stop::Stop;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Free cells beyond which no program is built (the simplex's time grows faster than the
@@ -496,32 +497,41 @@ impl Program {
 /// pairs do not depend on the thread count. A pair whose weights are not found in integers
 /// (floating point having misled the simplex) is dropped. Empty where `res` has fewer than
 /// [`PAIRED_MIN_ROWS`] rows (or what [`PROBE_FROM_VAR`] says), more than [`MAX_CELLS`]
-/// free cells, or where [`relaxation_enabled`] says no.
+/// free cells, or where [`relaxation_enabled`] says no; and where `stop` says so or
+/// `dropped` is raised before the weights are all found (the pairs no longer wanted: the
+/// search beside the probes has decided the residual).
 pub(crate) fn refuted_pairs(
     res: &Residual,
     n: u64,
     refuted: &[(usize, usize)],
     stop: &Stop,
+    dropped: &AtomicBool,
 ) -> Vec<([(usize, usize); 2], Certificate)> {
-    if relaxation_enabled() != Ok(true)
-        || res.size() < probe_from().unwrap_or(PAIRED_MIN_ROWS)
-        || res.free_cells() > MAX_CELLS
-    {
+    if !pairs_probed(res) {
         return Vec::new();
     }
-    probed_pairs(res, n, refuted, stop)
+    probed_pairs(res, n, refuted, stop, dropped)
 }
 
-/// [`refuted_pairs`] on a residual of any size.
+/// Whether [`refuted_pairs`] probes `res`.
+pub(crate) fn pairs_probed(res: &Residual) -> bool {
+    relaxation_enabled() == Ok(true)
+        && res.size() >= probe_from().unwrap_or(PAIRED_MIN_ROWS)
+        && res.free_cells() <= MAX_CELLS
+}
+
+/// [`refuted_pairs`] on a residual of any size; it ends early, with no pairs, when `stop`
+/// says so or `dropped` is raised (the pairs are no longer wanted).
 fn probed_pairs(
     res: &Residual,
     n: u64,
     refuted: &[(usize, usize)],
     stop: &Stop,
+    dropped: &AtomicBool,
 ) -> Vec<([(usize, usize); 2], Certificate)> {
     let (even, odd) = rayon::join(
-        || probe_pairs(res, n, refuted, stop, 0),
-        || probe_pairs(res, n, refuted, stop, 1),
+        || probe_pairs(res, n, refuted, stop, dropped, 0),
+        || probe_pairs(res, n, refuted, stop, dropped, 1),
     );
     let pairs: Vec<[(usize, usize); 2]> = even.into_iter().chain(odd).collect();
     use rayon::prelude::*;
@@ -529,8 +539,14 @@ fn probed_pairs(
     // not found drops that pair only.
     let covers: Vec<Option<Certificate>> = pairs
         .par_iter()
-        .map(|pair| refute(&res.placed(pair, refuted), n, stop))
+        .map(|pair| {
+            let wanted = !dropped.load(Ordering::Relaxed);
+            wanted.then(|| refute(&res.placed(pair, refuted), n, stop))?
+        })
         .collect();
+    if dropped.load(Ordering::Relaxed) || stop.now() {
+        return Vec::new();
+    }
     pairs
         .into_iter()
         .zip(covers)
@@ -546,6 +562,7 @@ fn probe_pairs(
     n: u64,
     refuted: &[(usize, usize)],
     stop: &Stop,
+    dropped: &AtomicBool,
     half: usize,
 ) -> Vec<[(usize, usize); 2]> {
     let start = std::time::Instant::now();
@@ -560,7 +577,7 @@ fn probe_pairs(
             return false;
         };
         for (k, a) in probed.iter().enumerate().skip(half).step_by(2) {
-            if stop.now() || start.elapsed() > PROBE_TIME_LIMIT {
+            if stop.now() || dropped.load(Ordering::Relaxed) || start.elapsed() > PROBE_TIME_LIMIT {
                 return false;
             }
             // A cell the relaxation refutes alone was probed before (and is out): one it
@@ -716,7 +733,7 @@ mod tests {
                 .into_iter()
                 .map(|(cell, _)| cell)
                 .collect();
-            let pairs = probed_pairs(&res, n, &cells, &Stop::never());
+            let pairs = probed_pairs(&res, n, &cells, &Stop::never(), &AtomicBool::new(false));
             residuals += usize::from(!pairs.is_empty());
             for ([a, b], cert) in &pairs {
                 found += 1;
