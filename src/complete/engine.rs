@@ -42,6 +42,9 @@ fn timed_part<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
     r
 }
 
+/// A pair of residual cells that the relaxation refutes together, with its weights.
+type RefutedPair = ([(usize, usize); 2], Certificate);
+
 /// Nodes of the search of one core beside the probes of pairs ([`beside_pairs`]): about 5 s
 /// on one core of the EPYC, where the residuals of n = 29 with a completion that reach it
 /// take 3-26 M nodes (BENCHMARKS.md).
@@ -59,11 +62,7 @@ fn beside_pairs(
     out: &[(usize, usize)],
     seed: u64,
     stop: &Stop,
-) -> (
-    Outcome,
-    exact::Counts,
-    Vec<([(usize, usize); 2], Certificate)>,
-) {
+) -> (Outcome, exact::Counts, Vec<RefutedPair>) {
     let decided = std::sync::atomic::AtomicBool::new(false);
     let ((outcome, counts), pairs) = rayon::join(
         || {
