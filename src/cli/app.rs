@@ -142,6 +142,7 @@ pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
         var: nqueens::complete::RELAXATION_VAR,
         value,
     })?;
+    nqueens::complete::probe_settings().map_err(|(var, value)| Error::Setting { var, value })?;
     match cli.command {
         Command::Complete(a) => complete::run(a),
         Command::Verify(a) => verify::run(a),

@@ -57,6 +57,11 @@ Environment:
        complete, count --from: 0 turns off the refutation of a residual by its linear
        relaxation (weights on lines, the weighted_cover certificate), so that only the
        search decides; for benchmarks and bug reports
+  NQUEENS_PROBE_FROM=ROWS, NQUEENS_PROBE_DIAGONAL=SQUARES, NQUEENS_PROBE_BESIDE=NODES
+       complete: probe the cells (and pairs of cells) near the corners from ROWS free rows
+       instead of 26 (28), on diagonals of at most SQUARES squares instead of 9 (11), with
+       a search of one core of NODES nodes beside the pairs' probes instead of 2^26 (0:
+       none); whole numbers; for benchmarks and tests
   NQUEENS_PROGRESS_AFTER_MS=MS
        show the progress display after MS milliseconds instead of 1000 (0: at once);
        the display shows only when standard error is a terminal
@@ -111,6 +116,14 @@ pub enum Error {
     /// The refutation's switch in the environment has a value other than 0 or 1.
     #[error("{var}={value:?}: expected 0 (off) or 1 (on)")]
     Switch {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A setting of the probes in the environment is not a whole number.
+    #[error("{var}={value:?}: expected a whole number")]
+    Setting {
         /// The variable.
         var: &'static str,
         /// Its value.

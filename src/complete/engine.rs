@@ -45,14 +45,9 @@ fn timed_part<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
 /// A pair of residual cells that the relaxation refutes together, with its weights.
 type RefutedPair = ([(usize, usize); 2], Certificate);
 
-/// Nodes of the search of one core beside the probes of pairs ([`beside_pairs`]): about 5 s
-/// on one core of the EPYC, where the residuals of n = 29 with a completion that reach it
-/// take 3-26 M nodes (BENCHMARKS.md).
-const BESIDE_PAIRS_NODES: u64 = 1 << 27;
-
 /// The pairs of cells of `res` (its refuted cells `out`) that the relaxation refutes
 /// together ([`exact::relaxation::refuted_pairs`]), probed beside a search of one core of
-/// at most [`BESIDE_PAIRS_NODES`] nodes. That search is the sequential one of
+/// at most [`exact::relaxation::beside_pairs_nodes`] nodes. That search is the sequential one of
 /// [`exact::first`]'s tree (the same board and order), so a completion it finds is the one
 /// the search of every core would give; the probes are then dropped. Its answer, `Stopped`
 /// where it spent its budget, with its work and the pairs (none unless it stopped).
@@ -66,11 +61,11 @@ fn beside_pairs(
     let decided = std::sync::atomic::AtomicBool::new(false);
     let ((outcome, counts), pairs) = rayon::join(
         || {
-            let limits = exact::Limits {
-                max_nodes: BESIDE_PAIRS_NODES,
-                stop,
-            };
-            let searched = exact::first_sequential(res, seed, limits);
+            let max_nodes = exact::relaxation::beside_pairs_nodes();
+            if max_nodes == 0 {
+                return (Outcome::Stopped, exact::Counts::default());
+            }
+            let searched = exact::first_sequential(res, seed, exact::Limits { max_nodes, stop });
             if !matches!(searched.0, Outcome::Stopped) {
                 decided.store(true, std::sync::atomic::Ordering::Relaxed);
             }

@@ -52,7 +52,8 @@ pub use run::{Board, complete_board, complete_rows};
 pub(crate) use run::{Completion, Prepared, complete, prepare};
 
 pub use crate::exact::relaxation::{
-    PROBE_DIAGONAL_VAR, PROBE_FROM_VAR, RELAXATION_VAR, relaxation_enabled,
+    PROBE_BESIDE_VAR, PROBE_DIAGONAL_VAR, PROBE_FROM_VAR, RELAXATION_VAR, probe_settings,
+    relaxation_enabled,
 };
 pub use crate::exact::{Certificate, RefutedCell, RefutedPair};
 

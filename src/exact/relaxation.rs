@@ -282,34 +282,67 @@ const PAIRED_DIAGONAL: u64 = 11;
 pub(crate) const PAIRED_MIN_ROWS: usize = 28;
 
 /// The environment variable that sets the fewest free rows probed, for cells and pairs of
-/// cells alike (a whole number; unset or anything else: 26 for cells, 28 for pairs): a
-/// switch for measuring, and for tests on residuals small enough for a debug build.
+/// cells alike (a whole number; unset: 26 for cells, 28 for pairs): a switch for
+/// measuring, and for tests on residuals small enough for a debug build.
 pub const PROBE_FROM_VAR: &str = "NQUEENS_PROBE_FROM";
 
 /// The environment variable that sets the longest diagonal probed, for cells and pairs of
-/// cells alike (a whole number of squares; unset or anything else: 9 for cells, 11 for
-/// pairs): a switch for measuring, and for tests in a debug build, where the thousands of
-/// probes of the pairs on a small board (every cell of it near a corner) take minutes.
+/// cells alike (a whole number of squares; unset: 9 for cells, 11 for pairs): a switch for
+/// measuring, and for tests in a debug build, where the thousands of probes of the pairs on
+/// a small board (every cell of it near a corner) take minutes.
 pub const PROBE_DIAGONAL_VAR: &str = "NQUEENS_PROBE_DIAGONAL";
+
+/// The environment variable that sets the nodes of the search of one core beside the
+/// probes of pairs (a whole number; unset: 2^26; 0: none, the pairs always probed): a
+/// switch for measuring, and for tests of the pairs on residuals that search decides.
+pub const PROBE_BESIDE_VAR: &str = "NQUEENS_PROBE_BESIDE";
+
+/// The settings of the probes in the environment, each refused unless a whole number in
+/// decimal digits: `Err((variable, value))` for the first one that is not.
+pub fn probe_settings() -> Result<(), (&'static str, String)> {
+    for var in [PROBE_FROM_VAR, PROBE_DIAGONAL_VAR, PROBE_BESIDE_VAR] {
+        setting(var).map_err(|value| (var, value))?;
+    }
+    Ok(())
+}
+
+/// The whole number `var` sets, if set; its value where it is not a whole number.
+fn setting(var: &str) -> Result<Option<u64>, String> {
+    let Some(v) = std::env::var_os(var) else {
+        return Ok(None);
+    };
+    let text = v.to_str().unwrap_or("");
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    match text.parse() {
+        Ok(k) if digits => Ok(Some(k)),
+        _ => Err(v.to_string_lossy().into_owned()),
+    }
+}
+
+/// [`setting`] read once per variable (the command line refuses a bad one before any work;
+/// a library caller that sets one gets the default).
+fn setting_once(var: &'static str, cell: &'static std::sync::OnceLock<Option<u64>>) -> Option<u64> {
+    *cell.get_or_init(|| setting(var).ok().flatten())
+}
 
 /// The longest diagonal [`PROBE_DIAGONAL_VAR`] sets, if it sets one.
 fn probe_diagonal() -> Option<u64> {
     static LONGEST: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    *LONGEST.get_or_init(|| {
-        std::env::var(PROBE_DIAGONAL_VAR)
-            .ok()
-            .and_then(|v| v.parse().ok())
-    })
+    setting_once(PROBE_DIAGONAL_VAR, &LONGEST)
 }
 
 /// The floor [`PROBE_FROM_VAR`] sets, if it sets one.
 fn probe_from() -> Option<usize> {
-    static FROM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    *FROM.get_or_init(|| {
-        std::env::var(PROBE_FROM_VAR)
-            .ok()
-            .and_then(|v| v.parse().ok())
-    })
+    static FROM: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    setting_once(PROBE_FROM_VAR, &FROM).map(|k| usize::try_from(k).unwrap_or(usize::MAX))
+}
+
+/// Nodes of the search of one core beside the probes of pairs: 2^26 (about 2.5 s on one
+/// core of the EPYC; the residuals of n = 29 with a completion that reach the probes take
+/// 3-26 M nodes, BENCHMARKS.md), or what [`PROBE_BESIDE_VAR`] sets.
+pub(crate) fn beside_pairs_nodes() -> u64 {
+    static NODES: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    setting_once(PROBE_BESIDE_VAR, &NODES).unwrap_or(1 << 26)
 }
 
 /// The longest the probes of one half may take in all. Past it (no residual measured comes
@@ -377,7 +410,13 @@ fn probe_half(res: &Residual, n: u64, stop: &Stop, half: usize, found: &mut Vec<
     let Some(Program {
         mut relaxation,
         probed,
-    }) = Program::solve(res, n, &[], probe_diagonal().unwrap_or(PROBED_DIAGONAL))
+    }) = Program::solve(
+        res,
+        n,
+        &[],
+        probe_diagonal().unwrap_or(PROBED_DIAGONAL),
+        stop,
+    )
     else {
         return;
     };
@@ -434,7 +473,13 @@ struct Program {
 impl Program {
     /// The relaxation of `res` with the cells `out` left out (their fractions 0); `None`
     /// where it is infeasible or the simplex stops at its limit.
-    fn solve(res: &Residual, n: u64, out: &[(usize, usize)], diagonal: u64) -> Option<Program> {
+    fn solve(
+        res: &Residual,
+        n: u64,
+        out: &[(usize, usize)],
+        diagonal: u64,
+        stop: &Stop,
+    ) -> Option<Program> {
         use microlp::{ComparisonOp, OptimizationDirection, Problem};
         let m = res.size();
         // Squares of the residual on each diagonal, free or not.
@@ -479,7 +524,7 @@ impl Program {
         for line in d1.into_values().chain(d2.into_values()) {
             p.add_constraint(line, ComparisonOp::Le, 1.0);
         }
-        let relaxation = p.solve().ok().filter(finished)?;
+        let relaxation = solve_apart(p, stop)?;
         Some(Program { relaxation, probed })
     }
 }
@@ -529,22 +574,47 @@ fn probed_pairs(
     stop: &Stop,
     dropped: &AtomicBool,
 ) -> Vec<([(usize, usize); 2], Certificate)> {
-    let (even, odd) = rayon::join(
-        || probe_pairs(res, n, refuted, stop, dropped, 0),
-        || probe_pairs(res, n, refuted, stop, dropped, 1),
-    );
-    let pairs: Vec<[(usize, usize); 2]> = even.into_iter().chain(odd).collect();
+    let start = std::time::Instant::now();
+    let diagonal = probe_diagonal().unwrap_or(PAIRED_DIAGONAL);
+    let Some(Program {
+        relaxation: root,
+        probed,
+    }) = Program::solve(res, n, refuted, diagonal, stop)
+    else {
+        return Vec::new();
+    };
+    let quit = || stop.now() || dropped.load(Ordering::Relaxed);
+    // One task per first cell, each from the root's solution: whichever threads take them
+    // (a core joins when the search beside the probes ends), the pairs are the same, unless
+    // the probes reach their time limit, which drops them all.
+    let overran = AtomicBool::new(false);
     use rayon::prelude::*;
+    let found: Vec<Vec<[(usize, usize); 2]>> = (0..probed.len())
+        .into_par_iter()
+        .map(|k| {
+            if quit() || overran.load(Ordering::Relaxed) {
+                return Vec::new();
+            }
+            let pairs = (start.elapsed() <= PROBE_TIME_LIMIT)
+                .then(|| pairs_from(&root, &probed, k, &quit))
+                .flatten();
+            pairs.unwrap_or_else(|| {
+                overran.store(true, Ordering::Relaxed);
+                Vec::new()
+            })
+        })
+        .collect();
+    if quit() || overran.load(Ordering::Relaxed) {
+        return Vec::new();
+    }
+    let pairs: Vec<[(usize, usize); 2]> = found.into_iter().flatten().collect();
     // Each pair's weights stand alone (the refuted cells out, which have their own): one
     // not found drops that pair only.
     let covers: Vec<Option<Certificate>> = pairs
         .par_iter()
-        .map(|pair| {
-            let wanted = !dropped.load(Ordering::Relaxed);
-            wanted.then(|| refute(&res.placed(pair, refuted), n, stop))?
-        })
+        .map(|pair| (!quit()).then(|| refute(&res.placed(pair, refuted), n, stop))?)
         .collect();
-    if dropped.load(Ordering::Relaxed) || stop.now() {
+    if quit() {
         return Vec::new();
     }
     pairs
@@ -554,64 +624,78 @@ fn probed_pairs(
         .collect()
 }
 
-/// The pairs of one half (`half`: 0 or 1, alternate first cells) whose queens make the
-/// relaxation infeasible: one simplex per first cell, then a few dual simplex steps per
-/// second cell.
-fn probe_pairs(
-    res: &Residual,
-    n: u64,
-    refuted: &[(usize, usize)],
-    stop: &Stop,
-    dropped: &AtomicBool,
-    half: usize,
-) -> Vec<[(usize, usize); 2]> {
-    let start = std::time::Instant::now();
-    let mut found = Vec::new();
-    // As in `probe`: whatever the library does, the search goes on without the pairs.
-    let whole = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let Some(Program {
-            relaxation: root,
-            probed,
-        }) = Program::solve(res, n, refuted, probe_diagonal().unwrap_or(PAIRED_DIAGONAL))
-        else {
-            return false;
+/// The pairs of `probed[k]` with the cells after it that it does not attack, whose queens
+/// make the relaxation infeasible: a few dual simplex steps from `root` to place the first
+/// queen, then a few per second one. `None` where `quit` says so, where the simplex stops
+/// at its limit, or whatever the library does on a program it finds hard (its
+/// documentation warns of panics): the probes are then dropped, and the search goes on
+/// without them.
+fn pairs_from(
+    root: &microlp::Solution,
+    probed: &[Probed],
+    k: usize,
+    quit: &dyn Fn() -> bool,
+) -> Option<Vec<[(usize, usize); 2]>> {
+    let a = &probed[k];
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut found = Vec::new();
+        // A cell the relaxation refutes alone here is one the probes of cells did not
+        // (each half of them left out its own refuted cells only): its pairs are moot.
+        let Ok(with_a) = root.clone().fix_var(a.var, 1.0) else {
+            return Some(found);
         };
-        for (k, a) in probed.iter().enumerate().skip(half).step_by(2) {
-            if stop.now() || dropped.load(Ordering::Relaxed) || start.elapsed() > PROBE_TIME_LIMIT {
-                return false;
-            }
-            // A cell the relaxation refutes alone was probed before (and is out): one it
-            // does not refute here may still be out of every completion with the others.
-            let Some(with_a) = root.clone().fix_var(a.var, 1.0).ok().filter(finished) else {
+        if !finished(&with_a) {
+            return None;
+        }
+        // `fix_var` consumes the solution when the program turns infeasible: the one with
+        // `a` placed is kept to go on from.
+        let mut current = with_a.clone();
+        for b in &probed[k + 1..] {
+            let attacks = a.cell.0 == b.cell.0
+                || a.cell.1 == b.cell.1
+                || a.diagonals.0 == b.diagonals.0
+                || a.diagonals.1 == b.diagonals.1;
+            if attacks {
                 continue;
-            };
-            // `fix_var` consumes the solution when the program turns infeasible: the one
-            // with `a` placed is kept to go on from.
-            let mut current = with_a.clone();
-            for b in &probed[k + 1..] {
-                let attacks = a.cell.0 == b.cell.0
-                    || a.cell.1 == b.cell.1
-                    || a.diagonals.0 == b.diagonals.0
-                    || a.diagonals.1 == b.diagonals.1;
-                if attacks {
-                    continue;
-                }
-                match current.fix_var(b.var, 1.0) {
-                    Ok(s) if finished(&s) => current = s.unfix_var(b.var).0,
-                    Ok(_) => return false,
-                    Err(_) => {
-                        found.push([a.cell, b.cell]);
-                        current = with_a.clone();
-                    }
+            }
+            if quit() {
+                return None;
+            }
+            match current.fix_var(b.var, 1.0) {
+                Ok(s) if finished(&s) => current = s.unfix_var(b.var).0,
+                Ok(_) => return None,
+                Err(_) => {
+                    found.push([a.cell, b.cell]);
+                    current = with_a.clone();
                 }
             }
         }
-        true
-    }));
-    if whole.unwrap_or(false) {
-        found
-    } else {
-        Vec::new()
+        Some(found)
+    }))
+    .ok()
+    .flatten()
+}
+
+/// Solves `p` on a thread of its own, so that `stop` ends the wait at once (microlp looks
+/// at its own time limit only every thousand pivots); `None` where it is stopped, ends at
+/// its limit, or fails.
+fn solve_apart(p: microlp::Problem, stop: &Stop) -> Option<microlp::Solution> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("nqueens-simplex".into())
+        .spawn(move || {
+            let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.solve()));
+            let solution = solved.ok().and_then(Result::ok).filter(finished);
+            // The receiver is gone when the wait was stopped: nothing to tell.
+            let _ = tx.send(solution);
+        });
+    spawned.ok()?;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(1)) {
+            Ok(solution) => return solution,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !stop.now() => {}
+            Err(_) => return None,
+        }
     }
 }
 

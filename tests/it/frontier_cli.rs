@@ -434,7 +434,9 @@ fn a_relaxation_refutes_with_weights_anyone_can_check() {
 /// Cells the relaxation refutes are skipped by the search, pairs of cells it refutes together
 /// are taken as attacking each other, and the certificate lists both with their weights
 /// (n = 21, d = 19, seed 7 probed from 21 rows with `NQUEENS_PROBE_FROM` and on diagonals of
-/// at most 4 squares with `NQUEENS_PROBE_DIAGONAL`, small enough for a debug build:
+/// at most 4 squares with `NQUEENS_PROBE_DIAGONAL`, without the search of one core beside
+/// the pairs' probes (which decides it first) by `NQUEENS_PROBE_BESIDE`, small enough for a
+/// debug build:
 /// INFEASIBLE after about 3.2 M nodes, 3.6 M without; 14 cells and 20 pairs near the
 /// corners refuted): tools/confirm_certificate.py checks each cell's and each pair's
 /// weights before it asks for a proof, and rejects one whose weights are changed, a cell
@@ -471,6 +473,7 @@ fn cells_and_pairs_the_relaxation_refutes_are_skipped_and_listed_with_their_weig
     let probe = [
         ("NQUEENS_PROBE_FROM", "21"),
         ("NQUEENS_PROBE_DIAGONAL", "4"),
+        ("NQUEENS_PROBE_BESIDE", "0"),
     ];
     let (skipping, doc) = nodes(&probe, "2", "c.json");
     let (one_thread, doc1) = nodes(&probe, "1", "c1.json");
@@ -572,7 +575,8 @@ fn cells_and_pairs_the_relaxation_refutes_are_skipped_and_listed_with_their_weig
 }
 
 /// The refutation's program obeys `--time-limit` (n = 60: a program of 0.3 s, a limit of
-/// 0.01 s: UNKNOWN, nothing written), and its switch takes 0 or 1 only.
+/// 0.01 s: UNKNOWN, nothing written), its switch takes 0 or 1 only, and the probes'
+/// settings whole numbers only.
 #[test]
 fn the_relaxation_stops_at_the_time_limit_and_its_switch_is_checked() {
     let d = tempfile::tempdir().unwrap();
@@ -597,5 +601,28 @@ fn the_relaxation_stops_at_the_time_limit_and_its_switch_is_checked() {
         );
         assert_eq!(code, 2, "{value:?}: {err}");
         assert!(err.contains("NQUEENS_RELAXATION"), "{err}");
+    }
+    // The probes' settings: whole numbers in digits, else refused before any work.
+    for var in [
+        "NQUEENS_PROBE_FROM",
+        "NQUEENS_PROBE_DIAGONAL",
+        "NQUEENS_PROBE_BESIDE",
+    ] {
+        for value in ["", "abc", "-1", "+20", " 20", "3.5", "99999999999999999999"] {
+            let (code, _, err) = run_env(
+                &[(var, value)],
+                &["complete", s(&p("e.txt")), "--time-limit", "0.01"],
+            );
+            assert_eq!(code, 2, "{var}={value:?}: {err}");
+            assert!(
+                err.contains(var) && err.contains("whole number") && err.lines().count() == 1,
+                "{err}"
+            );
+        }
+        let (code, _, err) = run_env(
+            &[(var, "20")],
+            &["complete", s(&p("e.txt")), "--time-limit", "0.01"],
+        );
+        assert_eq!(code, 4, "{var}=20: {err}");
     }
 }
