@@ -109,36 +109,16 @@ fn solve(res: &Residual, n: u64, stop: &Stop) -> Option<Fractional> {
             );
         }
     }
-    // The simplex runs on a thread of its own, so that a deadline or Ctrl-C ends the wait
-    // at once (microlp looks at its own time limit only every thousand pivots: a program
+    // On a thread of its own, so that a deadline or Ctrl-C ends the wait at once (a program
     // of 3,600 cells took 0.3 s); one left behind ends within its limit. Whatever the
-    // library does on a program it finds hard (its documentation warns of panics), the
-    // search decides the residual instead.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let spawned = std::thread::Builder::new()
-        .name("nqueens-simplex".into())
-        .spawn(move || {
-            let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.solve()));
-            let weights = solved.ok().and_then(Result::ok).and_then(|s| {
-                let finished = *s.stop_reason() == microlp::StopReason::Finished;
-                (finished && s.objective() > 1e-9).then(|| Fractional {
-                    rows: rows.iter().map(|&v| s.var_value(v)).collect(),
-                    cols: cols.iter().map(|&v| s.var_value(v)).collect(),
-                    d1: d1.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
-                    d2: d2.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
-                })
-            });
-            // The receiver is gone when the wait was stopped: nothing to tell.
-            let _ = tx.send(weights);
-        });
-    spawned.ok()?;
-    loop {
-        match rx.recv_timeout(Duration::from_millis(1)) {
-            Ok(weights) => return weights,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !stop.now() => {}
-            Err(_) => return None,
-        }
-    }
+    // library does on a program it finds hard, the search decides the residual instead.
+    let s = solve_apart(p, stop)?;
+    (s.objective() > 1e-9).then(|| Fractional {
+        rows: rows.iter().map(|&v| s.var_value(v)).collect(),
+        cols: cols.iter().map(|&v| s.var_value(v)).collect(),
+        d1: d1.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
+        d2: d2.into_iter().map(|(g, v)| (g, s.var_value(v))).collect(),
+    })
 }
 
 /// The fractional weights rounded to integers (in units of `1 / SCALE`), the diagonals'
@@ -678,7 +658,7 @@ fn pairs_from(
 
 /// Solves `p` on a thread of its own, so that `stop` ends the wait at once (microlp looks
 /// at its own time limit only every thousand pivots); `None` where it is stopped, ends at
-/// its limit, or fails.
+/// its limit, or fails (its documentation warns of panics on programs it finds hard).
 fn solve_apart(p: microlp::Problem, stop: &Stop) -> Option<microlp::Solution> {
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
@@ -797,9 +777,6 @@ mod tests {
         );
     }
 
-    /// Random residuals of 5-10 rows on a board of 30: every refutation is of a residual
-    /// that brute force cannot complete, passes the exact check, and fails it once any
-    /// weight is lowered or a diagonal's raised past the margin.
     /// Random residuals of 6-9 rows: every pair the probes give ([`probed_pairs`], which
     /// [`refuted_pairs`] runs from 28 rows) is two free cells, not refuted and not
     /// attacking each other, in no completion together, whose weights check on the
@@ -850,6 +827,9 @@ mod tests {
         );
     }
 
+    /// Random residuals of 5-10 rows on a board of 30: every refutation is of a residual
+    /// that brute force cannot complete, passes the exact check, and fails it once any
+    /// weight is lowered or a diagonal's raised past the margin.
     #[test]
     fn refutations_are_of_residuals_with_no_completion_and_check_exactly() {
         let n = 30;
