@@ -42,9 +42,6 @@ fn timed_part<T>(stage: Stage, phase: &mut Phase, f: impl FnOnce() -> T) -> T {
     r
 }
 
-/// A pair of residual cells that the relaxation refutes together, with its weights.
-type RefutedPair = ([(usize, usize); 2], Certificate);
-
 /// The pairs of cells of `res` (its refuted cells `out`) that the relaxation refutes
 /// together ([`exact::relaxation::refuted_pairs`]), probed beside a search of one core of
 /// at most [`exact::relaxation::beside_pairs_nodes`] nodes. That search is the sequential one of
@@ -57,7 +54,7 @@ fn beside_pairs(
     out: &[(usize, usize)],
     seed: u64,
     stop: &Stop,
-) -> (Outcome, exact::Counts, Vec<RefutedPair>) {
+) -> (Outcome, exact::Counts, Vec<exact::relaxation::PairCover>) {
     let decided = std::sync::atomic::AtomicBool::new(false);
     let ((outcome, counts), pairs) = rayon::join(
         || {
@@ -174,19 +171,16 @@ pub(super) fn engine(
             stats.refuted_cells = refuted.len() as u64;
             let out: Vec<_> = refuted.iter().map(|&(cell, _)| cell).collect();
             let mut skipping = res.clone().with_refuted(out.clone());
+            counts = exact::Counts::default();
             if exact::relaxation::pairs_probed(&res) {
                 (outcome, counts, pairs) = timed(Stage::Exact, &mut stats.exact, || {
                     beside_pairs(&skipping, state.n, &out, opts.seed, stop)
                 });
                 stats.refuted_pairs = pairs.len() as u64;
-                if matches!(outcome, Outcome::Stopped) && !stop.now() {
-                    stats.add_search(counts);
-                    skipping = skipping.with_refuted_pairs(pairs.iter().map(|&(p, _)| p).collect());
-                    (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
-                        exact::first(&skipping, opts.seed, stop)
-                    });
-                }
-            } else {
+                skipping = skipping.with_refuted_pairs(pairs.iter().map(|&(p, _)| p).collect());
+            }
+            if matches!(outcome, Outcome::Stopped) && !stop.now() {
+                stats.add_search(counts);
                 (outcome, counts) = timed(Stage::Exact, &mut stats.exact, || {
                     exact::first(&skipping, opts.seed, stop)
                 });

@@ -509,6 +509,10 @@ impl Program {
     }
 }
 
+/// Two residual cells in no completion together, with the weights that refute queens on
+/// both.
+pub(crate) type PairCover = ([(usize, usize); 2], Certificate);
+
 /// Pairs of cells in no completion together, each with the weights that refute the
 /// residual left by queens on both (the `refuted` cells taken out): pairs of cells near a
 /// corner (on a diagonal of at most [`PROBED_DIAGONAL`] squares) that do not attack each
@@ -531,7 +535,7 @@ pub(crate) fn refuted_pairs(
     refuted: &[(usize, usize)],
     stop: &Stop,
     dropped: &AtomicBool,
-) -> Vec<([(usize, usize); 2], Certificate)> {
+) -> Vec<PairCover> {
     if !pairs_probed(res) {
         return Vec::new();
     }
@@ -553,7 +557,7 @@ fn probed_pairs(
     refuted: &[(usize, usize)],
     stop: &Stop,
     dropped: &AtomicBool,
-) -> Vec<([(usize, usize); 2], Certificate)> {
+) -> Vec<PairCover> {
     let start = std::time::Instant::now();
     let diagonal = probe_diagonal().unwrap_or(PAIRED_DIAGONAL);
     let Some(Program {
