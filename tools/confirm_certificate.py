@@ -137,7 +137,7 @@ def confirm_weighted_cover(path, q, doc, cert):
 
 
 def confirm_refuted_cells(path, q, cert):
-    """The cells an `exhausted_search` says its search skipped (`refuted_cells`), in order:
+    """The cells an `exhausted_search` says its search never placed (`refuted_cells`), in order:
     each a free cell, and its `cover` a weighted cover of the residual left by a queen on
     it, with the cells listed before it taken out. So no completion uses any of them."""
     listed = cert.get("refuted_cells", [])
@@ -164,7 +164,7 @@ def confirm_refuted_cells(path, q, cert):
         ]
         check_cover(n, rows, cols, left, e.get("cover"), f"{what} ({i}, {j})")
         out.add((i, j))
-    print(f"{path}: the {len(listed)} cells the search skipped are each refuted by their weights: in no completion")
+    print(f"{path}: the {len(listed)} cells the search never placed are each refuted by their weights: in no completion")
     return out
 
 

@@ -185,7 +185,8 @@ pub struct Stats {
     /// budgets): of the input's residual, or of the closed-form phase's reroutes.
     pub exact_restarts: u64,
     /// Free cells of the input's residual that the linear relaxation refutes (in no
-    /// completion), skipped by the search of every core.
+    /// completion), never placed by the search of every core (skipped; from 28 free rows,
+    /// taken out of its rows).
     pub refuted_cells: u64,
     /// Pairs of its free cells that the linear relaxation refutes together (in no
     /// completion together), taken as attacking each other by the search of every core.

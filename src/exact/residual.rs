@@ -106,6 +106,13 @@ impl Residual {
         self
     }
 
+    /// The residual with the free cells `cells` (each in no completion) taken out: the
+    /// search's rows and columns then count only the cells left, unlike
+    /// [`Residual::with_refuted`]'s.
+    pub(crate) fn without(&self, cells: &[(usize, usize)]) -> Residual {
+        self.placed(&[], cells)
+    }
+
     /// The same residual with `pairs` (of free cells that do not attack each other, no
     /// two of them in one completion) taken as attacking each other by the search.
     pub(crate) fn with_refuted_pairs(mut self, pairs: Vec<[(usize, usize); 2]>) -> Residual {
