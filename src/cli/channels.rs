@@ -10,7 +10,7 @@
 
 use super::Error;
 use clap::ArgMatches;
-use nqueens::format::{OutputPath, is_stdio, own_descriptor, reads_stdin};
+use nqueens::format::{OutputPath, is_stdio, own_descriptor, reads_stdin, writes_stdout};
 use std::path::{Path, PathBuf};
 
 /// What a command does with the file an argument names.
@@ -221,8 +221,10 @@ impl Files {
     pub fn of(root: &clap::Command, matches: &ArgMatches) -> Files {
         let mut files = Files::default();
         let (mut cmd, mut m, mut words) = (root, matches, Vec::<&str>::new());
+        let mut json = false;
         loop {
             let command = words.join(" ");
+            json |= matches!(m.try_get_one::<bool>("json"), Ok(Some(true)));
             for arg in cmd.get_arguments().filter(|a| takes_path(a)) {
                 let id = arg.get_id().as_str();
                 let Some(entry) = lookup(&command, id) else {
@@ -243,6 +245,18 @@ impl Files {
                     (cmd, m) = (sub, sub_m);
                 }
                 None => break,
+            }
+        }
+        // `--json` fills standard output with its records, one per line: an output written
+        // there too would be mixed into them, and neither could be read back.
+        if json {
+            for (flag, path) in &files.writes {
+                if writes_stdout(path) {
+                    files.refused.push(format!(
+                        "{}: {flag}: --json prints its records to standard output: name a file",
+                        path.display()
+                    ));
+                }
             }
         }
         files

@@ -138,16 +138,17 @@ impl std::fmt::Display for Certificate {
                 )?;
                 match (refuted_cells.len(), refuted_pairs.len()) {
                     (0, 0) => {}
-                    (cells, 0) => {
-                        write!(f, ", skipping {cells} cells the linear relaxation refutes")?
-                    }
+                    (cells, 0) => write!(
+                        f,
+                        ", never placing {cells} cells the linear relaxation refutes"
+                    )?,
                     (0, pairs) => write!(
                         f,
-                        ", skipping {pairs} pairs of cells the linear relaxation refutes"
+                        ", taking {pairs} pairs of cells the linear relaxation refutes together as attacking"
                     )?,
                     (cells, pairs) => write!(
                         f,
-                        ", skipping {cells} cells and {pairs} pairs of cells the linear relaxation refutes"
+                        ", never placing {cells} cells the linear relaxation refutes and taking {pairs} pairs it refutes together as attacking"
                     )?,
                 }
                 Ok(())

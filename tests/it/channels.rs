@@ -932,3 +932,44 @@ fn standard_error_into_an_input_is_refused_before_anything_is_written() {
     assert_eq!(out.code(), Some(2));
     assert_eq!(std::fs::read(&input).unwrap(), b"1 5 8 6 3 7 2 4\n");
 }
+
+/// With `--json`, standard output holds the records: every channel a command with `--json`
+/// writes, named `-` or `/dev/stdout`, is refused (exit 2, one line) before anything is
+/// written, where without `--json` it is accepted.
+#[test]
+fn with_json_no_output_may_be_standard_output() {
+    let all = channels();
+    let fills = Fills::new();
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (command, line) in TEMPLATES {
+        let (code, help, _) =
+            run(&[command.split(' ').collect::<Vec<_>>(), vec!["--help"]].concat());
+        assert_eq!(code, 0, "{command} --help");
+        if !help.contains("--json") {
+            continue;
+        }
+        for (key, how, stdio) in keys(command, line, &all) {
+            if how != Use::Write || !stdio {
+                continue;
+            }
+            for name in ["-", "/dev/stdout"] {
+                cases += 1;
+                let mut args = fills.fill(command, line, &[(&key, Path::new(name))]);
+                args.push("--json".into());
+                let (code, err) =
+                    run_limited(&args, Stdio::null(), Stdio::null(), Duration::from_secs(30));
+                if code != Some(2) || err.lines().count() != 1 || !err.contains("--json") {
+                    failures.push(format!("{args:?}: exit {code:?}: {err}"));
+                }
+            }
+        }
+    }
+    assert!(cases >= 6, "only {cases} cases");
+    assert!(
+        failures.is_empty(),
+        "{} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
