@@ -14,10 +14,10 @@ const SAME_SIGNAL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Installs the handler of Ctrl-C, SIGTERM and SIGHUP. A command that polls the flag (see
 /// [`interrupt_flag`]) is asked to stop and answers for itself; any other command, or a
-/// second signal (at least [`SAME_SIGNAL`] after the first), removes this process's temporary files and exits with
-/// [`exit::INTERRUPTED`] at once, so that no partial file is left behind, unless a set of
-/// files is being renamed into place ([`nqueens::cleanup::publishing`]), which it lets
-/// finish.
+/// second signal (at least [`SAME_SIGNAL`] after the first), removes this process's
+/// temporary files and exits with [`exit::INTERRUPTED`] at once, so that no partial file
+/// is left behind, unless a set of files is being renamed into place
+/// ([`nqueens::cleanup::publishing`]), which it lets finish.
 pub(super) fn install_signal_handler() {
     let flag = INTERRUPT
         .get_or_init(|| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)))
