@@ -578,6 +578,20 @@ redirection such as {fd}>FILE opens it)",
     Ok(())
 }
 
+/// Says, on standard error, that the output `path` was not written by this run (`why`)
+/// where a file from before is there: an INFEASIBLE answer leaves the solution of an earlier
+/// run at its `-o`, a SOLVED one the certificate of an earlier run at its `--certificate`,
+/// and a careless reader would take either for this run's. (The file is left: it is the
+/// user's, and an output is only ever replaced whole by one that was written.)
+pub(super) fn note_not_written(path: &Path, why: &str) {
+    if !writes_stdout(path) && std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        errln!(
+            "nqueens: {}: not written ({why}); the file there is from before",
+            path.display()
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

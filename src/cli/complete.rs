@@ -636,6 +636,18 @@ fn run_one(args: Args) -> Result<i32, Error> {
         proof: proof_record,
     };
     report(&run, &args)?;
+    // An output the answer has none for, where an earlier run's file is.
+    let (word, unwritten) = match &answer {
+        Answer::Solved => ("SOLVED", &args.certificate),
+        Answer::Infeasible(_) => ("INFEASIBLE", &args.output),
+        Answer::Unknown(_) => ("UNKNOWN", &args.output),
+    };
+    if let Some(path) = unwritten {
+        super::channels::note_not_written(path, &format!("the answer is {word}"));
+    }
+    if let (Answer::Unknown(_), Some(path)) = (&answer, &args.certificate) {
+        super::channels::note_not_written(path, &format!("the answer is {word}"));
+    }
     Ok(exit::of_answer(&answer))
 }
 

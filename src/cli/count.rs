@@ -1255,6 +1255,9 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
         } else {
             wln!(w, "{msg}")?;
         }
+        if let Some(out) = &args.output {
+            super::channels::note_not_written(out, "no placement exists");
+        }
         return Ok(exit::INFEASIBLE);
     }
     if args.output.is_some() && !p.rules.one_per_line() {
@@ -1267,6 +1270,9 @@ fn first(args: &Args, p: &Problem) -> Result<i32, Error> {
     let found = count::first(p)?;
     progress.finish();
     let Some(found) = found else {
+        if let Some(out) = &args.output {
+            super::channels::note_not_written(out, "no placement exists");
+        }
         if args.json {
             wln!(
                 w,

@@ -1149,3 +1149,68 @@ fn tight_blocks_with_a_moved_queen_are_solved_by_restarts() {
         );
     }
 }
+
+/// An output the answer has nothing for is not written, and where a file from an earlier
+/// run is at its path, the run says so on standard error and leaves it as it was: a
+/// solution left at `-o` by an INFEASIBLE or UNKNOWN answer, a certificate left at
+/// `--certificate` by a SOLVED one, a placement left at `count --first -o` when none
+/// exists. Where no file is there, nothing is said and nothing is made.
+#[test]
+fn an_output_the_answer_has_none_for_is_left_and_said_so() {
+    let d = tempfile::tempdir().unwrap();
+    let infeasible = data("grigoryan-n100-k92.txt");
+    let solvable = data("grigoryan-n100-k47.txt");
+    let (inf, sol) = (infeasible.to_str().unwrap(), solvable.to_str().unwrap());
+    // Undecided for minutes (BENCHMARKS.md: n 29 d 28 seed 4).
+    let hard = d.path().join("e29.param");
+    let hard = hard.to_str().unwrap();
+    let generated = [
+        "generate", "excluded", "--n", "29", "--diags", "28", "--seed", "4",
+    ];
+    assert_eq!(run(&[&generated[..], &["-o", hard]].concat()).0, 0);
+    let cases: [(&[&str], &str, i32, &str); 4] = [
+        (
+            &["complete", inf, "-o"],
+            "out.txt",
+            3,
+            "the answer is INFEASIBLE",
+        ),
+        (
+            &["complete", sol, "--certificate"],
+            "c.json",
+            0,
+            "the answer is SOLVED",
+        ),
+        (
+            &["complete", hard, "--time-limit", "0.2", "-o"],
+            "out.txt",
+            4,
+            "the answer is UNKNOWN",
+        ),
+        (
+            &["count", "3", "--first", "-o"],
+            "out.txt",
+            3,
+            "no placement exists",
+        ),
+    ];
+    for (args, name, code, why) in cases {
+        let path = d.path().join(name);
+        let path_arg = path.to_str().unwrap();
+        let args: Vec<&str> = args.iter().copied().chain([path_arg, "-q"]).collect();
+        let (got, _, err) = run(&args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}: nothing there, nothing said");
+        assert!(!path.exists(), "{args:?}: nothing made");
+        std::fs::write(&path, "from before\n").unwrap();
+        let (got, _, err) = run(&args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert_eq!(
+            err,
+            format!("nqueens: {path_arg}: not written ({why}); the file there is from before\n"),
+            "{args:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "from before\n");
+        std::fs::remove_file(&path).unwrap();
+    }
+}
