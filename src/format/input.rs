@@ -216,8 +216,9 @@ impl Input {
                     }
                 };
             }
-            let rows = text::parse_based(path, &text, opts.index_base)?;
-            return Self::from_rows(path, "text", &rows);
+            let bytes = text::parse_le_bytes(path, &text, opts.index_base)?;
+            drop(text);
+            return Self::from_le_bytes(path, "text", bytes);
         }
         Err(fail(ErrorKind::Unrecognized(hex(
             &head[..head.len().min(8)]
@@ -348,13 +349,19 @@ impl Input {
         format: &'static str,
         rows: &[u32],
     ) -> Result<Input, FormatError> {
-        if rows.len() as u64 > crate::board::MAX_N {
-            return Err(FormatError::new(
-                path,
-                ErrorKind::TooLarge(rows.len() as u64),
-            ));
+        Self::from_le_bytes(path, format, le::to_bytes(rows))
+    }
+
+    /// [`Input::from_rows`] of rows already as little-endian bytes.
+    fn from_le_bytes(
+        path: &Path,
+        format: &'static str,
+        bytes: Vec<u8>,
+    ) -> Result<Input, FormatError> {
+        let n = bytes.len() as u64 / 4;
+        if n > crate::board::MAX_N {
+            return Err(FormatError::new(path, ErrorKind::TooLarge(n)));
         }
-        let bytes = le::to_bytes(rows);
         Ok(Input::Memory {
             path: path.to_path_buf(),
             format,
