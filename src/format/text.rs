@@ -79,13 +79,9 @@ fn each_value(
                 .split(|&b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c | b',' | b';'))
                 .filter(|t| !t.is_empty())
             {
-                let value = match small_whole(token) {
-                    Some(v) if base == IndexBase::One => v,
-                    // An ASCII line's bytes, split at ASCII bytes, are UTF-8.
-                    _ => parse_value(std::str::from_utf8(token).expect("ASCII"), base)
-                        .map_err(|d| fail(line_no, d))?,
-                };
-                push(value);
+                // An ASCII line's bytes, split at ASCII bytes, are UTF-8.
+                let token = std::str::from_utf8(token).expect("ASCII");
+                push(parse_value(token, base).map_err(|d| fail(line_no, d))?);
                 any = true;
             }
             continue;
@@ -105,7 +101,8 @@ fn each_value(
 }
 
 /// A token of one to nine decimal digits, its value: what nearly every row of a text board
-/// is, read without [`decimal`]'s exact handling of points and exponents.
+/// (and of an Octave text file) is, read without [`decimal`]'s exact handling of points
+/// and exponents, which allocates.
 fn small_whole(token: &[u8]) -> Option<u32> {
     if token.is_empty() || token.len() > 9 || !token.iter().all(u8::is_ascii_digit) {
         return None;
@@ -116,7 +113,11 @@ fn small_whole(token: &[u8]) -> Option<u32> {
 /// One row value: a non-negative integer, also written as an integral float
 /// (`3`, `3.0`, `3.000000000000000000e+00`).
 pub(crate) fn parse_value(token: &str, base: IndexBase) -> Result<u32, String> {
-    let v = match decimal(token) {
+    let v = match small_whole(token.as_bytes()) {
+        Some(v) => Decimal::Whole(v.into()),
+        None => decimal(token),
+    };
+    let v = match v {
         Decimal::Whole(v) => v,
         Decimal::Fraction => {
             return Err(format!(
@@ -269,8 +270,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The reading of every line through the `char` split and [`parse_value`], which the
-    /// byte split and [`small_whole`] must agree with on ASCII lines.
+    /// The reading of every line through the `char` split, which the byte split must agree
+    /// with on ASCII lines.
     fn by_chars(text: &str, base: IndexBase) -> Result<Vec<u32>, (u64, String)> {
         let mut rows = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -289,6 +290,19 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The fast path reads what the exact reading does, where it reads at all.
+        #[test]
+        fn small_whole_numbers_read_as_decimal_reads_them(
+            token in "[0-9+.e-]{0,12}",
+            digits in "[0-9]{1,12}",
+        ) {
+            for t in [token, digits] {
+                if let Some(v) = small_whole(t.as_bytes()) {
+                    prop_assert_eq!(decimal(&t), Decimal::Whole(v.into()));
+                }
+            }
+        }
+
         /// Text of digits, signs, points, exponents, every separator, comments, and a few
         /// characters beyond ASCII (a no-break space separates; `é` is no number).
         #[test]
