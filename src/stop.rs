@@ -44,6 +44,33 @@ impl Stop {
     }
 }
 
+/// Stretches of work now under way that poll no stop ([`unpolled`]).
+static UNPOLLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Marks, for as long as the guard lives, a stretch of work that polls no [`Stop`] and may
+/// be long: writing a solution of 10^9 rows as text takes minutes. A signal handler that
+/// would otherwise raise the flag and wait for the run to answer ends the process at once
+/// there ([`polled_now`]), as it does for a command that never polls.
+#[must_use = "the stretch is marked only while the guard lives"]
+pub struct Unpolled(());
+
+/// Starts a stretch of work that polls no stop ([`Unpolled`]).
+pub fn unpolled() -> Unpolled {
+    UNPOLLED.fetch_add(1, Ordering::SeqCst);
+    Unpolled(())
+}
+
+impl Drop for Unpolled {
+    fn drop(&mut self) {
+        UNPOLLED.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Whether a raised flag is now seen soon: no [`unpolled`] stretch is under way.
+pub fn polled_now() -> bool {
+    UNPOLLED.load(Ordering::SeqCst) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

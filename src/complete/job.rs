@@ -125,6 +125,9 @@ pub fn run_job(
         && state.free() <= super::RESIDUAL_MAX)
         .then(|| InputResidual(state.residual()));
     crate::progress::meter().set_stage(crate::progress::Stage::Output);
+    // Sealing, checking and writing the answer poll nothing, and writing 10^9 rows as
+    // text takes minutes: a signal ends the run at once here (no file is published).
+    let _unpolled = crate::stop::unpolled();
     if answer == super::Answer::Solved {
         state
             .seal()

@@ -211,3 +211,71 @@ fn a_signal_delivered_twice_is_answered_as_one() {
         assert_eq!(stderr, "", "with --json the record says it all");
     }
 }
+
+/// Writing the answer polls no flag, and may take minutes (10^9 rows as text): a signal
+/// there ends `complete` at once with 130, as it ends a command that never polls. It used
+/// to set the flag and wait for the run to answer, which then wrote its whole file and
+/// exited 0. Here the answer goes to a pipe that is not read, so the run is held inside
+/// the writing when the signal comes.
+#[test]
+fn a_signal_while_the_answer_is_written_ends_the_run() {
+    use std::io::Read;
+    let d = tempfile::tempdir().unwrap();
+    let in_dir = |args: &[&str]| {
+        let st = nqueens().args(args).current_dir(d.path()).output().unwrap();
+        assert!(st.status.success(), "{args:?}");
+    };
+    in_dir(&["generate", "solution", "--n", "2000000", "-o", "s.nqb"]);
+    in_dir(&[
+        "generate",
+        "composition",
+        "--from",
+        "s.nqb",
+        "--free",
+        "1000",
+        "--seed",
+        "3",
+        "-o",
+        "few.nqb",
+    ]);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "complete",
+            "few.nqb",
+            "--seed",
+            "1",
+            "-q",
+            "-o",
+            "-",
+            "--encoding",
+            "text",
+        ])
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // The first bytes of the answer: the run is writing it, and blocks once the pipe is
+    // full (16 MB of text against a 64 KiB pipe).
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        16 + rest.len() < 2_000_000,
+        "the answer was not written to its end: {} bytes",
+        16 + rest.len()
+    );
+    assert_eq!(listing(d.path()), vec!["few.nqb", "s.nqb"]);
+}
