@@ -80,8 +80,9 @@ pub struct Args {
     #[arg(short, long, requires = "written")]
     output: Option<PathBuf>,
     /// Save the count's progress to FILE every few seconds and when stopped (Ctrl-C,
-    /// SIGTERM); the same command run again resumes from it. Regular queens on an empty
-    /// board, n = 4..31.
+    /// SIGTERM; work items under way that do not finish within a second are left, and
+    /// counted again); the same command run again resumes from it. Regular queens on an
+    /// empty board, n = 4..31.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["range", "first"])]
     checkpoint: Option<PathBuf>,
     /// Seconds between two saves of the checkpoint.
@@ -858,19 +859,77 @@ fn human_duration(s: f64) -> String {
     }
 }
 
+/// How long a count told to stop waits for the work items under way: those of n <= 20
+/// take milliseconds and are kept; one of n = 24 takes minutes.
+const UNDER_WAY_GRACE: Duration = Duration::from_secs(1);
+
+/// Beside a count with a checkpoint (`path`): once `stop` has been raised by a signal (not
+/// by a checkpoint that could not be saved, which `failed` holds) for
+/// [`UNDER_WAY_GRACE`] and the count is still not `done`, saves what `state` holds (the
+/// items finished) to `path` and ends the process with [`exit::INTERRUPTED`], abandoning
+/// the items under way: they are not in the checkpoint and are counted again on resume.
+fn abandon_when_stopped(
+    stop: &nqueens::stop::Stop,
+    done: &std::sync::atomic::AtomicBool,
+    failed: &Mutex<Option<CheckpointError>>,
+    state: &Mutex<Checkpoint>,
+    path: &Path,
+    total: usize,
+    resumed: usize,
+) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut raised_at = None;
+    while !done.load(SeqCst) {
+        std::thread::sleep(Duration::from_millis(20));
+        if !stop.raised() {
+            continue;
+        }
+        if failed.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return;
+        }
+        if raised_at.get_or_insert_with(Instant::now).elapsed() < UNDER_WAY_GRACE {
+            continue;
+        }
+        // Held to the end: no item is recorded after what is saved.
+        let st = state.lock().unwrap_or_else(|e| e.into_inner());
+        let checked = if resumed > 0 {
+            st.check_plausible()
+        } else {
+            Ok(())
+        };
+        if let Err(source) = checked.and_then(|()| st.save(path)) {
+            let e = Error::Checkpoint {
+                path: path.to_path_buf(),
+                source,
+            };
+            errln!("nqueens: {e}");
+            nqueens::cleanup::remove_all();
+            std::process::exit(e.exit_code());
+        }
+        errln!(
+            "nqueens: interrupted; {} of {total} work items counted, saved to {}: run the same command to resume (the items under way were left: they are counted again then)",
+            st.counted(),
+            path.display()
+        );
+        nqueens::cleanup::remove_all();
+        std::process::exit(exit::INTERRUPTED);
+    }
+}
+
 /// Whether a progress display would show.
 fn shows_progress(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
 }
 
-/// Counts item by item, with a progress bar and, with `--checkpoint`, saving what is done
-/// every `--checkpoint-every` seconds, when stopped by a signal, and at the end. Returns
-/// the tally and how many items came from the checkpoint, or `None` when a signal stopped
-/// the count (the checkpoint is then saved).
 /// A count of work items: the tally, the items taken from a checkpoint, and with `--gpu`
 /// the items the GPU counted in this run.
 type ItemsCounted = (Tally, usize, Option<u64>);
 
+/// Counts item by item, with a progress bar and, with `--checkpoint`, saving what is done
+/// every `--checkpoint-every` seconds, when stopped by a signal, and at the end. Returns
+/// the tally and how many items came from the checkpoint, or `None` when a signal stopped
+/// the count (the checkpoint is then saved; see [`abandon_when_stopped`] for items that
+/// do not finish soon).
 fn count_items(args: &Args, items: &ItemCount) -> Result<Option<ItemsCounted>, Error> {
     let path = args.checkpoint.as_deref();
     let key = items.key();
@@ -983,47 +1042,59 @@ fn count_items(args: &Args, items: &ItemCount) -> Result<Option<ItemsCounted>, E
         phase.store(false, std::sync::atomic::Ordering::Relaxed);
         done
     };
-    let finished = match gpu {
-        None => items.run(&hooks).is_some(),
-        #[cfg(feature = "gpu")]
-        Some(g) => match count_on(&g, &gpu_phase) {
-            Ok(done) => {
-                if let Some(shared) = done
-                    && !args.quiet
-                {
-                    errln!(
-                        "nqueens: --gpu: {} items counted on {} ({} nodes in {} batches; built in {:.2} s, sent in {:.2} s, waited for {:.2} s, checked and reported in {:.2} s), {} on the CPU ({:.2} thread-seconds)",
-                        shared.device_items,
-                        g.name(),
-                        shared.nodes,
-                        shared.batches,
-                        shared.build_seconds,
-                        shared.launch_seconds,
-                        shared.wait_seconds,
-                        shared.check_seconds,
-                        shared.cpu_items,
-                        shared.cpu_seconds
-                    );
+    // Told to stop, the count takes no new item; one under way finishes if it does within
+    // `UNDER_WAY_GRACE`, else it is abandoned and counted again on resume.
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let finished = std::thread::scope(|scope| {
+        if let Some(p) = path {
+            let (stop, done, failed, state) = (&stop, &done, &failed, &state);
+            let total = items.in_shard();
+            scope.spawn(move || abandon_when_stopped(stop, done, failed, state, p, total, resumed));
+        }
+        let finished = match gpu {
+            None => items.run(&hooks).is_some(),
+            #[cfg(feature = "gpu")]
+            Some(g) => match count_on(&g, &gpu_phase) {
+                Ok(done) => {
+                    if let Some(shared) = done
+                        && !args.quiet
+                    {
+                        errln!(
+                            "nqueens: --gpu: {} items counted on {} ({} nodes in {} batches; built in {:.2} s, sent in {:.2} s, waited for {:.2} s, checked and reported in {:.2} s), {} on the CPU ({:.2} thread-seconds)",
+                            shared.device_items,
+                            g.name(),
+                            shared.nodes,
+                            shared.batches,
+                            shared.build_seconds,
+                            shared.launch_seconds,
+                            shared.wait_seconds,
+                            shared.check_seconds,
+                            shared.cpu_items,
+                            shared.cpu_seconds
+                        );
+                    }
+                    done.is_some()
                 }
-                done.is_some()
-            }
-            Err(why) => {
-                // The items the GPU counted are kept (each was reported whole); the rest
-                // are counted on the CPU.
-                errln!("nqueens: --gpu: {why}; counting the rest on the CPU");
-                let done_now = state.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                let skip_done = |i: usize| done_now.is_done(i);
-                let rest = Hooks {
-                    skip: &skip_done,
-                    counted: &counted,
-                    stop: &stop,
-                };
-                items.run(&rest).is_some()
-            }
-        },
-        #[cfg(not(feature = "gpu"))]
-        Some(never) => match never {},
-    };
+                Err(why) => {
+                    // The items the GPU counted are kept (each was reported whole); the rest
+                    // are counted on the CPU.
+                    errln!("nqueens: --gpu: {why}; counting the rest on the CPU");
+                    let done_now = state.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    let skip_done = |i: usize| done_now.is_done(i);
+                    let rest = Hooks {
+                        skip: &skip_done,
+                        counted: &counted,
+                        stop: &stop,
+                    };
+                    items.run(&rest).is_some()
+                }
+            },
+            #[cfg(not(feature = "gpu"))]
+            Some(never) => match never {},
+        };
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        finished
+    });
     bar.finish();
     let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {

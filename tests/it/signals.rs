@@ -279,3 +279,49 @@ fn a_signal_while_the_answer_is_written_ends_the_run() {
     );
     assert_eq!(listing(d.path()), vec!["few.nqb", "s.nqb"]);
 }
+
+/// `count --checkpoint` told to stop takes no new work item and waits a second for those
+/// under way; then it saves what is finished and exits, abandoning the rest (counted again
+/// on resume). An item of n = 24 takes minutes, and it used to wait for them all: one
+/// SIGTERM (`timeout`, Slurm) left it running long after it said it had stopped.
+#[test]
+fn a_count_told_to_stop_does_not_wait_for_long_items() {
+    let d = tempfile::tempdir().unwrap();
+    // The signal must land once the count has begun (0.1 s here, unloaded); before, the
+    // run ends with no checkpoint, nothing having been counted: then wait longer.
+    for wait in [2, 5, 15] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(["count", "24", "--checkpoint", "ck.json", "-q"])
+            .current_dir(d.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(wait));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+        let signalled = std::time::Instant::now();
+        let status = loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            if signalled.elapsed() > Duration::from_secs(60) {
+                child.kill().unwrap();
+                panic!("still running 60 s after SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(130), "{err}");
+        if err == "nqueens: interrupted\n" {
+            continue;
+        }
+        assert!(err.contains("work items counted, saved to ck.json"), "{err}");
+        assert!(err.contains("the items under way were left"), "{err}");
+        let saved = std::fs::read_to_string(d.path().join("ck.json")).unwrap();
+        assert!(saved.starts_with("{\"counted\":"), "{saved}");
+        return;
+    }
+    panic!("the count had not begun 15 s after it started");
+}
