@@ -45,6 +45,10 @@ pub enum Command {
 /// and exit for a command line that does not parse, or `--help`).
 pub fn parse() -> (Cli, channels::Files) {
     use clap::{CommandFactory, FromArgMatches};
+    // First of all: a signal in the process's first milliseconds then also exits with 130
+    // rather than the signal's own status (143 for SIGTERM).
+    install_signal_handler();
+    install_bus_error_handler();
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
@@ -111,8 +115,6 @@ pub fn parse() -> (Cli, channels::Files) {
 
 /// Runs a parsed command line; returns the exit code for a command that ran to its end.
 pub fn run(cli: Cli, files: channels::Files) -> Result<i32, Error> {
-    install_signal_handler();
-    install_bus_error_handler();
     channels::check(&files)?;
     let threads = checked_threads(cli.threads)?;
     let _ = REQUESTED_THREADS.set(threads);

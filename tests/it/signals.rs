@@ -317,7 +317,10 @@ fn a_count_told_to_stop_does_not_wait_for_long_items() {
         if err == "nqueens: interrupted\n" {
             continue;
         }
-        assert!(err.contains("work items counted, saved to ck.json"), "{err}");
+        assert!(
+            err.contains("work items counted, saved to ck.json"),
+            "{err}"
+        );
         assert!(err.contains("the items under way were left"), "{err}");
         let saved = std::fs::read_to_string(d.path().join("ck.json")).unwrap();
         assert!(saved.starts_with("{\"counted\":"), "{saved}");
