@@ -148,20 +148,7 @@ fn a_hangup_with_standard_error_gone_still_ends_the_run() {
         .unwrap();
     drop(reader);
     std::thread::sleep(Duration::from_millis(300));
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(pid, libc::SIGHUP) };
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if started.elapsed() > Duration::from_secs(10) {
-            child.kill().unwrap();
-            panic!("still running 10 s after SIGHUP");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = signalled(&mut child, libc::SIGHUP, Duration::from_secs(10));
     assert_eq!(status.code(), Some(130));
 }
 
@@ -298,19 +285,7 @@ fn a_count_told_to_stop_does_not_wait_for_long_items() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_secs(wait));
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-        let signalled = std::time::Instant::now();
-        let status = loop {
-            if let Some(st) = child.try_wait().unwrap() {
-                break st;
-            }
-            if signalled.elapsed() > Duration::from_secs(60) {
-                child.kill().unwrap();
-                panic!("still running 60 s after SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = signalled(&mut child, libc::SIGTERM, Duration::from_secs(60));
         let mut err = String::new();
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
         assert_eq!(status.code(), Some(130), "{err}");
@@ -327,4 +302,26 @@ fn a_count_told_to_stop_does_not_wait_for_long_items() {
         return;
     }
     panic!("the count had not begun 15 s after it started");
+}
+
+/// Sends `signal` to `child` and waits for it to exit, at most `limit` (then kills it and
+/// fails): how a signal is answered, whatever the child's output.
+fn signalled(
+    child: &mut std::process::Child,
+    signal: libc::c_int,
+    limit: Duration,
+) -> std::process::ExitStatus {
+    // SAFETY: signalling our own child, not yet reaped.
+    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    let sent = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if sent.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("still running {limit:?} after signal {signal}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
