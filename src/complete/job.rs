@@ -116,6 +116,24 @@ pub fn run_job(
         mut state,
         stats,
     } = complete(input, state, stats, opts)?;
+    // A signal the phases did not see (the closed form completes a board without polling)
+    // still ends the run: nothing is written after it, as everywhere else.
+    let answer = match answer {
+        super::Answer::Unknown(_) => answer,
+        _ if opts.interrupt.load(std::sync::atomic::Ordering::SeqCst) => {
+            super::Answer::Unknown(super::Stopped {
+                reason: super::StopReason::Interrupted,
+                during: format!(
+                    "once the answer ({}) was found, before it was written",
+                    match answer {
+                        super::Answer::Solved => "SOLVED",
+                        _ => "INFEASIBLE",
+                    }
+                ),
+            })
+        }
+        _ => answer,
+    };
     let t = Instant::now();
     let mut solution = None;
     let mut patched = None;
@@ -365,6 +383,56 @@ mod tests {
             store.set(i as u64 + 1, c as u64);
         }
         store.seal().unwrap();
+    }
+
+    /// A signal the phases never saw (the closed form completes a board without polling)
+    /// still ends the run before anything is written: the answer is UNKNOWN, interrupted,
+    /// and the output is not there. It used to be written, and the run to end in success.
+    #[test]
+    fn a_signal_raised_before_the_answer_is_written_stops_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 1_000u64;
+        let board: Vec<u32> = (1..=n)
+            .map(|r| crate::closed_form::constructed_column(n, r) as u32)
+            .enumerate()
+            .map(|(i, c)| if i % 10 == 0 { 0 } else { c })
+            .collect();
+        let input_path = dir.path().join("board.nqb");
+        crate::format::RowWriter::all(&input_path, &board, OutputFormat::Nqb(Encoding::Raw))
+            .unwrap()
+            .commit()
+            .unwrap();
+        let input = Input::open(&input_path).unwrap();
+        for out in ["solved.nqb", "solved.txt"] {
+            let out = dir.path().join(out);
+            let format = OutputFormat::from_path(&out);
+            let opts = Options::new(1);
+            let solved = run_job(&input, Some((&out, format)), &opts).unwrap();
+            assert!(matches!(
+                solved,
+                JobOutcome::Ran {
+                    answer: super::super::Answer::Solved,
+                    ..
+                }
+            ));
+            std::fs::remove_file(&out).unwrap();
+            opts.interrupt
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            match run_job(&input, Some((&out, format)), &opts).unwrap() {
+                JobOutcome::Ran {
+                    answer: super::super::Answer::Unknown(stopped),
+                    ..
+                } => assert_eq!(stopped.reason, super::super::StopReason::Interrupted),
+                _ => panic!("{}: not stopped", out.display()),
+            }
+            assert!(!out.exists(), "{}: written", out.display());
+        }
+        let mut left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["board.nqb"], "nothing else left");
     }
 
     #[test]

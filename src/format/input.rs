@@ -803,8 +803,10 @@ impl<R: Read> Read for Bounded<R> {
 
 /// Whether the first bytes of a file could start one of the text formats.
 fn looks_like_text(head: &[u8]) -> bool {
+    // `is_ascii_whitespace` leaves out the vertical tab, which the text reader takes as
+    // a separator (as `char::is_whitespace` and NumPy do).
     head.iter()
-        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace() || b >= 0x80)
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace() || b == 0x0b || b >= 0x80)
 }
 
 fn read_up_to(file: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
