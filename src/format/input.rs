@@ -349,6 +349,13 @@ impl Input {
         format: &'static str,
         rows: &[u32],
     ) -> Result<Input, FormatError> {
+        // Checked before the copy is made.
+        if rows.len() as u64 > crate::board::MAX_N {
+            return Err(FormatError::new(
+                path,
+                ErrorKind::TooLarge(rows.len() as u64),
+            ));
+        }
         Self::from_le_bytes(path, format, le::to_bytes(rows))
     }
 
