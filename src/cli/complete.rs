@@ -637,16 +637,15 @@ fn run_one(args: Args) -> Result<i32, Error> {
     };
     report(&run, &args)?;
     // An output the answer has none for, where an earlier run's file is.
-    let (word, unwritten) = match &answer {
-        Answer::Solved => ("SOLVED", &args.certificate),
-        Answer::Infeasible(_) => ("INFEASIBLE", &args.output),
-        Answer::Unknown(_) => ("UNKNOWN", &args.output),
+    let (word, solved, infeasible) = match &answer {
+        Answer::Solved => ("SOLVED", true, false),
+        Answer::Infeasible(_) => ("INFEASIBLE", false, true),
+        Answer::Unknown(_) => ("UNKNOWN", false, false),
     };
-    if let Some(path) = unwritten {
-        super::channels::note_not_written(path, &format!("the answer is {word}"));
-    }
-    if let (Answer::Unknown(_), Some(path)) = (&answer, &args.certificate) {
-        super::channels::note_not_written(path, &format!("the answer is {word}"));
+    for (path, written) in [(&args.output, solved), (&args.certificate, infeasible)] {
+        if let Some(path) = path.as_deref().filter(|_| !written) {
+            super::channels::note_not_written(path, &format!("the answer is {word}"));
+        }
     }
     Ok(exit::of_answer(&answer))
 }
