@@ -200,6 +200,14 @@ pub(super) fn verify_pass(
 /// bytes per row): room for two threads at n = 1e9.
 pub(super) const UNSHARED_MARKS_BUDGET: u64 = 3 << 29;
 
+/// The cores this process may run on, asked once: `available_parallelism` reads the
+/// cgroup files on every call, which was a fifth of completing a 100-row board through
+/// `complete_many` (BENCHMARKS.md, "Python package").
+fn cores() -> u64 {
+    static CORES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |c| c.get()) as u64)
+}
+
 /// How a pass marks the lines of its queens.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Marking {
@@ -221,9 +229,8 @@ impl Marking {
         let bytes = (n + 1 + 2 * (2 * n + 1)).div_ceil(8);
         // More threads than cores mark no faster, and every extra set must be joined:
         // --threads 4096 once took 28 s and 1.4 GB on a 2 MB file.
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u64;
         if threads == 1
-            || (threads <= cores && threads.saturating_mul(bytes) <= UNSHARED_MARKS_BUDGET)
+            || (threads <= cores() && threads.saturating_mul(bytes) <= UNSHARED_MARKS_BUDGET)
         {
             Marking::Unshared
         } else {
