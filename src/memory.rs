@@ -4,8 +4,27 @@
 /// mapped file pages); Linux only. From `/proc/self/statm` (resident less shared pages,
 /// which is `RssAnon`): `/proc/self/status` says the same but renders every field of the
 /// process, tens of microseconds a call, which was a tenth of completing a 100-row board.
+/// The file is opened once per process and read again from its start: opening it was a
+/// fifth of completing such a board from Python's `complete_many` (BENCHMARKS.md,
+/// "Python package").
 pub(crate) fn anonymous_rss() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    use std::os::unix::fs::FileExt;
+    use std::sync::Mutex;
+    // (process id, the file): a child forked after the open would read its parent's
+    // statm through it (`/proc/self` was resolved at the open), so a new process opens
+    // its own.
+    static STATM: Mutex<Option<(u32, std::fs::File)>> = Mutex::new(None);
+    let mut buf = [0u8; 256];
+    let len = {
+        let pid = std::process::id();
+        let mut held = STATM.lock().unwrap_or_else(|e| e.into_inner());
+        if held.as_ref().is_none_or(|(p, _)| *p != pid) {
+            *held = Some((pid, std::fs::File::open("/proc/self/statm").ok()?));
+        }
+        let (_, file) = held.as_ref()?;
+        file.read_at(&mut buf, 0).ok()?
+    };
+    let statm = std::str::from_utf8(&buf[..len]).ok()?;
     let mut fields = statm.split_whitespace().skip(1);
     let resident: u64 = fields.next()?.parse().ok()?;
     let shared: u64 = fields.next()?.parse().ok()?;
