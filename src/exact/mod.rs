@@ -11,6 +11,8 @@
 //! - [`search`](self::search) is the depth-first search with propagation, over word sets of
 //!   the residual's width ([`bits`]): `u32` up to 32 free rows (unless the kernel is
 //!   AVX-512, whose scan takes `u64`s), `u64` up to 64, `[u64; K]` up to [`MAX_FREE`].
+//! - [`diagonals`] lists the free cells on each diagonal, from which the search finds a
+//!   queen's attacks where its table of them would not fit or would not pay.
 //! - [`level_scan`] scans a node's level (counts of rows and columns, the row to branch
 //!   on) in a few AVX-512 or AVX2 instructions for residuals of up to 32 rows, where that
 //!   is the kernel chosen ([`crate::simd`]); otherwise the search scans row by row.
@@ -26,6 +28,7 @@
 //!   the sequential one.
 mod bits;
 mod certificate;
+mod diagonals;
 // Off x86-64 nothing of it runs.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 mod level_scan;

@@ -5,8 +5,9 @@
 //! its two diagonal partners in every open row. Where the table of masks
 //! (`(row, column) -> row' -> cells of row' it attacks`) fits, a placement writes the next
 //! level's sets in one branch-free pass (`next = current & !mask`, which vectorises) and
-//! undoing is moving back a level; wider residuals walk the sorted rows and columns, change
-//! the sets in place and undo through a trail.
+//! undoing is moving back a level; wider residuals clear the column in each open row and
+//! the cells listed on the queen's two diagonals ([`Diagonals`]), change the sets in place
+//! and undo through a trail.
 //!
 //! Propagation at each node, to a fixpoint: a row with no free cell or a column with none
 //! is a dead end; a row with one free cell, or a column free in one row only, is placed
@@ -27,6 +28,7 @@
 //! driver's answer independent of the thread count.
 
 use super::bits::Bits;
+use super::diagonals::Diagonals;
 use super::residual::Residual;
 
 /// How the search breaks ties between rows of equally few free cells.
@@ -50,9 +52,8 @@ pub(crate) struct Board<B> {
     /// Board row and column of each row and column label.
     rows: Vec<u64>,
     cols: Vec<u64>,
-    /// Row and column labels in increasing board order (for walking the diagonals).
-    rows_sorted: Vec<usize>,
-    cols_sorted: Vec<usize>,
+    /// The free cells on each diagonal, where there is no table: a placement's attacks.
+    diagonals: Option<Diagonals>,
     /// Free cells of each row.
     start: Vec<B>,
     /// `(r * m + c) * stride + r2`: column `c` and the cells of row `r2` on a diagonal of
@@ -127,12 +128,6 @@ impl<B: Bits> Board<B> {
             .collect();
         let rows: Vec<u64> = row_of.iter().map(|&r| res.rows[r]).collect();
         let cols: Vec<u64> = col_of.iter().map(|&c| res.cols[c]).collect();
-        let sorted = |v: &[u64]| {
-            let mut idx: Vec<usize> = (0..m).collect();
-            idx.sort_unstable_by_key(|&k| v[k]);
-            idx
-        };
-        let (rows_sorted, cols_sorted) = (sorted(&rows), sorted(&cols));
         let stride = m.next_multiple_of(8);
         let bytes = m
             .saturating_mul(m * stride)
@@ -169,6 +164,9 @@ impl<B: Bits> Board<B> {
             }
             Aligned::new(table)
         });
+        let diagonals = table
+            .is_none()
+            .then(|| Diagonals::new(&rows, &cols, &start));
         let mut refuted = vec![B::zero(); m];
         for &(r, c) in res.refuted() {
             refuted[row_label[r]] = refuted[row_label[r]].with(col_label[c]);
@@ -179,8 +177,7 @@ impl<B: Bits> Board<B> {
             m,
             rows,
             cols,
-            rows_sorted,
-            cols_sorted,
+            diagonals,
             start,
             table,
             stride,
@@ -326,37 +323,26 @@ pub(crate) fn attack_table<B: Bits>(
     t
 }
 
-/// Calls `f(r2, cells)` for each row `r2` of `rows` with the cells of `r2` a queen on
-/// `(r, c)` attacks (column `c` and the two diagonal partners), walking the rows and columns
-/// in board order: as the row i2 grows, the first diagonal's partner column j + (i2 - i)
-/// grows and the second's j - (i2 - i) shrinks, so two pointers find both in one pass.
+/// Calls `f(r2, c2)` for each cell of a row `r2` of `rows` that a queen on `(r, c)`
+/// attacks, where the board has no attack table: column `c` in each of the rows (whether
+/// free there or not), then the cells free at the root on its two diagonals (each at most
+/// once, never `(r, c)` itself when `r` is not in `rows`).
 #[inline(always)]
-fn walk_attacks<B: Bits>(b: &Board<B>, rows: B, r: usize, c: usize, mut f: impl FnMut(usize, B)) {
-    let m = b.m;
-    let (i, j) = (b.rows[r] as i128, b.cols[c] as i128);
-    let cols = |p: usize| b.cols[b.cols_sorted[p]] as i128;
-    let (mut p1, mut p2) = (0usize, m);
-    for &r2 in &b.rows_sorted {
-        if !rows.has(r2) {
-            continue;
+fn each_attacked<B: Bits>(
+    b: &Board<B>,
+    rows: B,
+    r: usize,
+    c: usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    rows.each(|r2| f(r2, c));
+    let diagonals = b.diagonals.as_ref().expect("made where there is no table");
+    for line in diagonals.through(b.rows[r], b.cols[c]) {
+        for &(r2, c2) in line {
+            if rows.has(r2 as usize) {
+                f(r2 as usize, c2 as usize);
+            }
         }
-        let delta = b.rows[r2] as i128 - i;
-        let mut mask = B::zero().with(c);
-        let t1 = j + delta;
-        while p1 < m && cols(p1) < t1 {
-            p1 += 1;
-        }
-        if p1 < m && cols(p1) == t1 {
-            mask = mask.with(b.cols_sorted[p1]);
-        }
-        let t2 = j - delta;
-        while p2 > 0 && cols(p2 - 1) > t2 {
-            p2 -= 1;
-        }
-        if p2 > 0 && cols(p2 - 1) == t2 {
-            mask = mask.with(b.cols_sorted[p2 - 1]);
-        }
-        f(r2, mask);
     }
 }
 
@@ -894,8 +880,8 @@ impl<'a, B: Bits> Search<'a, B> {
                 }
             } else {
                 let levels = &self.levels;
-                walk_attacks(b, others, r as usize, c as usize, |r2, mask| {
-                    damage += levels[r2].and(mask).count();
+                each_attacked(b, others, r as usize, c as usize, |r2, c2| {
+                    damage += u32::from(levels[r2].has(c2));
                 });
             }
             scored[k] = (damage as u64) << 32 | (r as u64) << 16 | c as u64;
@@ -1049,12 +1035,11 @@ impl<'a, B: Bits> Search<'a, B> {
         }
         let levels = &mut self.levels;
         let trail = &mut self.trail;
-        walk_attacks(b, self.rows_left, r, c, |r2, mask| {
+        each_attacked(b, self.rows_left, r, c, |r2, c2| {
             let old = levels[r2];
-            let new = old.and_not(mask);
-            if new != old {
+            if old.has(c2) {
                 trail.push((r2 as u32, old));
-                levels[r2] = new;
+                levels[r2] = old.without(c2);
             }
         });
     }

@@ -377,6 +377,86 @@ fn the_vector_scan_searches_the_scalar_tree() {
     }
 }
 
+/// The search without an attack table (a queen's attacks found from the cells on its
+/// diagonals, levels changed in place) visits the tree of the search with one: the same
+/// flow, nodes, decisions, solutions and items, on Excluded Diagonals residuals and on
+/// residuals of scattered rows and columns (a board of 10^6, sorted groups), with the
+/// branches ordered by damage (which the walk counts) and without.
+#[test]
+fn the_walk_searches_the_table_tree() {
+    use super::search::{Board, Item, Mode, Search, TABLE_BYTES, Ties};
+    fn trees<B: super::bits::Bits>(res: &Residual, seed: u64, what: &str) -> u64 {
+        let mut nodes = 0;
+        for order in [true, false] {
+            for (want, budget) in [(1, 200_000), (u64::MAX, 100_000)] {
+                let search = |table_bytes| {
+                    let mut board =
+                        Board::<B>::new(res, Some(seed), Ties::MiddleFirst, table_bytes);
+                    board.order_values = order;
+                    let mode = Mode {
+                        want,
+                        budget,
+                        split_depth: usize::MAX,
+                    };
+                    let mut s = Search::at(&board, &Item::default(), mode, &NEVER);
+                    let flow = s.run_scalar();
+                    Tree {
+                        flow: format!("{flow:?}"),
+                        nodes: s.nodes,
+                        decisions: s.decisions,
+                        found: s.found,
+                        rest: format!("{:?} {:?}", s.solution, s.items),
+                    }
+                };
+                let walked = search(0);
+                assert_eq!(
+                    walked,
+                    search(TABLE_BYTES),
+                    "{what}, order {order}, want {want}"
+                );
+                nodes += walked.nodes;
+            }
+        }
+        nodes
+    }
+    let mut nodes = 0;
+    for (m, seed, d) in [(16u64, 2u64, 16), (21, 4, 21), (25, 2, 15), (29, 4, 29)] {
+        let diags = crate::excluded::generate(m, seed, 4);
+        let ed = crate::excluded::ExcludedDiagonals::new(m, &diags[..d.min(diags.len())]);
+        let all: Vec<u64> = (0..m).collect();
+        let res = Residual::build(all.clone(), all, |i, j| ed.allowed(i, j));
+        nodes += trees::<u64>(&res, seed, &format!("excluded m {m} seed {seed} d {d}"));
+    }
+    // Scattered rows and columns: most cells share no diagonal.
+    let mut rng = crate::rng::Rng::seeded(11, &[]);
+    for m in [40usize, 90] {
+        let mut pick = |k: usize| {
+            let mut v: Vec<u64> = Vec::new();
+            while v.len() < k {
+                let x = if v.len().is_multiple_of(3) {
+                    1 + rng.below(1_000_000)
+                } else {
+                    1 + rng.below(3 * k as u64)
+                };
+                if !v.contains(&x) {
+                    v.push(x);
+                }
+            }
+            v.sort_unstable();
+            v
+        };
+        let (rows, cols) = (pick(m), pick(m));
+        let res = Residual::build(rows, cols, |i, j| (i * 7 + j * 13) % 5 != 0 && i != j);
+        let what = format!("scattered m {m}");
+        nodes += if m <= 64 {
+            trees::<u64>(&res, 3, &what)
+        } else {
+            trees::<[u64; 2]>(&res, 3, &what)
+        };
+    }
+    assert!(nodes > 200_000, "{nodes} nodes compared");
+}
+
 /// What a search did, to compare searches on words of other widths.
 #[derive(Debug, PartialEq)]
 struct Tree {
