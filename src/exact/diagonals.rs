@@ -37,10 +37,16 @@ enum Groups {
 const DENSE_SPAN_PER_CELL: u64 = 4;
 
 impl Groups {
-    /// Groups for `keys` (one per cell, any order, repeats allowed), numbered from
-    /// `first_group`; the number of groups.
-    fn new(keys: &[u64], first_group: usize) -> (Groups, usize) {
-        let (Some(&lo), Some(&hi)) = (keys.iter().min(), keys.iter().max()) else {
+    /// Groups numbered from `first_group` for the keys `keys` yields (one per cell, any
+    /// order, repeats allowed), which lie in `lo..=hi` and number `count`; and the number
+    /// of groups.
+    fn new(
+        keys: impl Fn(&mut dyn FnMut(u64)),
+        (lo, hi): (u64, u64),
+        count: u64,
+        first_group: usize,
+    ) -> (Groups, usize) {
+        if count == 0 {
             return (
                 Groups::Dense {
                     first: 0,
@@ -48,27 +54,21 @@ impl Groups {
                 },
                 0,
             );
-        };
-        if hi - lo <= DENSE_SPAN_PER_CELL * keys.len() as u64 + 64 {
-            return (
-                Groups::Dense {
-                    first: lo,
-                    first_group,
-                },
-                (hi - lo + 1) as usize,
-            );
         }
-        let mut sorted = keys.to_vec();
+        if hi - lo <= DENSE_SPAN_PER_CELL * count + 64 {
+            let groups = Groups::Dense {
+                first: lo,
+                first_group,
+            };
+            return (groups, (hi - lo + 1) as usize);
+        }
+        let mut sorted = Vec::with_capacity(count as usize);
+        keys(&mut |k| sorted.push(k));
         sorted.sort_unstable();
         sorted.dedup();
-        let count = sorted.len();
-        (
-            Groups::Sorted {
-                keys: sorted,
-                first_group,
-            },
-            count,
-        )
+        let groups = sorted.len();
+        let keys = sorted;
+        (Groups::Sorted { keys, first_group }, groups)
     }
 
     /// The group of `key`, which must be one of the keys the groups were made from.
@@ -83,43 +83,79 @@ impl Groups {
     }
 }
 
+/// Calls `f(r, c)` for each cell `c` of each row `r` of `cells`.
+#[inline(always)]
+fn each_cell<B: Bits>(cells: &[B], mut f: impl FnMut(usize, usize)) {
+    for (r, set) in cells.iter().enumerate() {
+        set.each(|c| f(r, c));
+    }
+}
+
 impl Diagonals {
     /// The diagonals of the free cells `cells` (per row label) of a residual on board rows
-    /// `rows` and columns `cols` (per label).
+    /// `rows` and columns `cols` (per label). Made for each search without a table, so in
+    /// few passes over the cells: it was a tenth of completing a 100-row board.
     pub(super) fn new<B: Bits>(rows: &[u64], cols: &[u64], cells: &[B]) -> Diagonals {
-        let lift = rows.iter().copied().max().unwrap_or(0);
-        let mut free: Vec<(u16, u16)> = Vec::new();
-        for (r, set) in cells.iter().enumerate() {
-            set.each(|c| free.push((r as u16, c as u16)));
+        let span = |v: &[u64]| {
+            let lo = v.iter().copied().min().unwrap_or(0);
+            (lo, v.iter().copied().max().unwrap_or(lo))
+        };
+        let ((rlo, rhi), (clo, chi)) = (span(rows), span(cols));
+        let lift = rhi;
+        let key1 = |r: usize, c: usize| cols[c] + lift - rows[r];
+        let key2 = |r: usize, c: usize| cols[c] + rows[r];
+        let count: u64 = cells.iter().map(|s| u64::from(s.count())).sum();
+        let (d1, g1) = Groups::new(
+            |f| each_cell(cells, |r, c| f(key1(r, c))),
+            (clo + lift - rhi, chi + lift - rlo),
+            count,
+            0,
+        );
+        let (d2, g2) = Groups::new(
+            |f| each_cell(cells, |r, c| f(key2(r, c))),
+            (clo + rlo, chi + rhi),
+            count,
+            g1,
+        );
+        // Each cell's two groups, found once: with dense groups, a column's part and a
+        // row's part added (no lookup per cell).
+        let mut ids: Vec<[u32; 2]> = Vec::with_capacity(count as usize);
+        if let (Groups::Dense { .. }, Groups::Dense { .. }) = (&d1, &d2) {
+            for (r, set) in cells.iter().enumerate() {
+                let i = rows[r];
+                let (o1, o2) = ((rhi - i) as u32, (i - rlo) as u32 + g1 as u32);
+                set.each(|c| {
+                    let j = (cols[c] - clo) as u32;
+                    ids.push([j + o1, j + o2]);
+                });
+            }
+        } else {
+            each_cell(cells, |r, c| {
+                ids.push([d1.of(key1(r, c)) as u32, d2.of(key2(r, c)) as u32]);
+            });
         }
-        let key1 = |&(r, c): &(u16, u16)| cols[c as usize] + lift - rows[r as usize];
-        let key2 = |&(r, c): &(u16, u16)| cols[c as usize] + rows[r as usize];
-        let keys1: Vec<u64> = free.iter().map(key1).collect();
-        let keys2: Vec<u64> = free.iter().map(key2).collect();
-        let (d1, g1) = Groups::new(&keys1, 0);
-        let (d2, g2) = Groups::new(&keys2, g1);
-        // A counting sort of the cells by group, D1 and D2 at once.
+        // A counting sort of the cells by group, D1 and D2 at once: `start[g]` counts
+        // group g's cells, then (summed) is where group g ends, and is moved back by one
+        // for each cell put in, which leaves it where the group starts.
         let groups = g1 + g2;
         let mut start = vec![0u32; groups + 1];
-        let of: Vec<[usize; 2]> = keys1
-            .iter()
-            .zip(&keys2)
-            .map(|(&k1, &k2)| [d1.of(k1), d2.of(k2)])
-            .collect();
-        for g in of.iter().flatten() {
-            start[g + 1] += 1;
+        for &[a, b] in &ids {
+            start[a as usize] += 1;
+            start[b as usize] += 1;
         }
-        for g in 0..groups {
-            start[g + 1] += start[g];
+        let mut total = 0;
+        for s in &mut start {
+            total += *s;
+            *s = total;
         }
-        let mut next = start.clone();
-        let mut grouped = vec![(0u16, 0u16); 2 * free.len()];
-        for (&cell, gs) in free.iter().zip(&of) {
-            for &g in gs {
-                grouped[next[g] as usize] = cell;
-                next[g] += 1;
+        let mut grouped = vec![(0u16, 0u16); total as usize];
+        let mut id = ids.iter();
+        each_cell(cells, |r, c| {
+            for g in *id.next().expect("one per cell") {
+                start[g as usize] -= 1;
+                grouped[start[g as usize] as usize] = (r as u16, c as u16);
             }
-        }
+        });
         Diagonals {
             cells: grouped,
             start,

@@ -82,10 +82,9 @@ impl Residual {
         let mut cells = vec![0u64; rows.len() * words];
         for (r, &i) in rows.iter().enumerate() {
             let bits = &mut cells[r * words..(r + 1) * words];
+            // Without a branch: a board's free cells are as unpredictable as its queens.
             for (c, &j) in cols.iter().enumerate() {
-                if free(i, j) {
-                    bits[c >> 6] |= 1 << (c & 63);
-                }
+                bits[c >> 6] |= u64::from(free(i, j)) << (c & 63);
             }
         }
         Residual {
