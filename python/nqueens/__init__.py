@@ -6,7 +6,8 @@ empty row). *Completing* adds a queen to every empty row without moving the give
 proves that no completion exists.
 
 Arrays may have any integer dtype, shape ``(n,)``, ``(1, n)`` or ``(n, 1)``, C or Fortran
-order; a C-contiguous ``uint32`` array of 1-based columns is read in place, without a copy.
+order; a C-contiguous ``uint32`` array of 1-based columns of 65,536 rows or more is read in
+place, without a copy.
 Answers come back with the input's dtype, shape and index base. The work runs in the
 nqueens library (Rust) with the GIL released, on every core (or ``threads``), and Ctrl-C
 stops a long ``complete``, ``complete_many`` or ``count`` with ``KeyboardInterrupt``.

@@ -273,9 +273,16 @@ fn array_like<'py>(
     flat.call_method1("reshape", (shape.to_vec(),))
 }
 
+/// Boards of at least this many rows are borrowed rather than copied when they can be. A
+/// borrow is checked by rust-numpy against every borrow held of the same array, so
+/// `complete_many` of the rows of one 2-D array, borrowed, was quadratic: 10,000 boards of
+/// 100 rows spent 37 % of their time there (BENCHMARKS.md, "Python package"). Below this, a
+/// copy costs less than the check would for a few boards.
+const BORROW_MIN_ROWS: usize = 1 << 16;
+
 /// Reads a board from any array-like of integers: 1-D, (1, n) or (n, 1), any integer
-/// dtype, any order. A C-contiguous `uint32` array of 1-based values is borrowed, not
-/// copied.
+/// dtype, any order. A C-contiguous `uint32` array of 1-based values of at least
+/// [`BORROW_MIN_ROWS`] rows is borrowed, not copied.
 fn board_in<'py>(q: &Bound<'py, PyAny>, zero_based: bool, what: &str) -> PyResult<BoardIn<'py>> {
     let py = q.py();
     let np = py.import("numpy")?;
@@ -325,7 +332,7 @@ fn board_in<'py>(q: &Bound<'py, PyAny>, zero_based: bool, what: &str) -> PyResul
     let rows = with_dtype!(dtype, T => {
         let typed = arr.cast::<PyArrayDyn<T>>().map_err(|e| PyTypeError::new_err(e.to_string()))?;
         let ro = typed.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
-        if dtype == Dtype::U32 && !zero_based && ro.as_slice().is_ok() {
+        if dtype == Dtype::U32 && !zero_based && n >= BORROW_MIN_ROWS && ro.as_slice().is_ok() {
             let ro: PyReadonlyArrayDyn<'py, u32> = arr
                 .cast::<PyArrayDyn<u32>>()
                 .map_err(|e| PyTypeError::new_err(e.to_string()))?
