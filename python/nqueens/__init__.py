@@ -21,6 +21,8 @@ with the library's one-line message.
 from __future__ import annotations
 
 import json
+import numbers
+import operator
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence, Tuple, Union
@@ -47,8 +49,39 @@ __version__: str = _native.version()
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+_U64 = 2**64 - 1
 
-@dataclass(frozen=True)
+
+def _integer(name: str, value: Any, low: int = 0, high: int = _U64) -> int:
+    """``value`` as an ``int`` in ``low..=high``: an integer (Python's or NumPy's, not a
+    bool, a float or a string), else ``TypeError``; out of range, ``ValueError``; both
+    naming the argument."""
+    if isinstance(value, (bool, np.bool_)) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
+    v = operator.index(value)
+    if not low <= v <= high:
+        raise ValueError(f"{name}: {v} is out of range ({low}..{high})")
+    return v
+
+
+def _optional(name: str, value: Any, low: int = 0, high: int = _U64) -> Optional[int]:
+    return None if value is None else _integer(name, value, low, high)
+
+
+def _like(answer: Any, q: Any) -> Any:
+    """``answer`` in the byte order of the array ``q`` it answers (the library works in
+    this machine's order and gives the same values back in it)."""
+    if (
+        isinstance(answer, np.ndarray)
+        and isinstance(q, np.ndarray)
+        and answer.dtype != q.dtype
+        and answer.dtype == q.dtype.newbyteorder("=")
+    ):
+        return answer.astype(q.dtype)
+    return answer
+
+
+@dataclass(frozen=True, eq=False)
 class Completion:
     """The answer of :func:`complete`.
 
@@ -73,6 +106,24 @@ class Completion:
     reason: Optional[str]
     _stats: str = field(repr=False)
 
+    def _key(self) -> tuple:
+        # Everything but the statistics (times differ from run to run); the solution by
+        # its dtype, shape and values.
+        s = self.solution
+        sol = None if s is None else (s.dtype.str, s.shape, np.ascontiguousarray(s).tobytes())
+        cert = json.dumps(self.certificate, sort_keys=True)
+        return (self.status, sol, cert, self.seed, self.reason)
+
+    def __eq__(self, other: object) -> bool:
+        """The same answer: status, solution (dtype, shape and values), certificate, seed
+        and reason; the statistics are not compared."""
+        if not isinstance(other, Completion):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     @property
     def stats(self) -> dict:
         """What the engine did: the ``stats`` object of ``nqueens complete --json``
@@ -83,11 +134,11 @@ class Completion:
         return self.status == "SOLVED"
 
 
-def _completion(t: tuple) -> Completion:
+def _completion(t: tuple, q: Any) -> Completion:
     status, solution, certificate, stats, seed, reason = t
     return Completion(
         status=status,
-        solution=solution,
+        solution=_like(solution, q),
         certificate=None if certificate is None else json.loads(certificate),
         seed=seed,
         reason=reason,
@@ -121,7 +172,8 @@ def complete(
         OverflowError: ``q``'s dtype cannot hold the columns of an n-board.
         KeyboardInterrupt: Ctrl-C (the run stops within a fraction of a second).
     """
-    return _completion(_native.complete(q, seed, time_limit, threads, zero_based))
+    seed, threads = _optional("seed", seed), _optional("threads", threads)
+    return _completion(_native.complete(q, seed, time_limit, threads, zero_based), q)
 
 
 def complete_many(
@@ -149,17 +201,15 @@ def complete_many(
         ValueError: a board is not a valid composition (its index is named).
         KeyboardInterrupt: Ctrl-C.
     """
-    if isinstance(boards, np.ndarray) and boards.ndim == 2:
-        boards = list(boards)
-    else:
-        boards = list(boards)
+    seed, threads = _optional("seed", seed), _optional("threads", threads)
+    boards = list(boards)
     return [
-        _completion(t)
-        for t in _native.complete_many(boards, seed, time_limit, threads, zero_based)
+        _completion(t, q)
+        for t, q in zip(_native.complete_many(boards, seed, time_limit, threads, zero_based), boards)
     ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Report:
     """What :func:`verify` found.
 
@@ -207,6 +257,18 @@ class Report:
 
     def __bool__(self) -> bool:
         return self.valid
+
+    def _key(self) -> str:
+        return json.dumps(self.__dict__, sort_keys=True)
+
+    def __eq__(self, other: object) -> bool:
+        """Every field the same."""
+        if not isinstance(other, Report):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 def verify(
@@ -278,10 +340,20 @@ def read(
     Raises:
         OSError: the file is missing (``FileNotFoundError``), unreadable or corrupt.
     """
-    n, rows = _native.read(os.fspath(path), var, diags, zero_based, check)
-    if rows is None:
-        return np.memmap(path, dtype="<u4", mode="r", offset=64, shape=(n,))
-    return rows
+    diags = _optional("diags", diags)
+    name = os.fspath(path)
+    n, rows, identity = _native.read(name, var, diags, zero_based, check)
+    if rows is not None:
+        return rows
+    # Mapped here, from the file the library checked: another one renamed onto the path
+    # in between is refused, not mapped with this one's n.
+    with open(name, "rb") as f:
+        st = os.fstat(f.fileno())
+        if (st.st_dev, st.st_ino) != tuple(identity):
+            raise OSError(f"{name}: the file was replaced while it was read; read it again")
+        if st.st_size < 64 + 4 * n:
+            raise OSError(f"{name}: the file shrank while it was read")
+        return np.memmap(f, dtype="<u4", mode="r", offset=64, shape=(n,))
 
 
 def write(
@@ -338,7 +410,15 @@ def count(
         ValueError: n or ``place`` out of range, or a count too large for its engine.
         KeyboardInterrupt: Ctrl-C.
     """
-    pairs = [(int(r), int(c)) for r, c in (place or [])]
+    n = _integer("n", n, 0, 2**32 - 1)
+    threads = _optional("threads", threads)
+    pairs = []
+    for item in [] if place is None else place:
+        try:
+            r, c = item
+        except (TypeError, ValueError):
+            raise ValueError(f"place: expected (row, column) pairs, got {item!r}") from None
+        pairs.append((_integer("place: row", r, 1), _integer("place: column", c, 1)))
     total, dist = _native.count(n, piece, kind, distinct, pairs, threads)
     if distinct:
         return int(total), int(dist)
@@ -367,6 +447,7 @@ def generate_solution(
     Raises:
         ValueError: no such solution (n = 2 or 3, a linear solution n does not have).
     """
+    n, a, seed = _integer("n", n), _integer("a", a), _optional("seed", seed)
     return _native.generate_solution(n, source, a, seed, zero_based)
 
 
@@ -407,23 +488,42 @@ def generate_composition(
     Raises:
         ValueError: ``solution`` is not a valid composition, or the clearing does not fit.
     """
+    k, at = _optional("k", k), _optional("at", at)
+    move, seed = _integer("move", move), _optional("seed", seed)
     free_count: Optional[int] = None
     free_fraction: Optional[float] = None
+    given = free
+    if isinstance(free, np.ndarray) and free.ndim == 0:
+        free = free.item()
     if isinstance(free, str):
         text = free.strip()
-        if text.endswith("%"):
-            free_fraction = float(text[:-1]) / 100
+        try:
+            if text.endswith("%"):
+                free_fraction = float(text[:-1]) / 100
+                free = None
+            else:
+                free = float(text) if any(c in text for c in ".eE") else int(text)
+        except ValueError:
+            raise ValueError(
+                f"free: {given!r} is not a count, a fraction or a percentage"
+            ) from None
+    if free is None or free_fraction is not None:
+        pass
+    elif isinstance(free, (bool, np.bool_)) or not isinstance(free, numbers.Real):
+        raise TypeError(
+            f"free: expected a count, a fraction or a percentage, got {type(given).__name__} {given!r}"
+        )
+    elif isinstance(free, numbers.Integral):
+        free_count = _integer("free", free)
+    else:
+        value = float(free)
+        if value >= 1 and value.is_integer():
+            free_count = int(value)
         else:
-            free = float(text) if any(c in text for c in ".eE") else int(text)
-    if isinstance(free, (bool, np.bool_)):
-        raise TypeError("free: expected a count, a fraction or a percentage")
-    if isinstance(free, (int, np.integer)):
-        free_count = int(free)
-    elif isinstance(free, (float, np.floating)):
-        if float(free) >= 1 and float(free).is_integer():
-            free_count = int(free)
-        else:
-            free_fraction = float(free)
-    return _native.generate_composition(
-        solution, clear, k, free_count, free_fraction, at, direction, move, seed, zero_based
+            free_fraction = value
+    return _like(
+        _native.generate_composition(
+            solution, clear, k, free_count, free_fraction, at, direction, move, seed, zero_based
+        ),
+        solution,
     )

@@ -39,7 +39,7 @@ def read(
     diags: Optional[int],
     zero_based: bool,
     check: bool,
-) -> Tuple[int, Optional[np.ndarray]]: ...
+) -> Tuple[int, Optional[np.ndarray], Optional[Tuple[int, int]]]: ...
 def write(
     path: Union[str, PathLike[str]],
     q: Any,

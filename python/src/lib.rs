@@ -32,13 +32,16 @@ use std::time::{Duration, Instant};
 /// `PermissionError`, `IsADirectoryError` or else `OSError` (`ValueError` for two boards of
 /// different sizes), with the library's one line.
 fn file_error(e: FormatError) -> PyErr {
-    let msg = e.to_string();
+    let msg = pythonic(e.to_string());
     let io = match &e.problem {
         ErrorKind::Open(io) | ErrorKind::Read(io) | ErrorKind::Write(io) => Some(io.kind()),
         ErrorKind::Directory => return PyIsADirectoryError::new_err(msg),
         ErrorKind::WorkMap { .. } => return PyMemoryError::new_err(msg),
-        // Two boards that must agree and do not: the arguments, not a file, are wrong.
-        ErrorKind::Mismatch(_) => return PyValueError::new_err(msg),
+        // Two boards that must agree and do not, or `zero_based` for a format that numbers
+        // its own columns: the arguments, not a file, are wrong.
+        ErrorKind::Mismatch(_) | ErrorKind::ZeroBasedRefused(_) => {
+            return PyValueError::new_err(msg);
+        }
         _ => None,
     };
     match io {
@@ -57,7 +60,56 @@ fn generate_error(e: GenerateError) -> PyErr {
 }
 
 fn count_error(e: CountError) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    PyValueError::new_err(pythonic(e.to_string()))
+}
+
+/// Room for `bytes` more of memory, asked before a call that needs about that much, as a
+/// `MemoryError` naming `what` when the system refuses it. An allocation that fails inside
+/// the library ends the process (Rust aborts; unwinding out of an allocator is undefined),
+/// so the large ones are asked for first: the memory is reserved and given back at once,
+/// which fails where a limit (`ulimit -v`, `RLIMIT_AS`) or the machine cannot give it.
+/// A probe, not a guarantee: memory taken by others in between is not counted.
+fn room_for(what: &str, bytes: u64) -> PyResult<()> {
+    let mut probe: Vec<u8> = Vec::new();
+    usize::try_from(bytes)
+        .ok()
+        .and_then(|b| probe.try_reserve_exact(b).ok())
+        .ok_or_else(|| {
+            PyMemoryError::new_err(format!(
+                "{what}: cannot allocate the {bytes} bytes of memory it needs"
+            ))
+        })
+}
+
+/// What a run over a board of `n` rows allocates at most, about: its rows twice (the
+/// input's copy and the answer) and the line bitmaps, one set per thread.
+fn board_bytes(n: u64) -> u64 {
+    let sets = rayon::current_num_threads().max(1) as u64;
+    n.saturating_mul(8)
+        .saturating_add(n.saturating_mul(5).div_ceil(8).saturating_mul(sets))
+}
+
+/// A `Vec` of room for `n` values, or a `MemoryError` naming `what`.
+fn vec_for<T>(what: &str, n: usize) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        PyMemoryError::new_err(format!("{what}: cannot allocate memory for {n} values"))
+    })?;
+    Ok(v)
+}
+
+/// The library's one line with the command line's options named as this module's
+/// arguments (the library says what to do in the command line's words).
+fn pythonic(msg: String) -> String {
+    const WORDS: [(&str, &str); 3] = [
+        ("name one with --var", "name one with var="),
+        ("--zero-based applies", "zero_based=True applies"),
+        (
+            "preplace queens (--place, --from) or find one placement (--first)",
+            "preplace queens (place=)",
+        ),
+    ];
+    WORDS.iter().fold(msg, |m, (cli, py)| m.replace(cli, py))
 }
 
 /// The verifier's report on an invalid board as a `ValueError`: its first problem.
@@ -253,7 +305,7 @@ fn array_like<'py>(
         PyArray1::from_vec(py, rows).into_any()
     } else {
         with_dtype!(dtype, T => {
-            let mut out: Vec<T> = Vec::with_capacity(rows.len());
+            let mut out: Vec<T> = vec_for("the answer", rows.len())?;
             for (i, &v) in rows.iter().enumerate() {
                 let x = from_row(v, zero_based);
                 out.push(T::try_from(x).map_err(|_| {
@@ -340,7 +392,7 @@ fn board_in<'py>(q: &Bound<'py, PyAny>, zero_based: bool, what: &str) -> PyResul
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
             Rows::Borrowed(ro)
         } else {
-            let mut out = Vec::with_capacity(n);
+            let mut out = vec_for(what, n)?;
             for (i, &v) in ro.as_array().iter().enumerate() {
                 out.push(to_row(v as i128, zero_based).map_err(|why| {
                     PyValueError::new_err(format!("{what}: row {}: {why}", i + 1))
@@ -632,6 +684,7 @@ fn complete<'py>(
 ) -> PyResult<DoneTuple<'py>> {
     let board = board_in(q, zero_based, "q")?;
     board.check_holds_columns(false)?;
+    room_for("q", board_bytes(board.n()))?;
     let limit = time_limit(time_limit_s)?;
     let seed = seed_or_random(seed);
     let rows = board.rows();
@@ -663,6 +716,9 @@ fn complete_many<'py>(
             Ok(b)
         })
         .collect::<PyResult<_>>()?;
+    if let Some(largest) = boards.iter().map(BoardIn::n).max() {
+        room_for("the largest board", board_bytes(largest))?;
+    }
     let limit = time_limit(time_limit_s)?;
     let seed = seed_or_random(seed);
     let rows: Vec<&[u32]> = boards.iter().map(BoardIn::rows).collect();
@@ -707,7 +763,10 @@ fn verify<'py>(
 ) -> PyResult<(String, Option<String>)> {
     let input = match given(q, zero_based, "q")? {
         Given::Path(p) => open(&p, var.clone(), None, zero_based)?,
-        Given::Array(b) => memory_input(b.rows(), "(array)")?,
+        Given::Array(b) => {
+            room_for("q", board_bytes(b.n()))?;
+            memory_input(b.rows(), "(array)")?
+        }
     };
     let base = match base.map(|b| given(b, zero_based, "base")).transpose()? {
         None => None,
@@ -748,8 +807,9 @@ fn verify<'py>(
 // ---------------------------------------------------------------------------------------
 // read and write
 
-/// Reads `path`: `(n, None)` for a raw NQB regular file, whose header (and its checksum)
-/// and size the library checked (the caller maps it), else `(n, rows)`.
+/// Reads `path`: `(n, None, identity)` for a raw NQB regular file, whose header (and its
+/// checksum) and size the library checked (the caller maps it, and checks that the file it
+/// maps has that identity), else `(n, rows, None)`.
 #[pyfunction]
 #[pyo3(signature = (path, var, diags, zero_based, check))]
 fn read<'py>(
@@ -759,19 +819,44 @@ fn read<'py>(
     diags: Option<u64>,
     zero_based: bool,
     check: bool,
-) -> PyResult<(u64, Option<Bound<'py, PyAny>>)> {
+) -> PyResult<ReadAnswer<'py>> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    // The file the path names before it is read, by identity, for the caller that maps it
+    // after: a file replaced in between (an atomic rename) would otherwise be mapped with
+    // the first one's n. Opened without blocking, so that a FIFO is not waited on here.
+    let pinned = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&path)
+        .and_then(|f| f.metadata())
+        .ok()
+        .filter(|m| m.is_file());
     let input = run_stoppable(py, None, |_| open_plain(&path, var, diags, zero_based))??;
     let n = input.n();
-    let regular = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
-    if regular && input.encoding() == Some(Encoding::Raw) {
+    if let Some(pinned) = pinned
+        && input.encoding() == Some(Encoding::Raw)
+    {
+        let same = std::fs::metadata(&path)
+            .is_ok_and(|now| (now.dev(), now.ino()) == (pinned.dev(), pinned.ino()));
+        if !same {
+            return Err(PyOSError::new_err(format!(
+                "{}: the file was replaced while it was read; read it again",
+                path.display()
+            )));
+        }
         if check {
             run_stoppable(py, None, |_| input.check_integrity())?.map_err(file_error)?;
         }
-        return Ok((n, None));
+        return Ok((n, None, Some((pinned.dev(), pinned.ino()))));
     }
+    room_for(&path.display().to_string(), n.saturating_mul(4))?;
     let rows = run_stoppable(py, None, |_| input.to_vec())?.map_err(file_error)?;
-    Ok((n, Some(PyArray1::from_vec(py, rows).into_any())))
+    Ok((n, Some(PyArray1::from_vec(py, rows).into_any()), None))
 }
+
+/// What [`read`] gives: n, the rows unless the caller maps the file, and then the file's
+/// identity (device, inode) that the caller checks on the file it maps.
+type ReadAnswer<'py> = (u64, Option<Bound<'py, PyAny>>, Option<(u64, u64)>);
 
 fn open_plain(
     path: &Path,
@@ -826,7 +911,11 @@ fn write<'py>(
     run_stoppable(py, None, |_| -> Result<(), FormatError> {
         RowWriter::all(&path, rows, format)?.commit()
     })?
-    .map_err(file_error)
+    .map_err(|e| match e.problem {
+        // The board, not the file, is wrong.
+        ErrorKind::OffBoard { .. } => PyValueError::new_err(format!("q is not a composition: {e}")),
+        _ => file_error(e),
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -925,6 +1014,7 @@ fn generate_solution<'py>(
         ));
     }
     nqueens::generate::check_solvable(n).map_err(generate_error)?;
+    room_for(&format!("n = {n}"), board_bytes(n))?;
     let rows = match source {
         Some(source) => run_stoppable(py, None, |_| nqueens::generate::solution_rows(source, n))?
             .map_err(generate_error)?,
@@ -967,6 +1057,7 @@ fn generate_composition<'py>(
     let board = board_in(solution, zero_based, "solution")?;
     board.check_holds_columns(true)?;
     let n = board.n();
+    room_for("solution", board_bytes(n))?;
     let source = memory_input(board.rows(), "(solution)")?;
     let report = nqueens::verify::verify(&source, Requirements::default()).map_err(file_error)?;
     if report.verdict == Verdict::Invalid {

@@ -109,6 +109,15 @@ pub(super) fn count_items(
     }
     let (piece, kind) = (p.rules.piece, p.rules.kind);
     match (piece, kind, distinct) {
+        (Piece::Rook, Kind::Regular, true) if p.placed.is_empty() => {
+            p.too_large(MAX_ROOK_N, "regular rooks")?;
+            let (count, distinct) = if shard.takes(0) {
+                super::rooks::up_to_symmetry(p.n)
+            } else {
+                (BigUint::ZERO, BigUint::ZERO)
+            };
+            Ok(tally(count, Some(distinct), Method::Factorial, 1))
+        }
         (Piece::Rook, Kind::Regular, false) => {
             p.too_large(MAX_ROOK_N, "regular rooks")?;
             let count = if shard.takes(0) {

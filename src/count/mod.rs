@@ -4,8 +4,8 @@
 //! Which engine runs depends on the piece: queens and rooks take one row and one column
 //! each and go to the bitboard row engine (`rows`), searching half the first row when
 //! nothing is preplaced (the mirror image of each placement is the other half); regular
-//! rooks and regular bishops have closed counts (a factorial; a Ferrers-board programme per
-//! colour, `bishops`); super and awesome bishops, and bishops up to symmetry, go to the
+//! rooks and regular bishops have closed counts (a factorial, and Burnside's lemma up to
+//! symmetry, `rooks`; a Ferrers-board programme per colour, `bishops`); super and awesome bishops, and bishops up to symmetry, go to the
 //! square engine (`squares`). Regular queens on an empty board, total and `--distinct` (by
 //! Burnside's formula), join half boards (`halves`, n <= 23, large sets sieved first in
 //! `sieve`, its SIMD kernel chosen in `kernel`; larger boards use start constellations,
@@ -36,6 +36,7 @@ mod problem;
 #[cfg(test)]
 mod reference;
 pub mod resumable;
+mod rooks;
 pub(crate) mod row_search;
 mod rules;
 pub mod share;

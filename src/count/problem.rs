@@ -88,7 +88,8 @@ impl Shard {
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
-    /// Regular rooks: (n - preplaced)!.
+    /// Regular rooks: (n - preplaced)!; up to symmetry, Burnside's lemma over the
+    /// permutations each symmetry fixes.
     Factorial,
     /// Regular bishops: Ferrers-board counts per colour.
     BishopColours,

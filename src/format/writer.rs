@@ -212,8 +212,18 @@ impl RowWriter {
 
     /// Writes the rows held in memory (`rows[i - 1]` = column of row i) to a new file at
     /// `dest`; returns it unpublished.
+    /// A value off the board is refused before anything is written, as by [`RowWriter::copy`]
+    /// (the error names `dest`: the rows have no file).
     pub fn all(dest: &Path, rows: &[u32], format: OutputFormat) -> Result<AtomicFile, FormatError> {
-        let mut w = RowWriter::create(dest, rows.len() as u64, format)?;
+        let n = rows.len() as u64;
+        if let Some(i) = rows.iter().position(|&v| u64::from(v) > n) {
+            let (row, value) = (i as u64 + 1, rows[i]);
+            return Err(FormatError::new(
+                dest,
+                ErrorKind::OffBoard { row, value, n },
+            ));
+        }
+        let mut w = RowWriter::create(dest, n, format)?;
         w.write_rows(rows)?;
         w.finish()
     }
