@@ -97,20 +97,33 @@ def test_lists_strided_views_and_other_byte_orders_are_read_as_values():
     assert np.array_equal(nqueens.complete(big_endian, seed=1).solution, want)
 
 
-def test_a_c_contiguous_uint32_board_is_read_in_place():
+def test_a_c_contiguous_uint32_board_of_65536_rows_or_more_is_read_in_place():
     address = lambda a: a.__array_interface__["data"][0]  # noqa: E731
-    q = np.zeros(1000, np.uint32)
+    big = 1 << 16
+    q = np.zeros(big, np.uint32)
     assert nqueens._native._rows_address(q) == address(q)
-    row = np.zeros((1, 1000), np.uint32, order="F")
+    row = np.zeros((1, big), np.uint32, order="F")
     assert nqueens._native._rows_address(row) == address(row)
-    column = np.zeros((1000, 1), np.uint32)
+    column = np.zeros((big, 1), np.uint32)
     assert nqueens._native._rows_address(column) == address(column)
-    # Anything else is converted: another dtype, 0-based values, a strided view.
+    # Anything else is converted: another dtype, 0-based values, a strided view, and
+    # fewer rows (a copy costs less than the borrow's bookkeeping).
     wide = q.astype(np.int64)
     assert nqueens._native._rows_address(wide) != address(wide)
     assert nqueens._native._rows_address(q, True) != address(q)
-    strided = np.zeros(2000, np.uint32)[::2]
+    strided = np.zeros(2 * big, np.uint32)[::2]
     assert nqueens._native._rows_address(strided) != address(strided)
+    small = np.zeros(big - 1, np.uint32)
+    assert nqueens._native._rows_address(small) != address(small)
+
+
+def test_complete_many_of_many_boards_holds_no_borrows():
+    # 20,000 rows of one 2-D array: each was borrowed, and each borrow was checked against
+    # all those held (quadratic); now copied. The answers are those given one by one.
+    boards = np.stack([NAUCK] * 20_000)
+    answers = nqueens.complete_many(boards, seed=1)
+    assert len(answers) == 20_000 and all(a == answers[0] for a in answers)
+    assert answers[0] == nqueens.complete(NAUCK, seed=1)
 
 
 def test_the_gil_is_released_while_the_library_works():
