@@ -72,11 +72,14 @@ mod tests {
         }
     }
 
+    /// A symmetry of the n-board: (n, row, column) -> (row, column).
+    type Symmetry = fn(usize, usize, usize) -> (usize, usize);
+
     /// The 8 images of the permutation `p` (row i holds column p[i]).
     fn symmetries(p: &[usize]) -> Vec<Vec<usize>> {
         let n = p.len();
         let cells: Vec<(usize, usize)> = p.iter().enumerate().map(|(i, &j)| (i, j)).collect();
-        let maps: [fn(usize, usize, usize) -> (usize, usize); 8] = [
+        let maps: [Symmetry; 8] = [
             |_, i, j| (i, j),
             |n, i, j| (j, n - 1 - i),
             |n, i, j| (n - 1 - i, n - 1 - j),
