@@ -585,7 +585,8 @@ impl Shape {
             ));
         }
         let start = match at {
-            Some(a) if a >= lo && a + size - 1 <= hi => a,
+            // Checked: a start near 2^64 wrapped past the end and cleared nothing.
+            Some(a) if a >= lo && a.checked_add(size - 1).is_some_and(|end| end <= hi) => a,
             Some(a) => {
                 return bad(format!(
                     "a part of size {size} starting at {a} leaves the range {lo}..={hi}"
@@ -826,6 +827,20 @@ mod tests {
             }
         );
         assert!(Shape::Block.region(n, 10, Some(992), 0).is_err());
+        // A start near 2^64 is off every range (it wrapped past the end and cleared nothing).
+        for shape in [
+            Shape::Block,
+            Shape::Columns,
+            Shape::Diagonals(Direction::D1),
+            Shape::Square,
+        ] {
+            for at in [u64::MAX, u64::MAX - 1, u64::MAX - 8] {
+                assert!(
+                    shape.region(n, 10, Some(at), 0).is_err(),
+                    "{shape:?} at {at}"
+                );
+            }
+        }
         assert!(Shape::Columns.region(n, 1001, None, 0).is_err());
         assert!(Shape::Block.region(n, 0, None, 0).is_err());
     }

@@ -56,9 +56,14 @@ def _integer(name: str, value: Any, low: int = 0, high: int = _U64) -> int:
     """``value`` as an ``int`` in ``low..=high``: an integer (Python's or NumPy's, not a
     bool, a float or a string), else ``TypeError``; out of range, ``ValueError``; both
     naming the argument."""
-    if isinstance(value, (bool, np.bool_)) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
-    v = operator.index(value)
+    wrong = TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
+    if isinstance(value, (bool, np.bool_)):
+        raise wrong
+    try:
+        v = operator.index(value)
+    except TypeError:
+        # Not an integer (a float array's __index__ raises too).
+        raise wrong from None
     if not low <= v <= high:
         raise ValueError(f"{name}: {v} is out of range ({low}..{high})")
     return v
@@ -66,6 +71,13 @@ def _integer(name: str, value: Any, low: int = 0, high: int = _U64) -> int:
 
 def _optional(name: str, value: Any, low: int = 0, high: int = _U64) -> Optional[int]:
     return None if value is None else _integer(name, value, low, high)
+
+
+def _seconds(value: Any) -> Any:
+    """A time limit: a bool is no number of seconds (``True`` was taken as 1 s)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"time_limit: expected a number of seconds, got {value!r}")
+    return value
 
 
 def _like(answer: Any, q: Any) -> Any:
@@ -122,7 +134,11 @@ class Completion:
         return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # From what cannot change: the solution's values and the certificate can be
+        # changed in place, and a hash must not move with them (equal answers agree on
+        # these, so they hash alike).
+        s = self.solution
+        return hash((self.status, self.seed, self.reason, None if s is None else s.shape))
 
     @property
     def stats(self) -> dict:
@@ -173,6 +189,7 @@ def complete(
         KeyboardInterrupt: Ctrl-C (the run stops within a fraction of a second).
     """
     seed, threads = _optional("seed", seed), _optional("threads", threads)
+    time_limit = _seconds(time_limit)
     return _completion(_native.complete(q, seed, time_limit, threads, zero_based), q)
 
 
@@ -202,6 +219,7 @@ def complete_many(
         KeyboardInterrupt: Ctrl-C.
     """
     seed, threads = _optional("seed", seed), _optional("threads", threads)
+    time_limit = _seconds(time_limit)
     boards = list(boards)
     return [
         _completion(t, q)
@@ -268,7 +286,8 @@ class Report:
         return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # The scalar fields only: the lists can be changed in place.
+        return hash((self.verdict, self.n, self.k, self.first_problem, self.conflict_count))
 
 
 def verify(
@@ -349,7 +368,8 @@ def read(
     # in between is refused, not mapped with this one's n.
     with open(name, "rb") as f:
         st = os.fstat(f.fileno())
-        if (st.st_dev, st.st_ino) != tuple(identity):
+        found = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if found != tuple(identity):
             raise OSError(f"{name}: the file was replaced while it was read; read it again")
         if st.st_size < 64 + 4 * n:
             raise OSError(f"{name}: the file shrank while it was read")
@@ -410,7 +430,7 @@ def count(
         ValueError: n or ``place`` out of range, or a count too large for its engine.
         KeyboardInterrupt: Ctrl-C.
     """
-    n = _integer("n", n, 0, 2**32 - 1)
+    n = _integer("n", n, 1, 2**32 - 1)
     threads = _optional("threads", threads)
     pairs = []
     for item in [] if place is None else place:
@@ -420,9 +440,10 @@ def count(
             raise ValueError(f"place: expected (row, column) pairs, got {item!r}") from None
         pairs.append((_integer("place: row", r, 1), _integer("place: column", c, 1)))
     total, dist = _native.count(n, piece, kind, distinct, pairs, threads)
+    # Big-endian bytes: `int(text)` refuses more than 4,300 digits.
     if distinct:
-        return int(total), int(dist)
-    return int(total)
+        return int.from_bytes(total, "big"), int.from_bytes(dist, "big")
+    return int.from_bytes(total, "big")
 
 
 def generate_solution(
@@ -518,7 +539,7 @@ def generate_composition(
     else:
         value = float(free)
         if value >= 1 and value.is_integer():
-            free_count = int(value)
+            free_count = _integer("free", int(value))
         else:
             free_fraction = value
     return _like(

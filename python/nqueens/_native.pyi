@@ -39,7 +39,7 @@ def read(
     diags: Optional[int],
     zero_based: bool,
     check: bool,
-) -> Tuple[int, Optional[np.ndarray], Optional[Tuple[int, int]]]: ...
+) -> Tuple[int, Optional[np.ndarray], Optional[Tuple[int, int, int, int, int]]]: ...
 def write(
     path: Union[str, PathLike[str]],
     q: Any,
@@ -53,7 +53,7 @@ def count(
     distinct: bool,
     place: Sequence[Tuple[int, int]],
     threads: Optional[int],
-) -> Tuple[str, Optional[str]]: ...
+) -> Tuple[bytes, Optional[bytes]]: ...
 def generate_solution(
     n: int, source: str, a: int, seed: Optional[int], zero_based: bool
 ) -> np.ndarray: ...

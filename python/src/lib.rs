@@ -836,8 +836,20 @@ fn read<'py>(
     if let Some(pinned) = pinned
         && input.encoding() == Some(Encoding::Raw)
     {
-        let same = std::fs::metadata(&path)
-            .is_ok_and(|now| (now.dev(), now.ino()) == (pinned.dev(), pinned.ino()));
+        // Device and inode, and size and times: a file renamed onto the path may get the
+        // inode number the replaced one freed.
+        let identity = |m: &std::fs::Metadata| {
+            (
+                m.dev(),
+                m.ino(),
+                m.size(),
+                m.mtime(),
+                m.mtime_nsec(),
+                m.ctime(),
+                m.ctime_nsec(),
+            )
+        };
+        let same = std::fs::metadata(&path).is_ok_and(|now| identity(&now) == identity(&pinned));
         if !same {
             return Err(PyOSError::new_err(format!(
                 "{}: the file was replaced while it was read; read it again",
@@ -847,7 +859,15 @@ fn read<'py>(
         if check {
             run_stoppable(py, None, |_| input.check_integrity())?.map_err(file_error)?;
         }
-        return Ok((n, None, Some((pinned.dev(), pinned.ino()))));
+        let ns = |s: i64, ns: i64| i128::from(s) * 1_000_000_000 + i128::from(ns);
+        let identity = FileIdentity {
+            dev: pinned.dev(),
+            ino: pinned.ino(),
+            size: pinned.size(),
+            mtime_ns: ns(pinned.mtime(), pinned.mtime_nsec()),
+            ctime_ns: ns(pinned.ctime(), pinned.ctime_nsec()),
+        };
+        return Ok((n, None, Some(identity.into())));
     }
     room_for(&path.display().to_string(), n.saturating_mul(4))?;
     let rows = run_stoppable(py, None, |_| input.to_vec())?.map_err(file_error)?;
@@ -855,8 +875,28 @@ fn read<'py>(
 }
 
 /// What [`read`] gives: n, the rows unless the caller maps the file, and then the file's
-/// identity (device, inode) that the caller checks on the file it maps.
-type ReadAnswer<'py> = (u64, Option<Bound<'py, PyAny>>, Option<(u64, u64)>);
+/// identity that the caller checks on the file it maps: device, inode, size, and the
+/// modification and change times in nanoseconds (Python's `os.stat_result` fields).
+type ReadAnswer<'py> = (
+    u64,
+    Option<Bound<'py, PyAny>>,
+    Option<(u64, u64, u64, i128, i128)>,
+);
+
+/// A file as [`ReadAnswer`] names it.
+struct FileIdentity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl From<FileIdentity> for (u64, u64, u64, i128, i128) {
+    fn from(f: FileIdentity) -> Self {
+        (f.dev, f.ino, f.size, f.mtime_ns, f.ctime_ns)
+    }
+}
 
 fn open_plain(
     path: &Path,
@@ -906,6 +946,8 @@ fn write<'py>(
     zero_based: bool,
 ) -> PyResult<()> {
     let board = board_in(q, zero_based, "q")?;
+    // The writers hold the rows encoded whole (borrowed boards were never copied before).
+    room_for("q", board.n().saturating_mul(8))?;
     let format = output_format(format.as_deref(), &path)?;
     let rows = board.rows();
     run_stoppable(py, None, |_| -> Result<(), FormatError> {
@@ -958,7 +1000,7 @@ fn count<'py>(
     distinct: bool,
     place: Vec<(u64, u64)>,
     threads: Option<usize>,
-) -> PyResult<(String, Option<String>)> {
+) -> PyResult<(Vec<u8>, Option<Vec<u8>>)> {
     let rules = Rules::new(piece(piece_name)?, kind(kind_name)?);
     let mut placed = Vec::with_capacity(place.len());
     for (r, c) in place {
@@ -977,9 +1019,11 @@ fn count<'py>(
     .map_err(count_error)?;
     // Only Ctrl-C stops a count, and then `run_stoppable` raised.
     let tally = tally.expect("a count is stopped by Ctrl-C alone");
+    // Big-endian bytes, not decimal text: Python's `int(text)` refuses more than 4,300
+    // digits, and regular rooks count 456,574 digits at n = 100,000.
     Ok((
-        tally.count.to_string(),
-        tally.distinct.map(|d| d.to_string()),
+        tally.count.to_bytes_be(),
+        tally.distinct.map(|d| d.to_bytes_be()),
     ))
 }
 

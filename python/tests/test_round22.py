@@ -183,3 +183,101 @@ def test_rooks_up_to_symmetry_at_any_size():
     assert nqueens.count(10, piece="rook", distinct=True) == (3628800, 456454)
     total, distinct = nqueens.count(35, piece="rook", distinct=True)
     assert total == 10333147966386144929666651337523200000000 and distinct > total // 8
+
+
+# -- the second round, on the fixes ----------------------------------------------------------
+
+
+def test_read_refuses_a_replacement_that_reuses_the_inode_number(tmp_path, monkeypatch):
+    # The replacement is written in place of the path's file (same inode), as a file
+    # renamed onto the path may get the inode number the replaced one freed: size and
+    # times tell them apart.
+    path = tmp_path / "a.nqb"
+    nqueens.write(path, nqueens.generate_solution(1000))
+    other = tmp_path / "b.nqb"
+    nqueens.write(other, nqueens.generate_solution(2000))
+    real = nqueens._native.read
+
+    def rewritten_after(*args):
+        answer = real(*args)
+        with open(path, "r+b") as f:
+            f.write(other.read_bytes())
+        return answer
+
+    monkeypatch.setattr(nqueens._native, "read", rewritten_after)
+    with pytest.raises(OSError, match="replaced while it was read"):
+        nqueens.read(path)
+
+
+def test_a_start_near_two_to_the_64_is_refused_not_wrapped():
+    for clear in ("block", "columns", "diagonals", "region"):
+        for at in (2**64 - 1, 2**64 - 2):
+            with pytest.raises(ValueError):
+                nqueens.generate_composition(SOLUTION, clear=clear, free=4, at=at, seed=1)
+
+
+def test_counts_of_more_than_4300_digits():
+    total, distinct = nqueens.count(2000, piece="rook", distinct=True)
+    assert total == __import__("math").factorial(2000)
+    assert total // 8 < distinct < total
+
+
+def test_free_too_large_for_a_count_names_free():
+    for free in (1e20, "1e20", 2.0**64):
+        with pytest.raises(ValueError, match="^free: "):
+            nqueens.generate_composition(SOLUTION, free=free, seed=1)
+
+
+def test_a_hash_does_not_move_when_an_answer_is_changed_in_place():
+    # The hash is made of what cannot change in place (not the solution's values, not the
+    # certificate), so an answer changed in place stays in its set.
+    import dataclasses
+
+    c = nqueens.complete(nqueens.generate_composition(SOLUTION, free=10, seed=1), seed=1)
+    changed = dataclasses.replace(c, solution=c.solution[::-1].copy())
+    assert hash(changed) == hash(c) and changed != c
+    moved = dataclasses.replace(c, certificate={"kind": "x"})
+    assert hash(moved) == hash(c)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: nqueens.count(8, place=[(np.array(1.0), 1)]),
+        lambda: nqueens.count(8, place=np.zeros((1, 2, 2), dtype=np.int64)),
+        lambda: nqueens.complete([0] * 8, seed=np.array([1, 2])),
+        lambda: nqueens.complete([0] * 8, time_limit=True),
+    ],
+)
+def test_arrays_and_bools_where_a_number_is_due_name_the_argument(call):
+    with pytest.raises(TypeError, match="^(place: row|seed|time_limit): expected"):
+        call()
+
+
+def test_write_under_a_memory_limit_is_a_memory_error(tmp_path):
+    script = textwrap.dedent(
+        """
+        import os, resource, sys
+        import numpy as np
+        import nqueens
+        q = np.zeros(100_000_000, dtype=np.uint32)
+        q[0] = 1  # mapped in
+        # Room for half the copy a writer holds: the address space used now, and 200 MB.
+        used = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (used + 200_000_000, used + 200_000_000))
+        for fmt in ("nqb", "zstd", "mat", "npy"):
+            try:
+                nqueens.write(os.path.join(sys.argv[1], "q." + fmt), q, format=fmt)
+                print(fmt, "written")
+            except MemoryError:
+                print(fmt, "MemoryError")
+        print(sorted(os.listdir(sys.argv[1])))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[:4] == [f"{f} MemoryError" for f in ("nqb", "zstd", "mat", "npy")], done.stdout
+    assert lines[4] == "[]"
