@@ -179,6 +179,13 @@ def test_messages_name_the_module_arguments(tmp_path):
         nqueens.verify(nqb, zero_based=True)
 
 
+def test_bishops_up_to_symmetry_by_burnside():
+    # The value the enumeration of every placement gave (it took about 2 minutes).
+    assert nqueens.count(9, piece="bishop", distinct=True) == (565532992, 70707774)
+    with pytest.raises(ValueError, match="at most 14"):
+        nqueens.count(15, piece="bishop", distinct=True)
+
+
 def test_rooks_up_to_symmetry_at_any_size():
     assert nqueens.count(10, piece="rook", distinct=True) == (3628800, 456454)
     total, distinct = nqueens.count(35, piece="rook", distinct=True)

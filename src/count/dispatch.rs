@@ -131,10 +131,21 @@ pub(super) fn count_items(
             p.too_large(MAX_BISHOP_N, "regular bishops")?;
             Ok(bishop_colours(p, shard))
         }
+        (Piece::Bishop, Kind::Regular, true) if p.placed.is_empty() => {
+            p.too_large(bishops::MAX_SYMMETRY_N, "regular bishops up to symmetry")?;
+            let stop = || !halt.go();
+            let counted = if shard.takes(0) {
+                bishops::up_to_symmetry(p.n, &stop)
+            } else {
+                Some((BigUint::ZERO, BigUint::ZERO))
+            };
+            let (count, distinct) = counted.unwrap_or_default();
+            Ok(tally(count, Some(distinct), Method::BishopColours, 1))
+        }
         (Piece::Bishop, _, _) => {
             p.too_large(
                 MAX_SQUARES_N,
-                "super and awesome bishops, and bishops up to symmetry",
+                "super and awesome bishops, and regular bishops up to symmetry with pieces placed",
             )?;
             Ok(squares(p, distinct, shard, halt))
         }

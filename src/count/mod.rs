@@ -5,8 +5,9 @@
 //! each and go to the bitboard row engine (`rows`), searching half the first row when
 //! nothing is preplaced (the mirror image of each placement is the other half); regular
 //! rooks and regular bishops have closed counts (a factorial, and Burnside's lemma up to
-//! symmetry, `rooks`; a Ferrers-board programme per colour, `bishops`); super and awesome bishops, and bishops up to symmetry, go to the
-//! square engine (`squares`). Regular queens on an empty board, total and `--distinct` (by
+//! symmetry, `rooks`; a Ferrers-board programme per colour, `bishops`, and up to symmetry by Burnside's lemma over a search of the squares'
+//! orbits); super and awesome bishops, and regular ones up to symmetry with pieces placed,
+//! go to the square engine (`squares`). Regular queens on an empty board, total and `--distinct` (by
 //! Burnside's formula), join half boards (`halves`, n <= 23, large sets sieved first in
 //! `sieve`, its SIMD kernel chosen in `kernel`; larger boards use start constellations,
 //! `constellations`); a sharded `--distinct` takes Takaken's search (`takaken`). That count

@@ -91,7 +91,8 @@ pub enum Method {
     /// Regular rooks: (n - preplaced)!; up to symmetry, Burnside's lemma over the
     /// permutations each symmetry fixes.
     Factorial,
-    /// Regular bishops: Ferrers-board counts per colour.
+    /// Regular bishops: Ferrers-board counts per colour; up to symmetry, Burnside's lemma
+    /// over a search of the squares' orbits under each symmetry.
     BishopColours,
     /// Regular queens: one placement per symmetry class (Takaken).
     Symmetry,
