@@ -820,7 +820,7 @@ fn read<'py>(
     zero_based: bool,
     check: bool,
 ) -> PyResult<ReadAnswer<'py>> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     // The file the path names before it is read, by identity, for the caller that maps it
     // after: a file replaced in between (an atomic rename) would otherwise be mapped with
     // the first one's n. Opened without blocking, so that a FIFO is not waited on here.
@@ -836,19 +836,6 @@ fn read<'py>(
     if let Some(pinned) = pinned
         && input.encoding() == Some(Encoding::Raw)
     {
-        // Device and inode, and size and times: a file renamed onto the path may get the
-        // inode number the replaced one freed.
-        let identity = |m: &std::fs::Metadata| {
-            (
-                m.dev(),
-                m.ino(),
-                m.size(),
-                m.mtime(),
-                m.mtime_nsec(),
-                m.ctime(),
-                m.ctime_nsec(),
-            )
-        };
         let same = std::fs::metadata(&path).is_ok_and(|now| identity(&now) == identity(&pinned));
         if !same {
             return Err(PyOSError::new_err(format!(
@@ -859,15 +846,7 @@ fn read<'py>(
         if check {
             run_stoppable(py, None, |_| input.check_integrity())?.map_err(file_error)?;
         }
-        let ns = |s: i64, ns: i64| i128::from(s) * 1_000_000_000 + i128::from(ns);
-        let identity = FileIdentity {
-            dev: pinned.dev(),
-            ino: pinned.ino(),
-            size: pinned.size(),
-            mtime_ns: ns(pinned.mtime(), pinned.mtime_nsec()),
-            ctime_ns: ns(pinned.ctime(), pinned.ctime_nsec()),
-        };
-        return Ok((n, None, Some(identity.into())));
+        return Ok((n, None, Some(identity(&pinned))));
     }
     room_for(&path.display().to_string(), n.saturating_mul(4))?;
     let rows = run_stoppable(py, None, |_| input.to_vec())?.map_err(file_error)?;
@@ -883,19 +862,18 @@ type ReadAnswer<'py> = (
     Option<(u64, u64, u64, i128, i128)>,
 );
 
-/// A file as [`ReadAnswer`] names it.
-struct FileIdentity {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-}
-
-impl From<FileIdentity> for (u64, u64, u64, i128, i128) {
-    fn from(f: FileIdentity) -> Self {
-        (f.dev, f.ino, f.size, f.mtime_ns, f.ctime_ns)
-    }
+/// A file's identity as [`ReadAnswer`] gives it: device and inode, and size and times (a
+/// file renamed onto the path may get the inode number the replaced one freed).
+fn identity(m: &std::fs::Metadata) -> (u64, u64, u64, i128, i128) {
+    use std::os::unix::fs::MetadataExt;
+    let ns = |s: i64, ns: i64| i128::from(s) * 1_000_000_000 + i128::from(ns);
+    (
+        m.dev(),
+        m.ino(),
+        m.size(),
+        ns(m.mtime(), m.mtime_nsec()),
+        ns(m.ctime(), m.ctime_nsec()),
+    )
 }
 
 fn open_plain(
